@@ -1,0 +1,62 @@
+package dev.sendlog.compactor;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.sendlog.events.MessageIds;
+import dev.sendlog.testkit.TestDatabaseExtension;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.LocalDate;
+import java.time.ZoneOffset;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+class PartitionManagerTest {
+    @RegisterExtension
+    static final TestDatabaseExtension DB = new TestDatabaseExtension();
+
+    private static final LocalDate DAY = LocalDate.parse("2027-03-10");
+
+    @Test
+    void createsEveryDayAheadForBothTablesAndIsIdempotent() throws SQLException {
+        PartitionManager partitions = new PartitionManager(DB.database().dataSource(), Duration.ofSeconds(2));
+        assertThat(partitions.ensure(DAY, 3)).hasSize(8);
+        assertThat(partitions.ensure(DAY, 3)).isEmpty();
+        assertThat(partitions.days(PartitionedTable.MESSAGE_EVENTS))
+                .contains(DAY, DAY.plusDays(1), DAY.plusDays(2), DAY.plusDays(3));
+        assertThat(partitions.daysCovered(DAY)).isEqualTo(4);
+        assertThat(partitions.daysCovered(DAY.plusDays(2))).isEqualTo(2);
+        assertThat(partitions.daysCovered(DAY.minusDays(1))).isZero();
+    }
+
+    @Test
+    void aRowLandsInThePartitionOfItsDayAndARowOfADayWithoutPartitionIsRefused() throws SQLException {
+        LocalDate day = LocalDate.parse("2027-06-01");
+        new PartitionManager(DB.database().dataSource(), Duration.ofSeconds(2)).ensure(day, 0);
+        UUID inDay = MessageIds.lowerBound(day.atTime(12, 0).toInstant(ZoneOffset.UTC));
+        UUID nextDay = MessageIds.lowerBound(day.plusDays(1).atTime(0, 0).toInstant(ZoneOffset.UTC));
+        try (Connection c = DB.database().dataSource().getConnection()) {
+            insertEvent(c, inDay);
+            try (var rs = c.createStatement().executeQuery(
+                    "SELECT tableoid::regclass::text, xid > 0 FROM message_events WHERE message_id = '" + inDay + "'")) {
+                assertThat(rs.next()).isTrue();
+                assertThat(rs.getString(1)).isEqualTo("message_events_p20270601");
+                assertThat(rs.getBoolean(2)).isTrue();
+            }
+            assertThatThrownBy(() -> insertEvent(c, nextDay)).hasMessageContaining("no partition");
+        }
+    }
+
+    private static void insertEvent(Connection c, UUID id) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("""
+                INSERT INTO message_events (message_id, seq, shard, type, version, actor, at, data)
+                VALUES (?, 1, 0, 'ACCEPTED', 1, 'test', now(), '{}')""")) {
+            ps.setObject(1, id);
+            ps.executeUpdate();
+        }
+    }
+}

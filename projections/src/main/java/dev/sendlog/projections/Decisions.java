@@ -1,0 +1,98 @@
+package dev.sendlog.projections;
+
+import dev.sendlog.events.AttemptFailed;
+import dev.sendlog.events.Claimed;
+import dev.sendlog.events.Dead;
+import dev.sendlog.events.MessageEvent;
+import dev.sendlog.events.OutcomeUnknown;
+import dev.sendlog.events.Receipt;
+import dev.sendlog.events.RedriveReason;
+import dev.sendlog.events.Redriven;
+import java.time.Instant;
+import java.util.Optional;
+
+/**
+ * What happens next, as pure functions of a message's state. Every writer (poller, worker, timer,
+ * callback worker, support) asks here and appends the answer with the expected next seq; if another
+ * writer got there first, it re-reads and asks again.
+ */
+public final class Decisions {
+    private Decisions() {
+    }
+
+    /** The poller publishes a work event only while that attempt is still owed. */
+    public static boolean shouldPublish(MessageState s, int attempt) {
+        return s.phase() == Phase.PENDING && s.attempt() == attempt;
+    }
+
+    /** A worker's claim of a job, or empty when the job is stale (another attempt, or already done). */
+    public static Optional<Claimed> claim(MessageState s, int jobAttempt, String worker, Instant now, Limits limits) {
+        boolean owed = s.phase() == Phase.PENDING || s.phase() == Phase.PUBLISHED;
+        if (!owed || s.attempt() != jobAttempt) {
+            return Optional.empty();
+        }
+        return Optional.of(new Claimed(jobAttempt, worker, now.plus(limits.claimTimeout())));
+    }
+
+    /** After a transient provider failure of the claimed attempt: another try later, or DEAD at the limit. */
+    public static MessageEvent afterTransientFailure(MessageState s, String error, Instant nextAttemptAt, Limits limits) {
+        if (s.phase() != Phase.CLAIMED) {
+            throw new IllegalStateException("message " + s.messageId() + " is " + s.phase() + ", not CLAIMED");
+        }
+        if (s.attempt() >= limits.maxAttempts()) {
+            return new Dead(s.attempt(), "attempt limit " + limits.maxAttempts() + " reached; last error: " + error);
+        }
+        return new AttemptFailed(s.attempt(), error, nextAttemptAt);
+    }
+
+    /** Whether the provider's acceptance still has to be recorded (it is recorded once, whichever attempt). */
+    public static boolean shouldRecordAcceptance(MessageState s) {
+        boolean alreadyAccepted = s.phase().isProviderAccepted() || (s.phase() == Phase.UNKNOWN && s.providerId() != null);
+        return !alreadyAccepted && s.phase() != Phase.REJECTED && s.phase() != Phase.NONE;
+    }
+
+    /** What a timer appends when the state's deadline has passed, or empty when nothing is due. */
+    public static Optional<MessageEvent> onDeadline(MessageState s, Instant now, Limits limits) {
+        Deadline deadline = s.deadline();
+        if (deadline == null || deadline.at().isAfter(now)) {
+            return Optional.empty();
+        }
+        return Optional.of(switch (deadline.kind()) {
+            case CONFIRM -> s.publishes() >= limits.maxPublishes()
+                    ? new Dead(s.attempt(), "published " + s.publishes() + " times and never claimed")
+                    : new Redriven(s.attempt(), RedriveReason.PUBLISH_TIMEOUT);
+            case CLAIM -> s.attempt() >= limits.maxAttempts()
+                    ? new OutcomeUnknown("the claim of attempt " + s.attempt()
+                            + " expired at the attempt limit; the provider may or may not have the message")
+                    : new Redriven(s.attempt() + 1, RedriveReason.CLAIM_TIMEOUT);
+            case RETRY -> new Redriven(s.attempt() + 1, RedriveReason.RETRY_DUE);
+        });
+    }
+
+    /** A support user's re-drive: only DEAD, UNKNOWN before send, or RETRYING. */
+    public static Optional<Redriven> adminRedrive(MessageState s) {
+        boolean allowed = s.phase() == Phase.DEAD || s.isUnknownBeforeSend() || s.phase() == Phase.RETRY_WAIT;
+        return allowed ? Optional.of(new Redriven(s.attempt() + 1, RedriveReason.ADMIN)) : Optional.empty();
+    }
+
+    /** Whether a matched receipt is appended, ignored as a duplicate, or held until the acceptance is visible. */
+    public static ReceiptDecision receipt(MessageState s, Receipt r) {
+        boolean accepted = s.phase().isProviderAccepted() || (s.phase() == Phase.UNKNOWN && s.providerId() != null);
+        if (!accepted) {
+            return ReceiptDecision.HOLD;
+        }
+        if (s.receiptKeys().contains(MessageState.receiptKey(r.providerStatus(), r.providerTimestamp()))) {
+            return ReceiptDecision.DUPLICATE;
+        }
+        return ReceiptDecision.APPEND;
+    }
+
+    /** Reconciliation: a sent message with no final receipt by the end of its window becomes UNKNOWN. */
+    public static Optional<OutcomeUnknown> reconcile(MessageState s, Instant windowStartedBefore, String window) {
+        boolean waiting = s.phase() == Phase.SENT || s.phase() == Phase.IN_TRANSIT;
+        if (!waiting || s.sentAt() == null || !s.sentAt().isBefore(windowStartedBefore)) {
+            return Optional.empty();
+        }
+        return Optional.of(new OutcomeUnknown("no final receipt within " + window + " of the provider's acceptance"));
+    }
+}

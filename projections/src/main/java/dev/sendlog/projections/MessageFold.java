@@ -1,0 +1,234 @@
+package dev.sendlog.projections;
+
+import dev.sendlog.events.Accepted;
+import dev.sendlog.events.AttemptFailed;
+import dev.sendlog.events.Claimed;
+import dev.sendlog.events.Compacted;
+import dev.sendlog.events.Dead;
+import dev.sendlog.events.OutcomeUnknown;
+import dev.sendlog.events.ProviderAccepted;
+import dev.sendlog.events.Published;
+import dev.sendlog.events.Receipt;
+import dev.sendlog.events.ReceiptKind;
+import dev.sendlog.events.Redriven;
+import dev.sendlog.events.Rejected;
+import dev.sendlog.events.Resolved;
+import dev.sendlog.events.StoredEvent;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The pure fold {@code events -> MessageState}: no I/O, no clock, deterministic. Every event type is
+ * a case of one switch over the sealed interface; an event that cannot follow the current phase throws
+ * {@link InvalidTransitionException}.
+ */
+public final class MessageFold {
+    private MessageFold() {
+    }
+
+    public static MessageState fold(List<StoredEvent> events) {
+        if (events.isEmpty()) {
+            throw new IllegalArgumentException("a message has at least one event");
+        }
+        MessageState state = MessageState.initial(events.getFirst().messageId());
+        for (StoredEvent event : events) {
+            state = evolve(state, event);
+        }
+        return state;
+    }
+
+    public static MessageState evolve(MessageState s, StoredEvent e) {
+        if (!e.messageId().equals(s.messageId())) {
+            throw new IllegalArgumentException("event of " + e.messageId() + " folded into " + s.messageId());
+        }
+        if (e.event() instanceof Compacted compacted) {
+            return evolveCompacted(s, e, compacted);
+        }
+        if (e.seq() != s.seq() + 1) {
+            throw invalid(s, e, "expected seq " + (s.seq() + 1));
+        }
+        Draft d = new Draft(s, e);
+        switch (e.event()) {
+            case Accepted a -> {
+                require(s.phase() == Phase.NONE, s, e, "ACCEPTED is the first event");
+                d.tenant = a.tenant();
+                d.gateway = a.gateway();
+                d.acceptedAt = e.at();
+                d.attempt = 1;
+                d.to(Phase.PENDING, null);
+            }
+            case Published p -> {
+                require(s.phase() == Phase.PENDING, s, e, "only a pending attempt is published");
+                require(p.attempt() == s.attempt(), s, e, "publishes attempt " + p.attempt() + " but " + s.attempt() + " is owed");
+                d.publishes++;
+                d.to(Phase.PUBLISHED, new Deadline(DeadlineKind.CONFIRM, p.confirmBy()));
+            }
+            case Claimed c -> {
+                require(s.phase() == Phase.PENDING || s.phase() == Phase.PUBLISHED, s, e, "only an owed attempt is claimed");
+                require(c.attempt() == s.attempt(), s, e, "claims attempt " + c.attempt() + " but " + s.attempt() + " is owed");
+                d.claims++;
+                d.to(Phase.CLAIMED, new Deadline(DeadlineKind.CLAIM, c.deadline()));
+            }
+            case ProviderAccepted pa -> {
+                require(!s.phase().isProviderAccepted() && !(s.phase() == Phase.UNKNOWN && s.providerId() != null)
+                        && s.phase() != Phase.REJECTED && s.phase() != Phase.NONE, s, e,
+                        "the provider accepts a message once, and never a rejected one");
+                d.providerId = pa.providerId();
+                d.sentAt = e.at();
+                d.lastError = null;
+                d.to(Phase.SENT, null);
+            }
+            case AttemptFailed f -> {
+                require(s.phase() == Phase.CLAIMED && f.attempt() == s.attempt(), s, e, "only the claimed attempt fails");
+                d.lastError = f.error();
+                d.to(Phase.RETRY_WAIT, new Deadline(DeadlineKind.RETRY, f.nextAttemptAt()));
+            }
+            case Rejected r -> {
+                require(s.phase() == Phase.CLAIMED, s, e, "only a claimed attempt is rejected");
+                d.lastError = r.stage() + ": " + r.reason();
+                d.to(Phase.REJECTED, null);
+            }
+            case Redriven r -> evolveRedriven(s, e, r, d);
+            case Dead dead -> {
+                require(s.phase() == Phase.CLAIMED || s.phase() == Phase.PUBLISHED, s, e,
+                        "a message dies when its last attempt fails or it was published too often unclaimed");
+                d.lastError = dead.reason();
+                d.to(Phase.DEAD, null);
+            }
+            case Receipt r -> evolveReceipt(s, e, r, d);
+            case OutcomeUnknown u -> {
+                boolean afterSend = s.phase() == Phase.SENT || s.phase() == Phase.IN_TRANSIT;
+                require(afterSend || s.phase() == Phase.CLAIMED, s, e,
+                        "unknown follows a send without final receipt, or an expired last claim");
+                d.lastError = u.reason();
+                d.to(Phase.UNKNOWN, null);
+            }
+            case Resolved r -> {
+                if (Resolved.APPLY.equals(r.action())) {
+                    require(s.providerId() != null && r.status() != ReceiptKind.INTERMEDIATE, s, e,
+                            "a resolution applies a final status to a message the provider accepted");
+                    applyFinal(s, d, r.status(), r.note());
+                }
+            }
+            case Compacted c -> throw new IllegalStateException("unreachable: handled above");
+        }
+        return d.build();
+    }
+
+    private static void evolveRedriven(MessageState s, StoredEvent e, Redriven r, Draft d) {
+        switch (r.reason()) {
+            case RETRY_DUE -> require(s.phase() == Phase.RETRY_WAIT && r.attempt() == s.attempt() + 1, s, e,
+                    "a due retry follows a failed attempt and owes the next one");
+            case PUBLISH_TIMEOUT -> require(s.phase() == Phase.PUBLISHED && r.attempt() == s.attempt(), s, e,
+                    "an unclaimed publish is published again for the same attempt");
+            case CLAIM_TIMEOUT -> require(s.phase() == Phase.CLAIMED && r.attempt() == s.attempt() + 1, s, e,
+                    "an expired claim owes the next attempt");
+            case ADMIN -> require((s.phase() == Phase.DEAD || s.isUnknownBeforeSend() || s.phase() == Phase.RETRY_WAIT)
+                    && r.attempt() == s.attempt() + 1, s, e, "support re-drives DEAD, UNKNOWN before send or RETRYING");
+        }
+        d.attempt = r.attempt();
+        d.to(Phase.PENDING, null);
+    }
+
+    private static void evolveReceipt(MessageState s, StoredEvent e, Receipt r, Draft d) {
+        boolean accepted = s.phase().isProviderAccepted() || (s.phase() == Phase.UNKNOWN && s.providerId() != null);
+        require(accepted, s, e, "a receipt follows the provider's acceptance");
+        d.receiptKeys.add(MessageState.receiptKey(r.providerStatus(), r.providerTimestamp()));
+        d.lastReceipt = r.kind();
+        switch (r.kind()) {
+            case INTERMEDIATE -> {
+                if (s.phase() == Phase.SENT) {
+                    d.to(Phase.IN_TRANSIT, null);
+                }
+            }
+            case UNKNOWN -> {
+                if (s.phase() == Phase.SENT || s.phase() == Phase.IN_TRANSIT) {
+                    d.lastError = "provider status " + r.providerStatus();
+                    d.to(Phase.UNKNOWN, null);
+                }
+            }
+            case DELIVERED, UNDELIVERED -> applyFinal(s, d, r.kind(),
+                    r.kind() == ReceiptKind.UNDELIVERED ? undeliveredError(r) : null);
+        }
+    }
+
+    /** The first final answer wins; UNKNOWN still gives way to it. */
+    private static void applyFinal(MessageState s, Draft d, ReceiptKind kind, String error) {
+        if (s.phase() == Phase.DELIVERED || s.phase() == Phase.UNDELIVERED) {
+            return;
+        }
+        d.lastError = error;
+        d.to(kind == ReceiptKind.DELIVERED ? Phase.DELIVERED : Phase.UNDELIVERED, null);
+    }
+
+    private static String undeliveredError(Receipt r) {
+        return r.errorCode() == null ? r.providerStatus() : r.providerStatus() + " (" + r.errorCode() + ")";
+    }
+
+    private static MessageState evolveCompacted(MessageState s, StoredEvent e, Compacted c) {
+        require(s.phase() == Phase.NONE, s, e, "a snapshot is the first event of what remains");
+        MessageState folded = fold(c.events());
+        if (folded.seq() != e.seq()) {
+            throw invalid(s, e, "a snapshot takes the seq of the last event it holds, " + folded.seq());
+        }
+        return folded;
+    }
+
+    private static void require(boolean condition, MessageState s, StoredEvent e, String why) {
+        if (!condition) {
+            throw invalid(s, e, why);
+        }
+    }
+
+    private static InvalidTransitionException invalid(MessageState s, StoredEvent e, String why) {
+        return new InvalidTransitionException(s.messageId(), e.seq(), s.phase(), e.type(), why);
+    }
+
+    /** The mutable copy one fold step works on. */
+    private static final class Draft {
+        private final MessageState s;
+        private final StoredEvent e;
+        String tenant;
+        String gateway;
+        Phase phase;
+        int attempt;
+        int claims;
+        int publishes;
+        String providerId;
+        java.time.Instant sentAt;
+        java.time.Instant acceptedAt;
+        String lastError;
+        Deadline deadline;
+        ReceiptKind lastReceipt;
+        final Set<String> receiptKeys;
+
+        Draft(MessageState s, StoredEvent e) {
+            this.s = s;
+            this.e = e;
+            tenant = s.tenant();
+            gateway = s.gateway();
+            phase = s.phase();
+            attempt = s.attempt();
+            claims = s.claims();
+            publishes = s.publishes();
+            providerId = s.providerId();
+            sentAt = s.sentAt();
+            acceptedAt = s.acceptedAt();
+            lastError = s.lastError();
+            deadline = s.deadline();
+            lastReceipt = s.lastReceipt();
+            receiptKeys = new HashSet<>(s.receiptKeys());
+        }
+
+        void to(Phase next, Deadline nextDeadline) {
+            phase = next;
+            deadline = nextDeadline;
+        }
+
+        MessageState build() {
+            return new MessageState(s.messageId(), tenant, gateway, phase, e.seq(), attempt, claims, publishes,
+                    providerId, sentAt, acceptedAt, e.at(), lastError, deadline, lastReceipt, receiptKeys);
+        }
+    }
+}

@@ -1,0 +1,75 @@
+package dev.sendlog.projections;
+
+import dev.sendlog.events.ReceiptKind;
+import java.time.Instant;
+import java.util.Set;
+import java.util.UUID;
+
+/**
+ * A message's state, derived by {@link MessageFold} from its events and never stored as the truth.
+ *
+ * @param seq          seq of the last event folded; the next append expects {@code seq + 1}
+ * @param attempt      the provider attempt owed or in progress (1-based)
+ * @param claims       how many times a worker claimed the message (each may have reached the provider)
+ * @param publishes    how many times the message was put on the send stream
+ * @param sentAt       when the provider accepted it (start of the reconciliation window), or null
+ * @param deadline     the timer of a non-final state, or null
+ * @param receiptKeys  provider status + timestamp of every receipt folded, so a duplicate changes nothing
+ */
+public record MessageState(
+        UUID messageId,
+        String tenant,
+        String gateway,
+        Phase phase,
+        int seq,
+        int attempt,
+        int claims,
+        int publishes,
+        String providerId,
+        Instant sentAt,
+        Instant acceptedAt,
+        Instant updatedAt,
+        String lastError,
+        Deadline deadline,
+        ReceiptKind lastReceipt,
+        Set<String> receiptKeys) {
+
+    public MessageState {
+        receiptKeys = Set.copyOf(receiptKeys);
+    }
+
+    public static MessageState initial(UUID messageId) {
+        return new MessageState(messageId, null, null, Phase.NONE, 0, 0, 0, 0, null, null, null, null, null, null,
+                null, Set.of());
+    }
+
+    public MessageStatus status() {
+        return switch (phase) {
+            case NONE -> throw new IllegalStateException("message " + messageId + " has no events");
+            case PENDING, PUBLISHED -> attempt > 1 ? MessageStatus.RETRYING : MessageStatus.ACCEPTED;
+            case CLAIMED -> MessageStatus.SENDING;
+            case RETRY_WAIT -> MessageStatus.RETRYING;
+            case SENT -> MessageStatus.SENT;
+            case IN_TRANSIT -> MessageStatus.IN_TRANSIT;
+            case DELIVERED -> MessageStatus.DELIVERED;
+            case UNDELIVERED -> MessageStatus.UNDELIVERED;
+            case UNKNOWN -> MessageStatus.UNKNOWN;
+            case REJECTED -> MessageStatus.REJECTED;
+            case DEAD -> MessageStatus.DEAD;
+        };
+    }
+
+    /** The next seq an append for this message must use. */
+    public int nextSeq() {
+        return seq + 1;
+    }
+
+    /** UNKNOWN reached without the provider ever answering (a claim expired at the attempt limit). */
+    public boolean isUnknownBeforeSend() {
+        return phase == Phase.UNKNOWN && providerId == null;
+    }
+
+    public static String receiptKey(String providerStatus, Instant providerTimestamp) {
+        return providerStatus + "@" + providerTimestamp;
+    }
+}

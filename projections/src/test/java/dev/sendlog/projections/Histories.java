@@ -1,0 +1,96 @@
+package dev.sendlog.projections;
+
+import dev.sendlog.events.Accepted;
+import dev.sendlog.events.MessageEvent;
+import dev.sendlog.events.ProviderAccepted;
+import dev.sendlog.events.Published;
+import dev.sendlog.events.Receipt;
+import dev.sendlog.events.ReceiptKind;
+import dev.sendlog.events.Rejected;
+import dev.sendlog.events.StoredEvent;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.Random;
+import java.util.UUID;
+
+/**
+ * Generates valid message histories the way the pipeline produces them: at each step one of the
+ * writers that could act (poller, worker, provider, timer, callback worker, support) is picked at
+ * random and appends what {@link Decisions} tells it to. Seeded, so a failing case can be replayed.
+ */
+final class Histories {
+    static final Limits LIMITS = new Limits(3, 4, Duration.ofSeconds(30), Duration.ofSeconds(30));
+    private static final String[] STATUSES = {"ENROUTE", "ACCEPTD", "DELIVRD", "UNDELIV", "EXPIRED", "UNKNOWN"};
+
+    private final Random random;
+    private final List<StoredEvent> events = new ArrayList<>();
+    private final UUID id;
+    private Instant now = Instant.parse("2026-11-30T00:00:00Z");
+    private MessageState state;
+
+    Histories(long seed) {
+        this.random = new Random(seed);
+        this.id = new UUID(0x0192_f3a0_0000_7000L | random.nextInt(0xFFF), 0x8000_0000_0000_0000L | random.nextLong() >>> 2);
+    }
+
+    static List<StoredEvent> generate(long seed, int maxSteps) {
+        Histories h = new Histories(seed);
+        h.append("api", new Accepted("demo", "sim"));
+        for (int i = 0; i < maxSteps; i++) {
+            if (!h.step()) {
+                break;
+            }
+        }
+        return h.events;
+    }
+
+    private boolean step() {
+        now = now.plus(Duration.ofMillis(1 + random.nextInt(60_000)));
+        List<Runnable> options = new ArrayList<>();
+        if (Decisions.shouldPublish(state, state.attempt())) {
+            options.add(() -> append("poller-1", new Published(state.attempt(), 1, now.plus(LIMITS.confirmTimeout()))));
+        }
+        Decisions.claim(state, state.attempt(), "worker-1", now, LIMITS)
+                .ifPresent(c -> options.add(() -> append("worker-1", c)));
+        if (state.phase() == Phase.CLAIMED) {
+            options.add(() -> append("worker-1", new ProviderAccepted(state.attempt(), "sim", "p" + random.nextInt(100))));
+            options.add(() -> append("worker-1",
+                    Decisions.afterTransientFailure(state, "503", now.plusSeconds(random.nextInt(60)), LIMITS)));
+            if (random.nextInt(10) == 0) {
+                options.add(() -> append("worker-1", new Rejected(Rejected.STAGE_PROVIDER, "422 invalid number")));
+            }
+        }
+        if (Decisions.shouldRecordAcceptance(state) && state.phase() != Phase.CLAIMED && random.nextInt(8) == 0) {
+            // A late answer from an earlier attempt, recorded after a re-drive moved on.
+            options.add(() -> append("worker-2", new ProviderAccepted(state.attempt(), "sim", "p" + random.nextInt(100))));
+        }
+        if (state.deadline() != null) {
+            options.add(() -> {
+                now = state.deadline().at();
+                Decisions.onDeadline(state, now, LIMITS).ifPresent(e -> append("timer", e));
+            });
+        }
+        Receipt receipt = new Receipt(ReceiptKind.values()[random.nextInt(4)], "sim", "p1",
+                STATUSES[random.nextInt(STATUSES.length)], now.minusSeconds(random.nextInt(5)), null, random.nextInt(1000));
+        if (Decisions.receipt(state, receipt) == ReceiptDecision.APPEND) {
+            options.add(() -> append("callbacks-1", receipt));
+        }
+        Decisions.reconcile(state, now.plusSeconds(1), "PT48H").ifPresent(u -> options.add(() -> append("reconciler", u)));
+        Optional.of(state).flatMap(Decisions::adminRedrive)
+                .ifPresent(r -> options.add(() -> append("support:alice", r)));
+        if (options.isEmpty()) {
+            return false;
+        }
+        options.get(random.nextInt(options.size())).run();
+        return true;
+    }
+
+    private void append(String actor, MessageEvent event) {
+        StoredEvent stored = new StoredEvent(id, events.size() + 1, now, actor, event);
+        state = state == null ? MessageFold.fold(List.of(stored)) : MessageFold.evolve(state, stored);
+        events.add(stored);
+    }
+}

@@ -1,0 +1,137 @@
+package dev.sendlog.projections;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.sendlog.events.Accepted;
+import dev.sendlog.events.Claimed;
+import dev.sendlog.events.Compacted;
+import dev.sendlog.events.EventType;
+import dev.sendlog.events.MessageEvent;
+import dev.sendlog.events.ProviderAccepted;
+import dev.sendlog.events.Receipt;
+import dev.sendlog.events.ReceiptKind;
+import dev.sendlog.events.StoredEvent;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.LongStream;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.TestFactory;
+
+/**
+ * Properties of the fold over thousands of generated histories. Each case is seeded; the seed is in
+ * the test name, so {@code new Histories(seed)} replays a failure.
+ */
+class MessageFoldProperties {
+    private static final int CASES = 3000;
+
+    private static Stream<DynamicTest> forEachHistory(String property, java.util.function.Consumer<List<StoredEvent>> check) {
+        return LongStream.range(0, CASES).mapToObj(seed -> DynamicTest.dynamicTest(property + " seed=" + seed,
+                () -> check.accept(Histories.generate(seed, 40))));
+    }
+
+    @TestFactory
+    Stream<DynamicTest> foldIsDeterministicAndStepwise() {
+        return forEachHistory("deterministic", events -> {
+            MessageState once = MessageFold.fold(events);
+            assertThat(MessageFold.fold(events)).isEqualTo(once);
+            MessageState stepwise = MessageFold.fold(events.subList(0, 1));
+            for (StoredEvent e : events.subList(1, events.size())) {
+                stepwise = MessageFold.evolve(stepwise, e);
+            }
+            assertThat(stepwise).isEqualTo(once);
+            assertThat(once.seq()).isEqualTo(events.size());
+        });
+    }
+
+    @TestFactory
+    Stream<DynamicTest> everyValidPrefixHasADefinedStatus() {
+        return forEachHistory("defined status", events -> {
+            for (int n = 1; n <= events.size(); n++) {
+                MessageState s = MessageFold.fold(events.subList(0, n));
+                assertThat(s.status()).isNotNull();
+                assertThat(s.phase()).isNotEqualTo(Phase.NONE);
+                // A non-final state always has a way forward: a deadline, or work the poller tails.
+                if (!s.phase().isFinal() && !s.phase().isProviderAccepted()) {
+                    assertThat(s.phase() == Phase.PENDING || s.deadline() != null)
+                            .as("phase %s of %s carries a timer", s.phase(), events.subList(0, n)).isTrue();
+                }
+            }
+        });
+    }
+
+    @TestFactory
+    Stream<DynamicTest> theProviderAcceptsAtMostOnceAndAFinalReceiptIsNeverUndone() {
+        return forEachHistory("one acceptance, finals stick", events -> {
+            assertThat(events.stream().filter(e -> e.type() == EventType.PROVIDER_ACCEPTED).count()).isLessThanOrEqualTo(1);
+            MessageStatus firstFinal = null;
+            for (int n = 1; n <= events.size(); n++) {
+                MessageStatus status = MessageFold.fold(events.subList(0, n)).status();
+                if (firstFinal != null) {
+                    assertThat(status).isEqualTo(firstFinal);
+                }
+                if (status == MessageStatus.DELIVERED || status == MessageStatus.UNDELIVERED) {
+                    firstFinal = status;
+                }
+            }
+        });
+    }
+
+    @TestFactory
+    Stream<DynamicTest> aSnapshotOfAnyPrefixFoldsToTheSameState() {
+        return forEachHistory("snapshot equivalence", events -> {
+            MessageState whole = MessageFold.fold(events);
+            for (int cut = 1; cut <= events.size(); cut++) {
+                List<StoredEvent> rest = new ArrayList<>();
+                StoredEvent last = events.get(cut - 1);
+                rest.add(new StoredEvent(last.messageId(), last.seq(), last.at(), "compactor",
+                        new Compacted(events.subList(0, cut))));
+                rest.addAll(events.subList(cut, events.size()));
+                assertThat(MessageFold.fold(rest)).isEqualTo(whole);
+            }
+        });
+    }
+
+    @TestFactory
+    Stream<DynamicTest> anInvalidNextEventIsRejectedLoudly() {
+        return forEachHistory("invalid rejected", events -> {
+            MessageState s = MessageFold.fold(events);
+            StoredEvent last = events.getLast();
+            List<MessageEvent> invalid = new ArrayList<>();
+            invalid.add(new Accepted("demo", "sim"));
+            if (s.phase() != Phase.PENDING && s.phase() != Phase.PUBLISHED) {
+                invalid.add(new Claimed(s.attempt(), "worker-9", last.at()));
+            }
+            if (!Decisions.shouldRecordAcceptance(s)) {
+                invalid.add(new ProviderAccepted(Math.max(1, s.attempt()), "sim", "p9"));
+            }
+            if (s.providerId() == null) {
+                invalid.add(new Receipt(ReceiptKind.DELIVERED, "sim", "p9", "DELIVRD", last.at(), null, 1));
+            }
+            for (MessageEvent event : invalid) {
+                StoredEvent next = new StoredEvent(last.messageId(), last.seq() + 1, last.at(), "test", event);
+                assertThatThrownBy(() -> MessageFold.evolve(s, next))
+                        .as("%s after %s", event.type(), s.phase())
+                        .isInstanceOf(InvalidTransitionException.class);
+            }
+            StoredEvent gap = new StoredEvent(last.messageId(), last.seq() + 2, last.at(), "test",
+                    new Receipt(ReceiptKind.INTERMEDIATE, "sim", "p9", "ENROUTE", last.at(), null, 1));
+            assertThatThrownBy(() -> MessageFold.evolve(s, gap)).isInstanceOf(InvalidTransitionException.class);
+        });
+    }
+
+    @TestFactory
+    Stream<DynamicTest> theGeneratorReachesEveryStatus() {
+        // Guards the properties above against a generator that never leaves the happy path.
+        java.util.Set<MessageStatus> seen = java.util.EnumSet.noneOf(MessageStatus.class);
+        LongStream.range(0, CASES).forEach(seed -> {
+            List<StoredEvent> events = Histories.generate(seed, 40);
+            for (int n = 1; n <= events.size(); n++) {
+                seen.add(MessageFold.fold(events.subList(0, n)).status());
+            }
+        });
+        return Stream.of(DynamicTest.dynamicTest("all ten statuses generated",
+                () -> assertThat(seen).containsExactlyInAnyOrder(MessageStatus.values())));
+    }
+}

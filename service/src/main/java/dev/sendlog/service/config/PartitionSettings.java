@@ -1,0 +1,23 @@
+package dev.sendlog.service.config;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+import io.dropwizard.util.Duration;
+import jakarta.validation.constraints.Min;
+import jakarta.validation.constraints.NotNull;
+
+/** Day partitions of messages and message_events. */
+public class PartitionSettings {
+    /** Days after today that must have partitions; created at start-up and by a scheduled job. */
+    @Min(1)
+    @JsonProperty
+    public int daysAhead = 7;
+
+    /** The health check fails while fewer future days than this exist. */
+    @Min(1)
+    @JsonProperty
+    public int minDaysAhead = 2;
+
+    @NotNull
+    @JsonProperty
+    public Duration checkEvery = Duration.minutes(10);
+}

@@ -1,0 +1,79 @@
+package dev.sendlog.service.config;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+import io.dropwizard.core.Configuration;
+import jakarta.validation.Valid;
+import jakarta.validation.constraints.AssertTrue;
+import jakarta.validation.constraints.NotBlank;
+import jakarta.validation.constraints.NotEmpty;
+import jakarta.validation.constraints.NotNull;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/** Mirrors config.yml. Every bound has a default here and a reason in config.yml. */
+public class SendlogConfiguration extends Configuration {
+    @Valid
+    @NotNull
+    @JsonProperty
+    public DatabaseSettings database = new DatabaseSettings();
+
+    @Valid
+    @NotNull
+    @JsonProperty
+    public RedisSettings redis = new RedisSettings();
+
+    @Valid
+    @NotNull
+    @JsonProperty
+    public AcceptSettings accept = new AcceptSettings();
+
+    @Valid
+    @NotNull
+    @JsonProperty
+    public PipelineSettings pipeline = new PipelineSettings();
+
+    @Valid
+    @NotNull
+    @JsonProperty
+    public PartitionSettings partitions = new PartitionSettings();
+
+    @Valid
+    @NotNull
+    @JsonProperty
+    public AuthSettings auth = new AuthSettings();
+
+    @Valid
+    @NotEmpty
+    @JsonProperty
+    public Map<String, GatewaySettings> gateways = new LinkedHashMap<>();
+
+    /** The gateway used when a message names none. */
+    @NotBlank
+    @JsonProperty
+    public String defaultGateway = "sim";
+
+    @Valid
+    @NotNull
+    @JsonProperty
+    public SimulatorSettings simulator = new SimulatorSettings();
+
+    /** Which parts of the pipeline this process runs; the per-part commands (api, poller...) override it. */
+    @NotNull
+    @JsonProperty
+    public java.util.Set<Components> components = Components.all();
+
+    /** Folder for the embedded PostgreSQL and local Redis when no server is configured or reachable. */
+    @NotBlank
+    @JsonProperty
+    public String localStateDir = ".data";
+
+    /** How providers reach this service's callback endpoint. */
+    @NotBlank
+    @JsonProperty
+    public String publicBaseUrl = "http://127.0.0.1:8080";
+
+    @AssertTrue(message = "defaultGateway must name one of the configured gateways")
+    public boolean isDefaultGatewayConfigured() {
+        return gateways.containsKey(defaultGateway);
+    }
+}

@@ -1,0 +1,251 @@
+package dev.sendlog.service.core;
+
+import static dev.sendlog.schema.jooq.Tables.IDEMPOTENCY_KEYS;
+import static dev.sendlog.schema.jooq.Tables.MESSAGES;
+
+import dev.sendlog.events.Accepted;
+import dev.sendlog.events.MessageIds;
+import dev.sendlog.events.Shards;
+import dev.sendlog.service.db.EventStore;
+import dev.sendlog.service.db.NewEvent;
+import dev.sendlog.service.errors.FieldError;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import org.jooq.DSLContext;
+import org.jooq.InsertValuesStep10;
+import org.jooq.InsertValuesStep5;
+import org.jooq.JSONB;
+import org.jooq.Record2;
+import org.jooq.Record5;
+import org.jooq.Row2;
+import org.jooq.impl.DSL;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Writes submissions in one transaction: idempotency keys, message rows and their ACCEPTED events.
+ * Completes each submission's future only after the commit (invariant 1), or with the reason nothing
+ * was written. Submissions of one call never share an idempotency key (the caller defers repeats).
+ */
+public final class AcceptWriter {
+    private static final Logger LOG = LoggerFactory.getLogger(AcceptWriter.class);
+    private static final int MAX_RETRIES = 3;
+
+    private final DSLContext dsl;
+    private final EventStore events;
+    private final MessageIds ids;
+    private final InstantSource clock;
+    private final int shardCount;
+    private final Duration idempotencyTtl;
+
+    public AcceptWriter(DSLContext dsl, EventStore events, MessageIds ids, InstantSource clock, int shardCount,
+                        Duration idempotencyTtl) {
+        this.dsl = dsl;
+        this.events = events;
+        this.ids = ids;
+        this.clock = clock;
+        this.shardCount = shardCount;
+        this.idempotencyTtl = idempotencyTtl;
+    }
+
+    /** Writes the submissions together; on an unexpected failure of several, retries each alone. */
+    public void write(List<Submission> submissions) {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                Map<Submission, SubmissionOutcome> outcomes = dsl.transactionResult(cfg -> writeInTransaction(cfg.dsl(), submissions));
+                outcomes.forEach((s, o) -> s.outcome().complete(o));
+                return;
+            } catch (RuntimeException e) {
+                if (SqlFailures.isRetryable(e) && attempt < MAX_RETRIES) {
+                    continue;
+                }
+                if (SqlFailures.isUnavailable(e)) {
+                    String reason = SqlFailures.isMissingPartition(e)
+                            ? "no partition exists for today's messages" : "the database is unreachable";
+                    LOG.warn("accept unavailable submissions={} reason=\"{}\" error=\"{}\"", submissions.size(), reason, e.toString());
+                    submissions.forEach(s -> s.outcome().complete(new SubmissionOutcome.Unavailable(reason)));
+                    return;
+                }
+                if (submissions.size() > 1) {
+                    LOG.warn("accept batch failed, retrying each submission alone submissions={}", submissions.size(), e);
+                    submissions.forEach(s -> write(List.of(s)));
+                    return;
+                }
+                LOG.error("accept failed tenant={} messages={}", submissions.getFirst().tenant(), submissions.getFirst().size(), e);
+                submissions.forEach(s -> s.outcome().complete(new SubmissionOutcome.Failed(e.toString(), e)));
+                return;
+            }
+        }
+    }
+
+    private Map<Submission, SubmissionOutcome> writeInTransaction(DSLContext tx, List<Submission> submissions) {
+        // PostgreSQL keeps microseconds: answer with exactly what is stored.
+        Instant now = clock.instant().truncatedTo(ChronoUnit.MICROS);
+        Map<Submission, List<UUID>> newIds = new HashMap<>();
+        Map<KeyRef, Keyed> keyed = new HashMap<>();
+        for (Submission s : submissions) {
+            List<UUID> assigned = new ArrayList<>(s.size());
+            for (MessageDraft d : s.drafts()) {
+                UUID id = ids.next();
+                assigned.add(id);
+                if (d.idempotencyKey() != null) {
+                    keyed.put(new KeyRef(s.tenant(), d.idempotencyKey()), new Keyed(s, id, d.requestHash()));
+                }
+            }
+            newIds.put(s, assigned);
+        }
+
+        Map<KeyRef, Existing> existing = claimKeys(tx, keyed, now);
+
+        Map<Submission, SubmissionOutcome> outcomes = new HashMap<>();
+        List<NewEvent> accepted = new ArrayList<>();
+        InsertValuesStep10<?, UUID, String, Short, String, String, String, String, String, JSONB, Instant> messages =
+                tx.insertInto(MESSAGES, MESSAGES.ID, MESSAGES.TENANT, MESSAGES.SHARD, MESSAGES.REFERENCE,
+                        MESSAGES.IDEMPOTENCY_KEY, MESSAGES.RECIPIENT, MESSAGES.BODY, MESSAGES.GATEWAY,
+                        MESSAGES.METADATA, MESSAGES.ACCEPTED_AT);
+        List<KeyRef> releasedKeys = new ArrayList<>();
+        for (Submission s : submissions) {
+            List<FieldError> conflicts = new ArrayList<>();
+            List<AcceptedItem> items = new ArrayList<>(s.size());
+            for (int i = 0; i < s.size(); i++) {
+                MessageDraft d = s.drafts().get(i);
+                UUID id = newIds.get(s).get(i);
+                Existing prior = d.idempotencyKey() == null ? null : existing.get(new KeyRef(s.tenant(), d.idempotencyKey()));
+                if (prior == null) {
+                    items.add(new AcceptedItem(id, now, false));
+                } else if (Arrays.equals(prior.requestHash(), d.requestHash())) {
+                    items.add(new AcceptedItem(prior.messageId(), prior.acceptedAt(), true));
+                } else {
+                    conflicts.add(new FieldError(s.batch() ? "messages[" + i + "].idempotencyKey" : "Idempotency-Key",
+                            "was used before with a different request (message " + prior.messageId() + ")"));
+                }
+            }
+            if (!conflicts.isEmpty()) {
+                outcomes.put(s, new SubmissionOutcome.KeyConflict(conflicts));
+                for (MessageDraft d : s.drafts()) {
+                    KeyRef ref = new KeyRef(s.tenant(), d.idempotencyKey());
+                    if (d.idempotencyKey() != null && !existing.containsKey(ref)) {
+                        releasedKeys.add(ref);
+                    }
+                }
+                continue;
+            }
+            for (int i = 0; i < s.size(); i++) {
+                AcceptedItem item = items.get(i);
+                if (item.replayed()) {
+                    continue;
+                }
+                MessageDraft d = s.drafts().get(i);
+                short shard = Shards.of(item.id(), shardCount);
+                messages = messages.values(item.id(), s.tenant(), shard, d.reference(), d.idempotencyKey(), d.to(),
+                        d.body(), d.gateway(), d.metadataJson() == null ? null : JSONB.valueOf(d.metadataJson()), now);
+                accepted.add(new NewEvent(item.id(), 1, shard, "api", now, new Accepted(s.tenant(), d.gateway())));
+            }
+            outcomes.put(s, new SubmissionOutcome.Committed(items));
+        }
+        releaseKeys(tx, releasedKeys, keyed);
+        if (!accepted.isEmpty()) {
+            messages.execute();
+            int written = events.append(tx, accepted).size();
+            if (written != accepted.size()) {
+                throw new IllegalStateException("fresh message ids collided on ACCEPTED: wrote " + written + " of " + accepted.size());
+            }
+        }
+        return outcomes;
+    }
+
+    /**
+     * Inserts the new keys; a key that exists and has not expired is left alone and returned with the message
+     * it belongs to. Waits for a concurrent transaction holding the same key, so of two racing requests exactly
+     * one message is written and both learn its id.
+     */
+    private Map<KeyRef, Existing> claimKeys(DSLContext tx, Map<KeyRef, Keyed> keyed, Instant now) {
+        Map<KeyRef, Existing> existing = new HashMap<>();
+        if (keyed.isEmpty()) {
+            return existing;
+        }
+        InsertValuesStep5<?, String, String, UUID, byte[], Instant> insert = tx.insertInto(IDEMPOTENCY_KEYS,
+                IDEMPOTENCY_KEYS.TENANT, IDEMPOTENCY_KEYS.CLIENT_KEY, IDEMPOTENCY_KEYS.MESSAGE_ID,
+                IDEMPOTENCY_KEYS.REQUEST_HASH, IDEMPOTENCY_KEYS.EXPIRES_AT);
+        List<Map.Entry<KeyRef, Keyed>> sorted = new ArrayList<>(keyed.entrySet());
+        sorted.sort(Map.Entry.comparingByKey());
+        for (Map.Entry<KeyRef, Keyed> e : sorted) {
+            insert = insert.values(e.getKey().tenant(), e.getKey().key(), e.getValue().messageId(),
+                    e.getValue().requestHash(), now.plus(idempotencyTtl));
+        }
+        Set<KeyRef> claimed = new HashSet<>();
+        for (Record2<String, String> r : insert
+                .onConflict(IDEMPOTENCY_KEYS.TENANT, IDEMPOTENCY_KEYS.CLIENT_KEY)
+                .doUpdate()
+                .set(IDEMPOTENCY_KEYS.MESSAGE_ID, DSL.excluded(IDEMPOTENCY_KEYS.MESSAGE_ID))
+                .set(IDEMPOTENCY_KEYS.REQUEST_HASH, DSL.excluded(IDEMPOTENCY_KEYS.REQUEST_HASH))
+                .set(IDEMPOTENCY_KEYS.EXPIRES_AT, DSL.excluded(IDEMPOTENCY_KEYS.EXPIRES_AT))
+                .where(IDEMPOTENCY_KEYS.EXPIRES_AT.le(now))
+                .returningResult(IDEMPOTENCY_KEYS.TENANT, IDEMPOTENCY_KEYS.CLIENT_KEY)
+                .fetch()) {
+            claimed.add(new KeyRef(r.value1(), r.value2()));
+        }
+        List<Row2<String, String>> taken = new ArrayList<>();
+        for (KeyRef ref : keyed.keySet()) {
+            if (!claimed.contains(ref)) {
+                taken.add(DSL.row(ref.tenant(), ref.key()));
+            }
+        }
+        if (taken.isEmpty()) {
+            return existing;
+        }
+        for (Record5<String, String, UUID, byte[], Instant> r : tx.select(IDEMPOTENCY_KEYS.TENANT,
+                        IDEMPOTENCY_KEYS.CLIENT_KEY, IDEMPOTENCY_KEYS.MESSAGE_ID, IDEMPOTENCY_KEYS.REQUEST_HASH,
+                        MESSAGES.ACCEPTED_AT)
+                .from(IDEMPOTENCY_KEYS)
+                .leftJoin(MESSAGES).on(MESSAGES.ID.eq(IDEMPOTENCY_KEYS.MESSAGE_ID))
+                .where(DSL.row(IDEMPOTENCY_KEYS.TENANT, IDEMPOTENCY_KEYS.CLIENT_KEY).in(taken))
+                .fetch()) {
+            UUID messageId = r.value3();
+            Instant acceptedAt = r.value5() != null ? r.value5() : MessageIds.instantOf(messageId);
+            existing.put(new KeyRef(r.value1(), r.value2()), new Existing(messageId, r.value4(), acceptedAt));
+        }
+        if (existing.size() != taken.size()) {
+            // A key vanished between the conflict and the read (it expired and was purged): run the work again.
+            throw new org.jooq.exception.DataAccessException("idempotency key vanished",
+                    new java.sql.SQLException("idempotency key vanished; retry", "40001"));
+        }
+        return existing;
+    }
+
+    private void releaseKeys(DSLContext tx, List<KeyRef> released, Map<KeyRef, Keyed> keyed) {
+        if (released.isEmpty()) {
+            return;
+        }
+        List<Row2<String, String>> rows = released.stream().map(r -> DSL.row(r.tenant(), r.key())).toList();
+        List<UUID> ours = released.stream().map(r -> keyed.get(r).messageId()).toList();
+        tx.deleteFrom(IDEMPOTENCY_KEYS)
+                .where(DSL.row(IDEMPOTENCY_KEYS.TENANT, IDEMPOTENCY_KEYS.CLIENT_KEY).in(rows))
+                .and(IDEMPOTENCY_KEYS.MESSAGE_ID.in(ours))
+                .execute();
+    }
+
+    private record KeyRef(String tenant, String key) implements Comparable<KeyRef> {
+        @Override
+        public int compareTo(KeyRef o) {
+            int c = tenant.compareTo(o.tenant);
+            return c != 0 ? c : key.compareTo(o.key);
+        }
+    }
+
+    private record Keyed(Submission submission, UUID messageId, byte[] requestHash) {
+    }
+
+    private record Existing(UUID messageId, byte[] requestHash, Instant acceptedAt) {
+    }
+}

@@ -1,0 +1,8 @@
+package dev.sendlog.service.core;
+
+import java.time.Instant;
+import java.util.UUID;
+
+/** The immutable facts of a message, as the API wrote them. */
+public record MessageRow(UUID id, String tenant, String recipient, String reference, String gateway, Instant acceptedAt) {
+}

@@ -1,0 +1,131 @@
+package dev.sendlog.service.resources;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.sendlog.events.EventCodec;
+import dev.sendlog.service.api.BatchResponse;
+import dev.sendlog.service.api.EventView;
+import dev.sendlog.service.api.HistoryView;
+import dev.sendlog.service.api.MessageView;
+import dev.sendlog.service.api.SearchPage;
+import dev.sendlog.service.api.SubmitParser;
+import dev.sendlog.service.api.SubmitResponse;
+import dev.sendlog.service.auth.Caller;
+import dev.sendlog.service.auth.Role;
+import dev.sendlog.service.core.AcceptService;
+import dev.sendlog.service.core.AcceptedItem;
+import dev.sendlog.service.core.MessageDetails;
+import dev.sendlog.service.core.MessageDraft;
+import dev.sendlog.service.core.MessageReader;
+import dev.sendlog.service.core.SearchQuery;
+import dev.sendlog.service.errors.ApiProblem;
+import dev.sendlog.service.errors.FieldError;
+import io.dropwizard.auth.Auth;
+import jakarta.annotation.security.RolesAllowed;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.HeaderParam;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import java.net.URI;
+import java.util.List;
+import java.util.UUID;
+
+/** The client API of API.md: submit, read one, read its history, search. */
+@Path("/v1/messages")
+@Produces(MediaType.APPLICATION_JSON)
+public final class MessagesResource {
+    private final SubmitParser parser;
+    private final AcceptService accept;
+    private final MessageReader reader;
+    private final EventCodec codec;
+
+    public MessagesResource(SubmitParser parser, AcceptService accept, MessageReader reader, EventCodec codec) {
+        this.parser = parser;
+        this.accept = accept;
+        this.reader = reader;
+        this.codec = codec;
+    }
+
+    @POST
+    @Consumes(MediaType.APPLICATION_JSON)
+    @RolesAllowed(Role.CLIENT_NAME)
+    public Response submit(@Auth Caller caller, @HeaderParam("Idempotency-Key") String idempotencyKey, JsonNode body) {
+        MessageDraft draft = parser.single(body, idempotencyKey);
+        AcceptedItem item = accept.submit(caller.tenant(), List.of(draft), false).getFirst();
+        Response.ResponseBuilder response = Response.accepted(new SubmitResponse(item.id(), "ACCEPTED", item.acceptedAt()))
+                .location(URI.create("/v1/messages/" + item.id()));
+        if (item.replayed()) {
+            response.header("Idempotent-Replayed", "true");
+        }
+        return response.build();
+    }
+
+    @POST
+    @Path("/batch")
+    @Consumes(MediaType.APPLICATION_JSON)
+    @RolesAllowed(Role.CLIENT_NAME)
+    public Response submitBatch(@Auth Caller caller, @HeaderParam("Idempotency-Key") String idempotencyKey, JsonNode body) {
+        if (idempotencyKey != null) {
+            throw ApiProblem.badRequest("a batch takes an idempotencyKey per message, not the Idempotency-Key header",
+                    List.of(new FieldError("Idempotency-Key", "not accepted on /v1/messages/batch")));
+        }
+        List<MessageDraft> drafts = parser.batch(body);
+        List<AcceptedItem> items = accept.submit(caller.tenant(), drafts, true);
+        return Response.accepted(new BatchResponse(items.stream()
+                .map(i -> new SubmitResponse(i.id(), "ACCEPTED", i.acceptedAt())).toList())).build();
+    }
+
+    @GET
+    @Path("/{id}")
+    @RolesAllowed({Role.CLIENT_NAME, Role.SUPPORT_NAME, Role.ADMIN_NAME})
+    public MessageView get(@Auth Caller caller, @PathParam("id") String id) {
+        return MessageView.of(visible(caller, id));
+    }
+
+    @GET
+    @Path("/{id}/events")
+    @RolesAllowed({Role.CLIENT_NAME, Role.SUPPORT_NAME, Role.ADMIN_NAME})
+    public HistoryView history(@Auth Caller caller, @PathParam("id") String id) {
+        MessageDetails m = visible(caller, id);
+        return new HistoryView(m.row().id(), m.events().stream()
+                .map(e -> new EventView(e.seq(), e.type().name(), e.at(), e.actor(), codec.toNode(e.event())))
+                .toList());
+    }
+
+    @GET
+    @RolesAllowed({Role.CLIENT_NAME, Role.SUPPORT_NAME, Role.ADMIN_NAME})
+    public SearchPage search(@Auth Caller caller,
+                             @QueryParam("to") String to,
+                             @QueryParam("reference") String reference,
+                             @QueryParam("status") String status,
+                             @QueryParam("since") String since,
+                             @QueryParam("until") String until,
+                             @QueryParam("limit") String limit,
+                             @QueryParam("cursor") String cursor,
+                             @QueryParam("tenant") String tenant) {
+        SearchQuery query = SearchParams.parse(caller, to, reference, status, since, until, limit, cursor, tenant);
+        List<MessageDetails> page = reader.search(query);
+        boolean more = page.size() > query.limit();
+        List<MessageDetails> items = more ? page.subList(0, query.limit()) : page;
+        String next = more ? items.getLast().row().id().toString() : null;
+        return new SearchPage(items.stream().map(MessageView::of).toList(), next);
+    }
+
+    /** The message if this caller may see it; another tenant's message is as absent as a missing one. */
+    private MessageDetails visible(Caller caller, String id) {
+        UUID uuid;
+        try {
+            uuid = UUID.fromString(id);
+        } catch (IllegalArgumentException e) {
+            throw ApiProblem.notFound("no message " + id);
+        }
+        return reader.find(uuid)
+                .filter(m -> caller.mayRead(m.row().tenant()))
+                .orElseThrow(() -> ApiProblem.notFound("no message " + id));
+    }
+}

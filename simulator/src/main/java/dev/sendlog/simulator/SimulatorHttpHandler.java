@@ -1,0 +1,103 @@
+package dev.sendlog.simulator;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpHandler;
+import java.io.BufferedWriter;
+import java.io.IOException;
+import java.io.OutputStreamWriter;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** Routes every request of the simulator's server; unknown routes answer 404, unexpected failures 500. */
+final class SimulatorHttpHandler implements HttpHandler {
+    private static final Logger log = LoggerFactory.getLogger(SimulatorHttpHandler.class);
+
+    private final ProviderSimulator simulator;
+    private final SubmitHandler submitHandler;
+
+    SimulatorHttpHandler(ProviderSimulator simulator, SubmitHandler submitHandler) {
+        this.simulator = simulator;
+        this.submitHandler = submitHandler;
+    }
+
+    @Override
+    public void handle(HttpExchange exchange) {
+        try {
+            route(exchange);
+        } catch (InterruptedException e) {
+            // The server's threads are interrupted only when it stops.
+            Thread.currentThread().interrupt();
+        } catch (Exception e) {
+            log.error("{} {} failed", exchange.getRequestMethod(), exchange.getRequestURI(), e);
+            answerFailure(exchange, e);
+        } finally {
+            exchange.close();
+        }
+    }
+
+    private void route(HttpExchange exchange) throws IOException, InterruptedException {
+        String route = exchange.getRequestMethod() + " " + exchange.getRequestURI().getPath();
+        switch (route) {
+            case "POST /v1/submit" -> submitHandler.handle(exchange);
+            case "GET /v1/stats" -> HttpResponses.json(exchange, 200, simulator.stats());
+            case "GET /v1/keys" -> writeKeys(exchange);
+            case "GET /v1/callbacks/log" -> writeCallbackLog(exchange);
+            case "GET /v1/config" -> HttpResponses.json(exchange, 200, simulator.config());
+            case "PUT /v1/config" -> putConfig(exchange);
+            case "POST /v1/reset" -> {
+                simulator.reset();
+                HttpResponses.noContent(exchange);
+            }
+            default -> HttpResponses.text(exchange, 404, "no route for " + route);
+        }
+    }
+
+    private void writeKeys(HttpExchange exchange) throws IOException {
+        try (Writer out = writer(exchange, HttpResponses.TEXT)) {
+            for (String key : simulator.state().keys()) {
+                out.write(key);
+                out.write('\n');
+            }
+        }
+    }
+
+    private void writeCallbackLog(HttpExchange exchange) throws IOException {
+        try (Writer out = writer(exchange, "application/x-ndjson")) {
+            for (CallbackLogEntry entry : simulator.state().callbackLog()) {
+                out.write(Json.MAPPER.writeValueAsString(entry));
+                out.write('\n');
+            }
+        }
+    }
+
+    private void putConfig(HttpExchange exchange) throws IOException {
+        SimulatorConfig config;
+        try {
+            config = Json.MAPPER.readValue(exchange.getRequestBody(), SimulatorConfig.class);
+        } catch (JsonProcessingException e) {
+            HttpResponses.text(exchange, 400, "invalid configuration: " + e.getOriginalMessage());
+            return;
+        }
+        simulator.updateConfig(config);
+        HttpResponses.json(exchange, 200, config);
+    }
+
+    private static Writer writer(HttpExchange exchange, String contentType) throws IOException {
+        return new BufferedWriter(new OutputStreamWriter(
+                HttpResponses.streamed(exchange, contentType), StandardCharsets.UTF_8), 64 * 1024);
+    }
+
+    private static void answerFailure(HttpExchange exchange, Exception failure) {
+        if (exchange.getResponseCode() != -1) {
+            return; // Headers are out: closing the exchange is all that is left; the failure is logged.
+        }
+        try {
+            HttpResponses.text(exchange, 500, "internal error: " + failure);
+        } catch (IOException e) {
+            log.warn("Could not answer 500 to {} {}", exchange.getRequestMethod(), exchange.getRequestURI(), e);
+        }
+    }
+}
