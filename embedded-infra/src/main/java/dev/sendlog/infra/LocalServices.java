@@ -23,6 +23,8 @@ public final class LocalServices {
     public static final int EMBEDDED_POSTGRES_PORT = 54329;
     public static final int LOCAL_REDIS_PORT = 63790;
 
+    public static final String FORCE_EMBEDDED_VARIABLE = "SENDLOG_EMBEDDED";
+
     private static final Duration PROBE_TIMEOUT = Duration.ofSeconds(1);
 
     private LocalServices() {
@@ -38,7 +40,7 @@ public final class LocalServices {
     }
 
     static PostgresHandle postgres(Path stateDir, Map<String, String> serverSettings, int externalPort, int embeddedPort) {
-        if (Reachability.isOpen(LOCAL_HOST, externalPort, PROBE_TIMEOUT)) {
+        if (!forceEmbedded() && Reachability.isOpen(LOCAL_HOST, externalPort, PROBE_TIMEOUT)) {
             PostgresEndpoint endpoint = new PostgresEndpoint(LOCAL_HOST, externalPort, LocalPostgres.SUPERUSER, "",
                     LocalPostgres.ADMIN_DATABASE);
             String reason = "a PostgreSQL is already listening on " + LOCAL_HOST + ":" + externalPort;
@@ -69,7 +71,7 @@ public final class LocalServices {
     }
 
     static RedisHandle redis(Path stateDir, int externalPort, int localPort) {
-        if (Reachability.isOpen(LOCAL_HOST, externalPort, PROBE_TIMEOUT)) {
+        if (!forceEmbedded() && Reachability.isOpen(LOCAL_HOST, externalPort, PROBE_TIMEOUT)) {
             String reason = "a Redis is already listening on " + LOCAL_HOST + ":" + externalPort;
             LOG.info("Redis: using the server at {}:{}: {}", LOCAL_HOST, externalPort, reason);
             return new RedisHandle(new RedisEndpoint(LOCAL_HOST, externalPort), Optional.empty(), reason);
@@ -82,6 +84,14 @@ public final class LocalServices {
                 + "; local redis-server started (pid " + redis.pid() + ", files in " + dataDir + ")";
         LOG.info("Redis: using the local redis-server at {}", redis.endpoint().uri());
         return new RedisHandle(redis.endpoint(), Optional.of(redis), reason);
+    }
+
+    /**
+     * {@code SENDLOG_EMBEDDED=true} skips the servers on the default ports, as on a machine that has none
+     * (how the README's first-run path is checked on a machine that does have them).
+     */
+    static boolean forceEmbedded() {
+        return "true".equalsIgnoreCase(System.getenv(FORCE_EMBEDDED_VARIABLE));
     }
 
     private static void ensureDatabase(PostgresEndpoint endpoint, String why) {

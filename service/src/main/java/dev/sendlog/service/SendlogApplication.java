@@ -15,7 +15,10 @@ import dev.sendlog.service.auth.Caller;
 import dev.sendlog.service.auth.CallerAuthorizer;
 import dev.sendlog.service.auth.ProblemUnauthorizedHandler;
 import dev.sendlog.service.auth.Role;
+import dev.sendlog.service.cli.ComponentCommand;
 import dev.sendlog.service.cli.DbCommand;
+import dev.sendlog.service.cli.LoadTestCommand;
+import dev.sendlog.service.cli.SimulatorCommand;
 import dev.sendlog.service.config.AuthSettings;
 import dev.sendlog.service.config.Components;
 import dev.sendlog.service.config.SendlogConfiguration;
@@ -35,6 +38,7 @@ import dev.sendlog.service.health.PartitionsHealthCheck;
 import dev.sendlog.service.resources.MessagesResource;
 import dev.sendlog.service.tasks.IdempotencyKeyPurge;
 import dev.sendlog.service.tasks.PartitionJob;
+import dev.sendlog.simulator.ProviderSimulator;
 import io.dropwizard.auth.AuthDynamicFeature;
 import io.dropwizard.auth.AuthValueFactoryProvider;
 import io.dropwizard.auth.CachingAuthenticator;
@@ -47,6 +51,7 @@ import io.dropwizard.core.setup.Environment;
 import io.dropwizard.lifecycle.Managed;
 import java.time.Duration;
 import java.time.InstantSource;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -92,6 +97,11 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
                 .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
                 .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS);
         bootstrap.addCommand(new DbCommand());
+        bootstrap.addCommand(new SimulatorCommand());
+        bootstrap.addCommand(new LoadTestCommand());
+        bootstrap.addCommand(new ComponentCommand(this, "api", "Runs the HTTP API only", EnumSet.of(Components.API)));
+        bootstrap.addCommand(new ComponentCommand(this, "maintenance",
+                "Runs timers, partitions, compaction and expiry only", EnumSet.of(Components.MAINTENANCE)));
     }
 
     @Override
@@ -101,6 +111,14 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
         env.lifecycle().manage(local);
         DatabaseTarget target = local.database();
         migrate(target);
+        if (config.simulator.enabled) {
+            ProviderSimulator simulator = ProviderSimulator.start(config.simulator.config, config.simulator.port);
+            env.lifecycle().manage(managed(simulator::close));
+            LOG.info("provider simulator listening on {}", simulator.baseUrl());
+        }
+        env.lifecycle().addServerLifecycleListener(server -> LOG.info(
+                "sendlog started components={} api=http://127.0.0.1:{} admin=http://127.0.0.1:{} database={}",
+                config.components, Ports.application(server), Ports.admin(server), target.jdbcUrl()));
 
         String instance = instanceName();
         Pools pools = new Pools(target.jdbcUrl(), config.database, metrics, instance);

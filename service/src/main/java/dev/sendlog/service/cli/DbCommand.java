@@ -13,18 +13,23 @@ import org.postgresql.ds.PGSimpleDataSource;
 /** {@code db migrate [config.yml]}: applies the Flyway migrations and exits. */
 public final class DbCommand extends ConfiguredCommand<SendlogConfiguration> {
     public DbCommand() {
-        super("db", "Database tasks: db migrate <config.yml>");
+        super("db", "Database tasks: db create|migrate|drop <config.yml> (create/drop: the database named in database.url)");
     }
 
     @Override
     public void configure(Subparser subparser) {
-        subparser.addArgument("action").choices("migrate").help("what to do");
+        subparser.addArgument("action").choices("create", "migrate", "drop").help("what to do");
         super.configure(subparser);
     }
 
     @Override
     protected void run(Bootstrap<SendlogConfiguration> bootstrap, Namespace namespace, SendlogConfiguration config)
             throws Exception {
+        String action = namespace.getString("action");
+        if (!action.equals("migrate")) {
+            DatabaseAdmin.run(action, new DatabaseTarget(config.database.url, config.database.user, config.database.password));
+            return;
+        }
         try (LocalInfrastructure local = new LocalInfrastructure(config)) {
             DatabaseTarget target = local.database();
             PGSimpleDataSource ds = new PGSimpleDataSource();

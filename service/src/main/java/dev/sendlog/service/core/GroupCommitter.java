@@ -10,15 +10,18 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Gathers concurrent submissions into one transaction. Each writer thread takes what is queued (up
- * to {@code maxBatchMessages}, waiting at most {@code maxWaitMs} for more once it has one), writes it
- * with one commit, and only then completes the callers' futures. The queue is bounded: when it is
- * full, {@link #offer} refuses and the API answers 503.
+ * Gathers concurrent submissions into one transaction. At most {@code writers} transactions run at once
+ * (a semaphore). A submission that finds nothing queued and a writer slot free is written at once on the
+ * caller's thread, a batch of one with no hand-off. Otherwise it is queued, and the writer threads take
+ * what is queued (up to {@code maxBatchMessages}, waiting at most {@code maxWaitMs} for more), write it
+ * with one commit, and only then complete the callers' futures. So batches grow exactly when commits are
+ * the wall. The queue is bounded: when it is full, {@link #offer} refuses and the API answers 503.
  */
 public final class GroupCommitter implements Managed {
     private static final Logger LOG = LoggerFactory.getLogger(GroupCommitter.class);
@@ -30,6 +33,7 @@ public final class GroupCommitter implements Managed {
     private final long maxWaitNanos;
     private final Histogram batchMessages;
     private final Timer commitTimer;
+    private final Semaphore slots;
     private final List<Thread> threads = new ArrayList<>();
     private volatile boolean running;
 
@@ -40,17 +44,36 @@ public final class GroupCommitter implements Managed {
         this.maxBatchMessages = maxBatchMessages;
         this.maxWaitNanos = TimeUnit.MILLISECONDS.toNanos(maxWaitMs);
         this.queue = new ArrayBlockingQueue<>(queueCapacity);
+        this.slots = new Semaphore(writers);
         this.batchMessages = metrics.histogram("accept.batch.messages");
         this.commitTimer = metrics.timer("accept.commit");
         metrics.registerGauge("accept.queue.submissions", queue::size);
     }
 
-    /** Queues a submission; false when the queue is full. */
+    /**
+     * Writes the submission now if nothing waits and a writer slot is free, else queues it; false when the
+     * queue is full. Either way the outcome arrives on the submission's future.
+     */
     public boolean offer(Submission submission) {
         if (!running) {
             return false;
         }
+        if (queue.isEmpty() && slots.tryAcquire()) {
+            try {
+                write(List.of(submission));
+            } finally {
+                slots.release();
+            }
+            return true;
+        }
         return queue.offer(submission);
+    }
+
+    private void write(List<Submission> batch) {
+        batchMessages.update(batch.stream().mapToInt(Submission::size).sum());
+        try (Timer.Context ignored = commitTimer.time()) {
+            writer.write(batch);
+        }
     }
 
     @Override
@@ -77,14 +100,18 @@ public final class GroupCommitter implements Managed {
         List<Submission> deferred = new ArrayList<>();
         while (running || !queue.isEmpty() || !deferred.isEmpty()) {
             try {
-                List<Submission> batch = nextBatch(deferred);
-                if (batch.isEmpty()) {
+                Submission first = deferred.isEmpty() ? queue.poll(50, TimeUnit.MILLISECONDS) : null;
+                if (first == null && deferred.isEmpty()) {
                     continue;
                 }
-                int messages = batch.stream().mapToInt(Submission::size).sum();
-                batchMessages.update(messages);
-                try (Timer.Context ignored = commitTimer.time()) {
-                    writer.write(batch);
+                slots.acquire();
+                try {
+                    List<Submission> batch = nextBatch(first, deferred);
+                    if (!batch.isEmpty()) {
+                        write(batch);
+                    }
+                } finally {
+                    slots.release();
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
@@ -100,7 +127,7 @@ public final class GroupCommitter implements Managed {
      * The next transaction's submissions: repeats of an idempotency key already in the batch wait for the
      * next one, so a transaction never holds two claims on one key.
      */
-    private List<Submission> nextBatch(List<Submission> deferred) throws InterruptedException {
+    private List<Submission> nextBatch(Submission first, List<Submission> deferred) throws InterruptedException {
         List<Submission> batch = new ArrayList<>();
         Set<String> keys = new HashSet<>();
         int messages = 0;
@@ -115,11 +142,7 @@ public final class GroupCommitter implements Managed {
         }
         deferred.clear();
         deferred.addAll(stillDeferred);
-        if (batch.isEmpty()) {
-            Submission first = queue.poll(50, TimeUnit.MILLISECONDS);
-            if (first == null) {
-                return batch;
-            }
+        if (first != null) {
             if (addIfKeysFree(first, keys)) {
                 batch.add(first);
                 messages += first.size();

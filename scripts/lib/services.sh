@@ -1,0 +1,33 @@
+# Helpers for the benchmark scripts: start sendlog processes in the background and wait for them.
+SENDLOG_JAR=service/target/sendlog.jar
+SENDLOG_PIDS=()
+
+sendlog_build() {
+  ./mvnw -B -ntp -q -DskipTests install
+}
+
+# sendlog_start <log file> <command> <api port> <admin port> [extra -D options...]
+sendlog_start() {
+  local log=$1 command=$2 port=$3 admin=$4
+  shift 4
+  "$JAVA_HOME/bin/java" -Djava.io.tmpdir="${SENDLOG_TMP:-target/tmp}" \
+    -Ddw.server.applicationConnectors[0].port="$port" -Ddw.server.adminConnectors[0].port="$admin" \
+    -Ddw.logging.level=WARN "$@" -jar "$SENDLOG_JAR" "$command" config.yml >"$log" 2>&1 &
+  SENDLOG_PIDS+=($!)
+  local deadline=$((SECONDS + 90))
+  until curl -fs "http://127.0.0.1:$admin/healthcheck" >/dev/null 2>&1; do
+    if [ $SECONDS -ge $deadline ] || ! kill -0 "${SENDLOG_PIDS[-1]}" 2>/dev/null; then
+      echo "sendlog $command on :$port did not become healthy; log: $log" >&2
+      tail -30 "$log" >&2
+      return 1
+    fi
+    sleep 0.5
+  done
+}
+
+sendlog_stop_all() {
+  local pid
+  for pid in "${SENDLOG_PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
+  for pid in "${SENDLOG_PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
+  SENDLOG_PIDS=()
+}

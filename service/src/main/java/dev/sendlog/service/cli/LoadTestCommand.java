@@ -1,0 +1,35 @@
+package dev.sendlog.service.cli;
+
+import dev.sendlog.service.loadtest.LoadTest;
+import io.dropwizard.core.cli.Command;
+import io.dropwizard.core.setup.Bootstrap;
+import net.sourceforge.argparse4j.impl.Arguments;
+import net.sourceforge.argparse4j.inf.Namespace;
+import net.sourceforge.argparse4j.inf.Subparser;
+
+/**
+ * {@code loadtest}: drives running sendlog services and prints throughput and latency percentiles.
+ * Several targets are measured side by side, alternating, so their ratio is fair on a noisy machine.
+ */
+public final class LoadTestCommand extends Command {
+    public LoadTestCommand() {
+        super("loadtest", "Measures running sendlog services: accepted messages per second and latency percentiles");
+    }
+
+    @Override
+    public void configure(Subparser subparser) {
+        subparser.addArgument("--target").action(Arguments.append()).required(true)
+                .help("label=baseUrl of a running service, e.g. group-commit=http://127.0.0.1:8080 (repeatable)");
+        subparser.addArgument("--key").setDefault("demo-client-key").help("client API key");
+        subparser.addArgument("--concurrency").setDefault("1,16,64").help("comma-separated client counts");
+        subparser.addArgument("--batch").type(Integer.class).setDefault(0)
+                .help("messages per request on /v1/messages/batch; 0 sends single messages to /v1/messages");
+        subparser.addArgument("--seconds").type(Integer.class).setDefault(15).help("measured seconds per cell");
+        subparser.addArgument("--warmup-seconds").type(Integer.class).setDefault(3).help("unmeasured seconds before each cell");
+    }
+
+    @Override
+    public void run(Bootstrap<?> bootstrap, Namespace namespace) throws Exception {
+        LoadTest.fromArguments(namespace).run(System.out);
+    }
+}
