@@ -25,6 +25,8 @@ public final class LoadTestCommand extends Command {
         subparser.addArgument("--batch").type(Integer.class).setDefault(0)
                 .help("messages per request on /v1/messages/batch; 0 sends single messages to /v1/messages");
         subparser.addArgument("--seconds").type(Integer.class).setDefault(15).help("measured seconds per cell");
+        subparser.addArgument("--jit-warmup-seconds").type(Integer.class).setDefault(20)
+                .help("unmeasured seconds per target at the highest concurrency before the first cell");
         subparser.addArgument("--warmup-seconds").type(Integer.class).setDefault(3).help("unmeasured seconds before each cell");
     }
 

@@ -9,6 +9,7 @@ import dev.sendlog.events.Shards;
 import dev.sendlog.service.db.EventStore;
 import dev.sendlog.service.db.NewEvent;
 import dev.sendlog.service.errors.FieldError;
+import java.sql.PreparedStatement;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
@@ -22,9 +23,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import org.jooq.DSLContext;
-import org.jooq.InsertValuesStep10;
 import org.jooq.InsertValuesStep5;
-import org.jooq.JSONB;
 import org.jooq.Record2;
 import org.jooq.Record5;
 import org.jooq.Row2;
@@ -109,10 +108,7 @@ public final class AcceptWriter {
 
         Map<Submission, SubmissionOutcome> outcomes = new HashMap<>();
         List<NewEvent> accepted = new ArrayList<>();
-        InsertValuesStep10<?, UUID, String, Short, String, String, String, String, String, JSONB, Instant> messages =
-                tx.insertInto(MESSAGES, MESSAGES.ID, MESSAGES.TENANT, MESSAGES.SHARD, MESSAGES.REFERENCE,
-                        MESSAGES.IDEMPOTENCY_KEY, MESSAGES.RECIPIENT, MESSAGES.BODY, MESSAGES.GATEWAY,
-                        MESSAGES.METADATA, MESSAGES.ACCEPTED_AT);
+        List<NewMessage> messages = new ArrayList<>();
         List<KeyRef> releasedKeys = new ArrayList<>();
         for (Submission s : submissions) {
             List<FieldError> conflicts = new ArrayList<>();
@@ -147,15 +143,14 @@ public final class AcceptWriter {
                 }
                 MessageDraft d = s.drafts().get(i);
                 short shard = Shards.of(item.id(), shardCount);
-                messages = messages.values(item.id(), s.tenant(), shard, d.reference(), d.idempotencyKey(), d.to(),
-                        d.body(), d.gateway(), d.metadataJson() == null ? null : JSONB.valueOf(d.metadataJson()), now);
+                messages.add(new NewMessage(item.id(), s.tenant(), shard, d));
                 accepted.add(new NewEvent(item.id(), 1, shard, "api", now, new Accepted(s.tenant(), d.gateway())));
             }
             outcomes.put(s, new SubmissionOutcome.Committed(items));
         }
         releaseKeys(tx, releasedKeys, keyed);
         if (!accepted.isEmpty()) {
-            messages.execute();
+            insertMessages(tx, messages, now);
             int written = events.append(tx, accepted).size();
             if (written != accepted.size()) {
                 throw new IllegalStateException("fresh message ids collided on ACCEPTED: wrote " + written + " of " + accepted.size());
@@ -233,6 +228,59 @@ public final class AcceptWriter {
                 .where(DSL.row(IDEMPOTENCY_KEYS.TENANT, IDEMPOTENCY_KEYS.CLIENT_KEY).in(rows))
                 .and(IDEMPOTENCY_KEYS.MESSAGE_ID.in(ours))
                 .execute();
+    }
+
+    private static final String INSERT_MESSAGES_SQL = """
+            INSERT INTO messages (id, tenant, shard, reference, idempotency_key, recipient, body, gateway, metadata, accepted_at)
+            SELECT id, tenant, shard, reference, ikey, recipient, body, gateway, metadata::jsonb, ?::timestamptz
+            FROM unnest(?::uuid[], ?::text[], ?::int2[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[])
+                 AS t(id, tenant, shard, reference, ikey, recipient, body, gateway, metadata)""";
+
+    /** All message rows of the transaction in one statement (arrays unnested server-side). */
+    private static void insertMessages(DSLContext tx, List<NewMessage> messages, Instant acceptedAt) {
+        int n = messages.size();
+        UUID[] ids = new UUID[n];
+        String[] tenants = new String[n];
+        Short[] shards = new Short[n];
+        String[] references = new String[n];
+        String[] keys = new String[n];
+        String[] recipients = new String[n];
+        String[] bodies = new String[n];
+        String[] gateways = new String[n];
+        String[] metadata = new String[n];
+        for (int i = 0; i < n; i++) {
+            NewMessage m = messages.get(i);
+            ids[i] = m.id();
+            tenants[i] = m.tenant();
+            shards[i] = m.shard();
+            references[i] = m.draft().reference();
+            keys[i] = m.draft().idempotencyKey();
+            recipients[i] = m.draft().to();
+            bodies[i] = m.draft().body();
+            gateways[i] = m.draft().gateway();
+            metadata[i] = m.draft().metadataJson();
+        }
+        tx.connection(c -> {
+            try (PreparedStatement ps = c.prepareStatement(INSERT_MESSAGES_SQL)) {
+                ps.setString(1, acceptedAt.toString());
+                ps.setArray(2, c.createArrayOf("uuid", ids));
+                ps.setArray(3, c.createArrayOf("text", tenants));
+                ps.setArray(4, c.createArrayOf("int2", shards));
+                ps.setArray(5, c.createArrayOf("text", references));
+                ps.setArray(6, c.createArrayOf("text", keys));
+                ps.setArray(7, c.createArrayOf("text", recipients));
+                ps.setArray(8, c.createArrayOf("text", bodies));
+                ps.setArray(9, c.createArrayOf("text", gateways));
+                ps.setArray(10, c.createArrayOf("text", metadata));
+                int inserted = ps.executeUpdate();
+                if (inserted != n) {
+                    throw new IllegalStateException("inserted " + inserted + " of " + n + " messages");
+                }
+            }
+        });
+    }
+
+    private record NewMessage(UUID id, String tenant, short shard, MessageDraft draft) {
     }
 
     private record KeyRef(String tenant, String key) implements Comparable<KeyRef> {

@@ -17,8 +17,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Gathers concurrent submissions into one transaction. At most {@code writers} transactions run at once
- * (a semaphore). A submission that finds nothing queued and a writer slot free is written at once on the
- * caller's thread, a batch of one with no hand-off. Otherwise it is queued, and the writer threads take
+ * (a semaphore). A submission that finds nothing queued and no transaction in flight is written at once on
+ * the caller's thread, a batch of one with no hand-off. Otherwise it is queued, and the writer threads take
  * what is queued (up to {@code maxBatchMessages}, waiting at most {@code maxWaitMs} for more), write it
  * with one commit, and only then complete the callers' futures. So batches grow exactly when commits are
  * the wall. The queue is bounded: when it is full, {@link #offer} refuses and the API answers 503.
@@ -58,7 +58,7 @@ public final class GroupCommitter implements Managed {
         if (!running) {
             return false;
         }
-        if (queue.isEmpty() && slots.tryAcquire()) {
+        if (queue.isEmpty() && slots.availablePermits() == writers && slots.tryAcquire()) {
             try {
                 write(List.of(submission));
             } finally {

@@ -1,9 +1,8 @@
 package dev.sendlog.service.loadtest;
 
+import java.io.IOException;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -14,14 +13,12 @@ import java.util.concurrent.atomic.AtomicLong;
  * the previous one is answered, for a fixed time. Single messages or batches of {@code batchSize}.
  */
 final class AcceptLoad {
-    private final HttpClient http;
-    private final String baseUrl;
-    private final String key;
+    private final URI baseUrl;
+    private final String authorization;
 
-    AcceptLoad(HttpClient http, String baseUrl, String key) {
-        this.http = http;
-        this.baseUrl = baseUrl;
-        this.key = key;
+    AcceptLoad(String baseUrl, String key) {
+        this.baseUrl = URI.create(baseUrl);
+        this.authorization = "Bearer " + key;
     }
 
     record Result(String target, String scenario, int concurrency, double messagesPerSecond, LatencyRecorder.Percentiles latency,
@@ -47,23 +44,23 @@ final class AcceptLoad {
         try (ExecutorService clients = Executors.newVirtualThreadPerTaskExecutor()) {
             for (int c = 0; c < concurrency; c++) {
                 clients.submit(() -> {
-                    while (System.nanoTime() < end) {
-                        long n = sequence.incrementAndGet();
-                        HttpRequest request = request(n, batchSize);
-                        long t0 = System.nanoTime();
-                        try {
-                            HttpResponse<Void> r = http.send(request, HttpResponse.BodyHandlers.discarding());
-                            latencies.record(System.nanoTime() - t0);
-                            if (r.statusCode() == 202) {
-                                accepted.addAndGet(batchSize == 0 ? 1 : batchSize);
-                            } else {
+                    try (RawHttpConnection connection = new RawHttpConnection(baseUrl)) {
+                        while (System.nanoTime() < end) {
+                            long n = sequence.incrementAndGet();
+                            String path = batchSize == 0 ? "/v1/messages" : "/v1/messages/batch";
+                            byte[] payload = payload(n, batchSize);
+                            long t0 = System.nanoTime();
+                            try {
+                                int status = connection.post(path, authorization, payload, null);
+                                latencies.record(System.nanoTime() - t0);
+                                if (status == 202) {
+                                    accepted.addAndGet(batchSize == 0 ? 1 : batchSize);
+                                } else {
+                                    errors.incrementAndGet();
+                                }
+                            } catch (IOException e) {
                                 errors.incrementAndGet();
                             }
-                        } catch (java.io.IOException e) {
-                            errors.incrementAndGet();
-                        } catch (InterruptedException e) {
-                            Thread.currentThread().interrupt();
-                            return;
                         }
                     }
                 });
@@ -71,26 +68,15 @@ final class AcceptLoad {
         }
     }
 
-    private HttpRequest request(long n, int batchSize) {
-        String body;
-        String path;
+    private static byte[] payload(long n, int batchSize) {
         if (batchSize == 0) {
-            path = "/v1/messages";
-            body = message(n);
-        } else {
-            path = "/v1/messages/batch";
-            StringBuilder b = new StringBuilder("{\"messages\":[");
-            for (int i = 0; i < batchSize; i++) {
-                b.append(i == 0 ? "" : ",").append(message(n * batchSize + i));
-            }
-            body = b.append("]}").toString();
+            return message(n).getBytes(StandardCharsets.UTF_8);
         }
-        return HttpRequest.newBuilder(URI.create(baseUrl + path))
-                .header("Authorization", "Bearer " + key)
-                .header("Content-Type", "application/json")
-                .timeout(Duration.ofSeconds(30))
-                .POST(HttpRequest.BodyPublishers.ofString(body))
-                .build();
+        StringBuilder b = new StringBuilder("{\"messages\":[");
+        for (int i = 0; i < batchSize; i++) {
+            b.append(i == 0 ? "" : ",").append(message(n * batchSize + i));
+        }
+        return b.append("]}").toString().getBytes(StandardCharsets.UTF_8);
     }
 
     private static String message(long n) {

@@ -1,7 +1,6 @@
 package dev.sendlog.service.loadtest;
 
 import java.io.PrintStream;
-import java.net.http.HttpClient;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -19,15 +18,17 @@ public final class LoadTest {
     private final int batchSize;
     private final Duration duration;
     private final Duration warmup;
+    private final Duration jitWarmup;
 
     LoadTest(Map<String, String> targets, String key, List<Integer> concurrency, int batchSize, Duration duration,
-             Duration warmup) {
+             Duration warmup, Duration jitWarmup) {
         this.targets = targets;
         this.key = key;
         this.concurrency = concurrency;
         this.batchSize = batchSize;
         this.duration = duration;
         this.warmup = warmup;
+        this.jitWarmup = jitWarmup;
     }
 
     public static LoadTest fromArguments(Namespace ns) {
@@ -42,18 +43,23 @@ public final class LoadTest {
         List<Integer> concurrency = Arrays.stream(ns.getString("concurrency").split(",")).map(String::trim)
                 .map(Integer::parseInt).toList();
         return new LoadTest(targets, ns.getString("key"), concurrency, ns.getInt("batch"),
-                Duration.ofSeconds(ns.getInt("seconds")), Duration.ofSeconds(ns.getInt("warmup_seconds")));
+                Duration.ofSeconds(ns.getInt("seconds")), Duration.ofSeconds(ns.getInt("warmup_seconds")),
+                Duration.ofSeconds(ns.getInt("jit_warmup_seconds")));
     }
 
     public List<AcceptLoad.Result> run(PrintStream out) throws InterruptedException {
-        HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-                .connectTimeout(Duration.ofSeconds(5)).build();
         List<AcceptLoad.Result> results = new ArrayList<>();
+        int most = concurrency.stream().mapToInt(Integer::intValue).max().orElse(1);
+        for (Map.Entry<String, String> target : targets.entrySet()) {
+            // Until the JIT has compiled the hot paths, a JVM measures its compiler (40% of a core here).
+            out.printf(Locale.ROOT, "warming up %s for %d s at %d clients...%n", target.getKey(), jitWarmup.toSeconds(), most);
+            new AcceptLoad(target.getValue(), key).run(target.getKey(), most, batchSize, Duration.ZERO, jitWarmup);
+        }
         out.println("| target | request | clients | accepted msg/s | p50 ms | p99 ms | max ms | errors |");
         out.println("|---|---|---:|---:|---:|---:|---:|---:|");
         for (int c : concurrency) {
             for (Map.Entry<String, String> target : targets.entrySet()) {
-                AcceptLoad.Result r = new AcceptLoad(http, target.getValue(), key).run(target.getKey(), c, batchSize, warmup, duration);
+                AcceptLoad.Result r = new AcceptLoad(target.getValue(), key).run(target.getKey(), c, batchSize, warmup, duration);
                 results.add(r);
                 out.printf(Locale.ROOT, "| %s | %s | %d | %.0f | %.1f | %.1f | %.1f | %d |%n", r.target(), r.scenario(),
                         r.concurrency(), r.messagesPerSecond(), r.latency().p50Ms(), r.latency().p99Ms(), r.latency().maxMs(),
