@@ -38,6 +38,7 @@ import dev.sendlog.service.health.PartitionsHealthCheck;
 import dev.sendlog.service.resources.MessagesResource;
 import dev.sendlog.service.tasks.IdempotencyKeyPurge;
 import dev.sendlog.service.tasks.PartitionJob;
+import dev.sendlog.service.tasks.RunNowTask;
 import dev.sendlog.simulator.ProviderSimulator;
 import io.dropwizard.auth.AuthDynamicFeature;
 import io.dropwizard.auth.AuthValueFactoryProvider;
@@ -142,6 +143,8 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
             IdempotencyKeyPurge purge = new IdempotencyKeyPurge(pools.dsl(PoolRole.MAINTENANCE), clock,
                     config.accept.idempotencyPurgeBatch, metrics);
             maintenance.scheduleWithFixedDelay(purge, 1, 60, TimeUnit.SECONDS);
+            env.admin().addTask(new RunNowTask("purge-idempotency-keys", purge::purge));
+            env.admin().addTask(new RunNowTask("ensure-partitions", partitionJob::ensure));
         }
 
         if (config.components.contains(Components.API)) {
