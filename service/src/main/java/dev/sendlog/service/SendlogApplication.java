@@ -21,10 +21,30 @@ import dev.sendlog.service.cli.LoadTestCommand;
 import dev.sendlog.service.cli.SimulatorCommand;
 import dev.sendlog.service.config.AuthSettings;
 import dev.sendlog.service.config.Components;
+import dev.sendlog.service.config.PipelineSettings;
 import dev.sendlog.service.config.SendlogConfiguration;
+import dev.sendlog.projections.Limits;
+import dev.sendlog.service.dispatch.Backoff;
+import dev.sendlog.service.dispatch.Checks;
+import dev.sendlog.service.dispatch.EventAppender;
+import dev.sendlog.service.dispatch.LogTail;
+import dev.sendlog.service.dispatch.Poller;
+import dev.sendlog.service.dispatch.Projector;
+import dev.sendlog.service.dispatch.SendWorker;
+import dev.sendlog.service.dispatch.ShardLeases;
+import dev.sendlog.service.dispatch.ShardOwner;
+import dev.sendlog.service.dispatch.Timers;
+import dev.sendlog.service.health.RedisHealthCheck;
+import dev.sendlog.service.provider.HttpProvider;
+import dev.sendlog.service.provider.Provider;
+import dev.sendlog.service.queue.JobStream;
+import dev.sendlog.service.queue.RedisConnections;
+import dev.sendlog.service.queue.StreamKeys;
 import dev.sendlog.service.core.AcceptService;
 import dev.sendlog.service.core.AcceptWriter;
-import dev.sendlog.service.core.GroupCommitter;
+import dev.sendlog.service.core.Faults;
+import dev.sendlog.service.core.GroupCommit;
+import dev.sendlog.service.core.Submission;
 import dev.sendlog.service.core.MessageReader;
 import dev.sendlog.service.db.DatabaseTarget;
 import dev.sendlog.service.db.EventStore;
@@ -53,6 +73,8 @@ import io.dropwizard.lifecycle.Managed;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.EnumSet;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.List;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -68,14 +90,16 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
     public static final long MAX_BODY_BYTES = 64 * 1024;
 
     private final InstantSource clock;
+    private final Faults faults;
 
     public SendlogApplication() {
-        this(InstantSource.system());
+        this(InstantSource.system(), Faults.NONE);
     }
 
-    /** Tests pass a clock they control. */
-    public SendlogApplication(InstantSource clock) {
+    /** Tests pass a clock they control and faults they arm. */
+    public SendlogApplication(InstantSource clock, Faults faults) {
         this.clock = clock;
+        this.faults = faults;
     }
 
     public static void main(String[] args) throws Exception {
@@ -101,6 +125,10 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
         bootstrap.addCommand(new SimulatorCommand());
         bootstrap.addCommand(new LoadTestCommand());
         bootstrap.addCommand(new ComponentCommand(this, "api", "Runs the HTTP API only", EnumSet.of(Components.API)));
+        bootstrap.addCommand(new ComponentCommand(this, "poller",
+                "Runs shard leases, publishing, the projection and timers only", EnumSet.of(Components.POLLER)));
+        bootstrap.addCommand(new ComponentCommand(this, "send-worker", "Runs send workers only",
+                EnumSet.of(Components.SEND_WORKER)));
         bootstrap.addCommand(new ComponentCommand(this, "maintenance",
                 "Runs timers, partitions, compaction and expiry only", EnumSet.of(Components.MAINTENANCE)));
     }
@@ -151,6 +179,51 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
             registerKeys(config.auth, new ApiKeyStore(pools.dsl(PoolRole.API)));
             wireApi(config, env, pools, events, codec);
         }
+        if (config.components.contains(Components.POLLER) || config.components.contains(Components.SEND_WORKER)) {
+            wireDispatch(config, env, pools, events, local, instance);
+        }
+    }
+
+    private void wireDispatch(SendlogConfiguration config, Environment env, Pools pools, EventStore events,
+                              LocalInfrastructure local, String instance) {
+        MetricRegistry metrics = env.metrics();
+        PipelineSettings p = config.pipeline;
+        Limits limits = new Limits(p.maxAttempts, p.maxPublishes, Duration.ofMillis(p.confirmTimeout.toMilliseconds()),
+                Duration.ofMillis(p.claimTimeout.toMilliseconds()));
+        RedisConnections sendRedis = new RedisConnections(local.sendRedisUri(), Duration.ofSeconds(5));
+        env.lifecycle().manage(managed(sendRedis::close));
+        JobStream sendStream = new JobStream(sendRedis, StreamKeys.send(config.redis.keyPrefix), StreamKeys.SEND_GROUP,
+                instance);
+        env.healthChecks().register("redis-send", new RedisHealthCheck(sendRedis.connect(),
+                config.redis.keyPrefix + "health:" + instance));
+        EventAppender appender = new EventAppender(pools.dsl(PoolRole.PIPELINE), events, p.appendWriters, metrics, "append");
+        env.lifecycle().manage(appender);
+
+        if (config.components.contains(Components.POLLER)) {
+            ShardLeases leases = new ShardLeases(pools.dsl(PoolRole.PIPELINE), "poller-" + instance, p.shards,
+                    Duration.ofMillis(p.leaseTtl.toMilliseconds()), metrics);
+            LogTail tail = new LogTail(pools.dataSource(PoolRole.PIPELINE));
+            Duration reconcileWindow = Duration.ofMillis(p.reconcileWindow.toMilliseconds());
+            Poller poller = new Poller(leases, tail, pools.dsl(PoolRole.PIPELINE), events, sendStream, p, clock,
+                    "poller-" + instance, faults, metrics);
+            Projector projector = new Projector(leases, new LogTail(pools.dataSource(PoolRole.MAINTENANCE)),
+                    pools.dsl(PoolRole.MAINTENANCE), events, reconcileWindow, 2000, metrics);
+            Timers timers = new Timers(leases, pools.dsl(PoolRole.MAINTENANCE), events, appender, limits, reconcileWindow,
+                    clock, metrics);
+            env.lifecycle().manage(new ShardOwner(leases, poller, projector, timers,
+                    Duration.ofMillis(p.leaseTtl.toMilliseconds()), p.maxBatchesPerRound, p.idlePollMs,
+                    p.projectorIntervalMs, p.timerIntervalMs, metrics));
+        }
+        if (config.components.contains(Components.SEND_WORKER)) {
+            Map<String, Provider> providers = new HashMap<>();
+            config.gateways.forEach((name, gateway) -> providers.put(name, new HttpProvider(name, gateway)));
+            SendWorker worker = new SendWorker(sendStream, new MessageReader(pools.dsl(PoolRole.PIPELINE), events), appender,
+                    providers, new Checks(p.checks), new Backoff(Duration.ofMillis(p.retryBase.toMilliseconds()),
+                    Duration.ofMillis(p.retryCap.toMilliseconds())), limits, p.shards, p.sendWorker.concurrency,
+                    Duration.ofMillis(p.sendWorker.reclaimIdle.toMilliseconds()), config.publicBaseUrl, clock,
+                    "worker-" + instance, faults, metrics);
+            env.lifecycle().manage(worker);
+        }
     }
 
     private void wireApi(SendlogConfiguration config, Environment env, Pools pools, EventStore events, EventCodec codec) {
@@ -175,13 +248,13 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
 
         AcceptWriter writer = new AcceptWriter(pools.dsl(PoolRole.API), events, new MessageIds(clock), clock,
                 config.pipeline.shards, Duration.ofMillis(config.accept.idempotencyTtl.toMilliseconds()));
-        GroupCommitter groupCommitter = null;
+        GroupCommit<Submission> groupCommitter = null;
         if (config.accept.groupCommit) {
-            groupCommitter = new GroupCommitter(writer, config.accept.writers, config.accept.maxBatchMessages,
-                    config.accept.maxWaitMs, config.accept.queueCapacity, metrics);
+            groupCommitter = new GroupCommit<>("accept", writer::write, config.accept.writers,
+                    config.accept.maxBatchMessages, config.accept.maxWaitMs, config.accept.queueCapacity, metrics);
             env.lifecycle().manage(groupCommitter);
         }
-        AcceptService accept = new AcceptService(writer, groupCommitter, config.database.connectionTimeoutMs + 10_000L);
+        AcceptService accept = new AcceptService(writer, groupCommitter, config.database.connectionTimeoutMs + 10_000L, faults);
         SubmitParser parser = new SubmitParser(config.gateways.keySet(), config.defaultGateway);
         MessageReader reader = new MessageReader(pools.dsl(PoolRole.API), events);
         env.jersey().register(new MessagesResource(parser, accept, reader, codec));

@@ -1,10 +1,15 @@
 package dev.sendlog.service.config;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
+import io.dropwizard.util.Duration;
+import jakarta.validation.Valid;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
+import jakarta.validation.constraints.NotNull;
+import java.util.ArrayList;
+import java.util.List;
 
-/** How work is spread: shards, and the bounds of the components that move messages. */
+/** How work is spread and bounded: shards, the poller, the send workers, timers and retries. */
 public class PipelineSettings {
     /**
      * Logical shards; each message belongs to one (hash of its id) and pollers own shards by lease.
@@ -14,4 +19,125 @@ public class PipelineSettings {
     @Max(1024)
     @JsonProperty
     public int shards = 16;
+
+    /** A shard lease lasts this long; it is renewed at a third of it, and a dead poller's shards move after it. */
+    @NotNull
+    @JsonProperty
+    public Duration leaseTtl = Duration.seconds(15);
+
+    /** Work events read per tail query (per round, over all owned shards). */
+    @Min(1)
+    @Max(10_000)
+    @JsonProperty
+    public int pollBatchSize = 500;
+
+    /** The poller drains until the tail is empty, but at most this many batches before it checks its leases again. */
+    @Min(1)
+    @JsonProperty
+    public int maxBatchesPerRound = 50;
+
+    /** How long the poller waits after finding the tail empty. */
+    @Min(1)
+    @Max(10_000)
+    @JsonProperty
+    public int idlePollMs = 20;
+
+    /** The poller stops publishing while the send stream holds this many entries (the queue store stays bounded). */
+    @Min(1)
+    @JsonProperty
+    public long maxStreamEntries = 200_000;
+
+    /** A published job not claimed by then is published again (the job was lost, e.g. Redis restarted empty). */
+    @NotNull
+    @JsonProperty
+    public Duration confirmTimeout = Duration.seconds(30);
+
+    /** A claim with no result by then counts as a lost attempt (the worker died or hangs). */
+    @NotNull
+    @JsonProperty
+    public Duration claimTimeout = Duration.seconds(60);
+
+    /** Provider attempts before a message is DEAD (or UNKNOWN when its last claim expired). */
+    @Min(1)
+    @JsonProperty
+    public int maxAttempts = 8;
+
+    /** Times a message may be published without any worker claiming it before it is DEAD. */
+    @Min(1)
+    @JsonProperty
+    public int maxPublishes = 100;
+
+    /** Backoff after a transient failure: base * 2^(attempt-1), capped, with full jitter; Retry-After wins when longer. */
+    @NotNull
+    @JsonProperty
+    public Duration retryBase = Duration.seconds(1);
+
+    @NotNull
+    @JsonProperty
+    public Duration retryCap = Duration.minutes(10);
+
+    /** A SENT or IN_TRANSIT message with no final receipt after this becomes UNKNOWN (never UNDELIVERED). */
+    @NotNull
+    @JsonProperty
+    public Duration reconcileWindow = Duration.hours(48);
+
+    /** How often timers and the projector look for work on each owned shard. */
+    @Min(10)
+    @JsonProperty
+    public int timerIntervalMs = 500;
+
+    @Min(10)
+    @JsonProperty
+    public int projectorIntervalMs = 200;
+
+    @Valid
+    @NotNull
+    @JsonProperty
+    public WorkerSettings sendWorker = new WorkerSettings();
+
+    @Valid
+    @NotNull
+    @JsonProperty
+    public CheckSettings checks = new CheckSettings();
+
+    /** Group commit of the pipeline's appends (claims, results, timers). */
+    @Min(1)
+    @Max(64)
+    @JsonProperty
+    public int appendWriters = 4;
+
+    public static class WorkerSettings {
+        /** Jobs in flight at most (virtual threads behind a semaphore). */
+        @Min(1)
+        @Max(10_000)
+        @JsonProperty
+        public int concurrency = 64;
+
+        /** Entries a crashed consumer left unacknowledged are taken over after they sat this long. */
+        @NotNull
+        @JsonProperty
+        public Duration reclaimIdle = Duration.seconds(60);
+    }
+
+    /** The internal checks a worker runs before calling a provider; a failure is REJECTED, never sent. */
+    public static class CheckSettings {
+        /** Recipients must match this (E.164 by default). */
+        @NotNull
+        @JsonProperty
+        public String recipientPattern = "^\\+[1-9][0-9]{6,14}$";
+
+        @Min(1)
+        @JsonProperty
+        public int maxBodyChars = 1600;
+
+        /** Recipients refused outright (exact numbers or prefixes ending in '*'). */
+        @NotNull
+        @JsonProperty
+        public List<String> blockedRecipients = new ArrayList<>();
+
+        /** Tenants whose messages are refused (suspended accounts). */
+        @NotNull
+        @JsonProperty
+        public List<String> blockedTenants = new ArrayList<>();
+    }
 }

@@ -14,14 +14,16 @@ public final class AcceptService {
     private static final int RETRY_AFTER_SECONDS = 1;
 
     private final AcceptWriter writer;
-    private final GroupCommitter groupCommitter;
+    private final GroupCommit<Submission> groupCommitter;
     private final long waitMs;
+    private final Faults faults;
 
     /** @param groupCommitter null to write each submission in its own transaction on the caller's thread */
-    public AcceptService(AcceptWriter writer, GroupCommitter groupCommitter, long waitMs) {
+    public AcceptService(AcceptWriter writer, GroupCommit<Submission> groupCommitter, long waitMs, Faults faults) {
         this.writer = writer;
         this.groupCommitter = groupCommitter;
         this.waitMs = waitMs;
+        this.faults = faults;
     }
 
     public List<AcceptedItem> submit(String tenant, List<MessageDraft> drafts, boolean batch) {
@@ -45,7 +47,10 @@ public final class AcceptService {
             throw new IllegalStateException("accept future failed", e.getCause());
         }
         return switch (outcome) {
-            case SubmissionOutcome.Committed c -> c.items();
+            case SubmissionOutcome.Committed c -> {
+                faults.at(FaultPoint.AFTER_ACCEPT_COMMIT);
+                yield c.items();
+            }
             case SubmissionOutcome.KeyConflict k -> throw ApiProblem.conflict(
                     "an Idempotency-Key was used before with a different request; nothing was accepted", k.errors());
             case SubmissionOutcome.Unavailable u -> throw ApiProblem.unavailable(u.reason(), RETRY_AFTER_SECONDS);

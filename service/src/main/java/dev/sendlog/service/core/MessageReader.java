@@ -73,6 +73,7 @@ public final class MessageReader {
     }
 
     private static MessageRow row(MessagesRecord r) {
-        return new MessageRow(r.getId(), r.getTenant(), r.getRecipient(), r.getReference(), r.getGateway(), r.getAcceptedAt());
+        return new MessageRow(r.getId(), r.getTenant(), r.getRecipient(), r.getReference(), r.getGateway(), r.getBody(),
+                r.getAcceptedAt());
     }
 }

@@ -4,5 +4,6 @@ import java.time.Instant;
 import java.util.UUID;
 
 /** The immutable facts of a message, as the API wrote them. */
-public record MessageRow(UUID id, String tenant, String recipient, String reference, String gateway, Instant acceptedAt) {
+public record MessageRow(UUID id, String tenant, String recipient, String reference, String gateway, String body,
+                         Instant acceptedAt) {
 }

@@ -22,7 +22,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /** POST /v1/messages and /batch, GET one and its events, with every status code API.md lists for them. */
 class AcceptApiTest {
     @RegisterExtension
-    static final ServiceHarness SERVICE = new ServiceHarness();
+    static final ServiceHarness SERVICE = new ServiceHarness("components", "API,MAINTENANCE");
 
     private static final String CLIENT = "client-a";
     private static final String OTHER_CLIENT = "client-b";

@@ -12,7 +12,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /** Idempotency keys live for their TTL (24 h by default), then are purged in small batches. */
 class IdempotencyExpiryTest {
     @RegisterExtension
-    static final ServiceHarness SERVICE = new ServiceHarness("accept.idempotencyPurgeBatch", "7");
+    static final ServiceHarness SERVICE = new ServiceHarness("components", "API,MAINTENANCE", "accept.idempotencyPurgeBatch", "7");
 
     private static ApiResponse submit(String key, String body) {
         return SERVICE.api().post("/v1/messages", "client-a", "{\"to\":\"+4919\",\"body\":\"" + body + "\"}",

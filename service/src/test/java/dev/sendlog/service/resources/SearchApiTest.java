@@ -16,7 +16,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /** GET /v1/messages: filters, tenant scope, time range and keyset pagination, newest first. */
 class SearchApiTest {
     @RegisterExtension
-    static final ServiceHarness SERVICE = new ServiceHarness();
+    static final ServiceHarness SERVICE = new ServiceHarness("components", "API,MAINTENANCE");
 
     private static final List<String> ACME_IDS = new ArrayList<>();
     private static Instant middle;

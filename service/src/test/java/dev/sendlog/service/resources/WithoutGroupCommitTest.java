@@ -12,7 +12,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /** With group commit switched off each request commits alone, with the same answers. */
 class WithoutGroupCommitTest {
     @RegisterExtension
-    static final ServiceHarness SERVICE = new ServiceHarness("accept.groupCommit", "false");
+    static final ServiceHarness SERVICE = new ServiceHarness("components", "API,MAINTENANCE", "accept.groupCommit", "false");
 
     @Test
     void acceptsReplaysAndConflictsAsWithGroupCommit() {

@@ -44,8 +44,18 @@ public final class ApiClient {
 
     public ApiResponse send(HttpRequest.Builder request) {
         try {
-            HttpResponse<String> r = http.send(request.timeout(Duration.ofSeconds(30)).build(),
-                    HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+            HttpRequest built = request.timeout(Duration.ofSeconds(30)).build();
+            HttpResponse<String> r;
+            try {
+                r = http.send(built, HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+            } catch (IOException e) {
+                // A keep-alive connection the server closed after an early error answer (it had not read the body):
+                // the request never reached the application, so sending it again on a new connection is safe.
+                if (e.getMessage() == null || !e.getMessage().contains("received no bytes")) {
+                    throw e;
+                }
+                r = http.send(built, HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+            }
             JsonNode json = null;
             String type = r.headers().firstValue("Content-Type").orElse("");
             if (type.contains("json") && !r.body().isEmpty()) {

@@ -1,28 +1,48 @@
 package dev.sendlog.service.support;
 
+import dev.sendlog.infra.RedisEndpoint;
 import dev.sendlog.service.SendlogApplication;
 import dev.sendlog.service.config.SendlogConfiguration;
+import dev.sendlog.service.core.Faults;
+import dev.sendlog.simulator.ProviderSimulator;
+import dev.sendlog.simulator.ReceiptMode;
+import dev.sendlog.simulator.SimulatorConfig;
+import dev.sendlog.testkit.PrivateRedis;
 import dev.sendlog.testkit.TestDatabase;
+import dev.sendlog.testkit.TestRedis;
 import io.dropwizard.core.Application;
 import io.dropwizard.testing.ConfigOverride;
 import io.dropwizard.testing.DropwizardTestSupport;
 import io.dropwizard.testing.ResourceHelpers;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
- * Starts the real service for a test class: a fresh migrated database, the application on free ports,
- * a clock the test controls, and an HTTP client. Stopped and the database dropped after the class.
+ * Starts the real service for a test class: a fresh migrated database, a Redis key prefix of its own (or a
+ * private redis-server), the provider simulator over real HTTP, the application on free ports with a clock
+ * the test controls and faults it can arm, and an HTTP client. Everything is stopped and dropped after.
  */
 public class ServiceHarness implements BeforeAllCallback, AfterAllCallback {
-    private final List<ConfigOverride> overrides = new ArrayList<>();
+    private final Map<String, String> overrides = new LinkedHashMap<>();
     private final MutableClock clock;
+    private final Faults faults = new Faults();
+    private SimulatorConfig simulatorConfig = SimulatorConfig.defaults().toBuilder()
+            .latencyMs(5).receiptMode(ReceiptMode.NONE).build();
+    private boolean privateRedis;
     private TestDatabase database;
+    private PrivateRedis ownRedis;
+    private RedisEndpoint redis;
+    private String prefix;
+    private ProviderSimulator simulator;
     private DropwizardTestSupport<SendlogConfiguration> support;
     private ApiClient api;
 
@@ -33,27 +53,51 @@ public class ServiceHarness implements BeforeAllCallback, AfterAllCallback {
     public ServiceHarness(MutableClock clock, String... keyValues) {
         this.clock = clock;
         for (int i = 0; i + 1 < keyValues.length; i += 2) {
-            overrides.add(ConfigOverride.config(keyValues[i], keyValues[i + 1]));
+            overrides.put(keyValues[i], keyValues[i + 1]);
         }
+    }
+
+    /** The simulator's behaviour at start (default: 5 ms latency, no errors, no receipts). */
+    public ServiceHarness simulator(SimulatorConfig config) {
+        this.simulatorConfig = config;
+        return this;
+    }
+
+    /** A redis-server of the test's own, which it may stop, restart empty, pause or fill. */
+    public ServiceHarness privateRedis() {
+        this.privateRedis = true;
+        return this;
     }
 
     @Override
     public void beforeAll(ExtensionContext context) throws Exception {
         database = TestDatabase.create();
+        if (privateRedis) {
+            ownRedis = new PrivateRedis().start();
+            redis = ownRedis.endpoint();
+        } else {
+            redis = TestRedis.endpoint();
+        }
+        prefix = TestRedis.prefix();
+        simulator = ProviderSimulator.start(simulatorConfig, 0);
         start();
     }
 
-    /** Starts (or starts again after {@link #stop()}) the application on the same database. */
+    /** Starts (or starts again after {@link #stop()}) the application on the same database, Redis and simulator. */
     public void start() throws Exception {
         List<ConfigOverride> all = new ArrayList<>();
         all.add(ConfigOverride.config("database.url", database.jdbcUrl()));
-        all.addAll(overrides);
+        all.add(ConfigOverride.config("redis.sendUri", redis.uri()));
+        all.add(ConfigOverride.config("redis.keyPrefix", prefix));
+        all.add(ConfigOverride.config("gateways.sim.baseUrl", simulator.baseUrl()));
+        overrides.forEach((k, v) -> all.add(ConfigOverride.config(k, v)));
         MutableClock appClock = clock;
+        Faults appFaults = faults;
         support = new DropwizardTestSupport<>(SendlogApplication.class, ResourceHelpers.resourceFilePath("test-config.yml"),
                 all.toArray(ConfigOverride[]::new)) {
             @Override
             public Application<SendlogConfiguration> newApplication() {
-                return new SendlogApplication(appClock);
+                return new SendlogApplication(appClock, appFaults);
             }
         };
         support.before();
@@ -72,8 +116,19 @@ public class ServiceHarness implements BeforeAllCallback, AfterAllCallback {
         try {
             stop();
         } finally {
-            if (database != null) {
-                database.close();
+            try {
+                if (simulator != null) {
+                    simulator.close();
+                }
+                if (ownRedis != null) {
+                    ownRedis.close();
+                } else if (redis != null) {
+                    TestRedis.deleteKeys(redis, prefix);
+                }
+            } finally {
+                if (database != null) {
+                    database.close();
+                }
             }
         }
     }
@@ -94,12 +149,41 @@ public class ServiceHarness implements BeforeAllCallback, AfterAllCallback {
         return clock.instant();
     }
 
+    public Faults faults() {
+        return faults;
+    }
+
     public DataSource dataSource() {
         return database.dataSource();
     }
 
     public TestDatabase database() {
         return database;
+    }
+
+    public ProviderSimulator simulator() {
+        return simulator;
+    }
+
+    public PrivateRedis privateRedisServer() {
+        return ownRedis;
+    }
+
+    public RedisEndpoint redis() {
+        return redis;
+    }
+
+    public String redisPrefix() {
+        return prefix;
+    }
+
+    /** A connection to the test's Redis, for checking what is (not) left there; the caller closes the client. */
+    public RedisClient redisClient() {
+        return RedisClient.create(redis.uri());
+    }
+
+    public StatefulRedisConnection<String, String> redisConnection(RedisClient client) {
+        return client.connect();
     }
 
     public SendlogConfiguration configuration() {

@@ -1,0 +1,372 @@
+package dev.sendlog.service.dispatch;
+
+import com.codahale.metrics.Counter;
+import com.codahale.metrics.MetricRegistry;
+import com.codahale.metrics.Timer;
+import dev.sendlog.events.Claimed;
+import dev.sendlog.events.Dead;
+import dev.sendlog.events.MessageEvent;
+import dev.sendlog.events.ProviderAccepted;
+import dev.sendlog.events.Rejected;
+import dev.sendlog.events.Shards;
+import dev.sendlog.projections.Decisions;
+import dev.sendlog.projections.Limits;
+import dev.sendlog.projections.MessageFold;
+import dev.sendlog.projections.MessageState;
+import dev.sendlog.projections.Phase;
+import dev.sendlog.service.core.EffectKeys;
+import dev.sendlog.service.core.FaultPoint;
+import dev.sendlog.service.core.Faults;
+import dev.sendlog.service.core.MessageDetails;
+import dev.sendlog.service.core.MessageReader;
+import dev.sendlog.service.core.Segments;
+import dev.sendlog.service.db.NewEvent;
+import dev.sendlog.service.provider.Provider;
+import dev.sendlog.service.provider.Submit;
+import dev.sendlog.service.provider.SubmitOutcome;
+import dev.sendlog.service.queue.JobStream;
+import dev.sendlog.service.queue.SendJob;
+import dev.sendlog.service.queue.StreamEntry;
+import io.dropwizard.lifecycle.Managed;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Takes send jobs from the stream and sends them, each on a virtual thread, at most {@code concurrency}
+ * at once (its own semaphore, executor and Redis connections: nothing shared with other job types).
+ *
+ * <p>For each job: append CLAIMED before anything else; run the internal checks (REJECTED on failure);
+ * call the provider with no transaction open; record the outcome (PROVIDER_ACCEPTED with its charge in one
+ * transaction, ATTEMPT_FAILED, DEAD or REJECTED); only then acknowledge and delete the stream entry. Every
+ * append names the seq it expects; when another writer got there first, the worker re-reads and decides
+ * again. If the outcome cannot be written, the entry stays unacknowledged and the claim deadline brings
+ * the message back: the next submit carries the same idempotency key, so the provider answers with the
+ * same id, and the ledger's key admits one charge.
+ */
+public final class SendWorker implements Managed {
+    private static final Logger LOG = LoggerFactory.getLogger(SendWorker.class);
+    private static final int MAX_DECISIONS = 5;
+    private static final Duration READ_BLOCK = Duration.ofMillis(500);
+    private static final Duration RECORD_RETRY_FOR = Duration.ofSeconds(20);
+
+    private final JobStream stream;
+    private final MessageReader reader;
+    private final EventAppender appender;
+    private final Map<String, Provider> providers;
+    private final Checks checks;
+    private final Backoff backoff;
+    private final Limits limits;
+    private final int shardCount;
+    private final Duration reclaimIdle;
+    private final String publicBaseUrl;
+    private final InstantSource clock;
+    private final String actor;
+    private final Faults faults;
+    private final Semaphore permits;
+    private final ExecutorService jobs = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("send-job-", 0).factory());
+    private final AtomicInteger inFlight = new AtomicInteger();
+    private final Timer queueWait;
+    private final Timer claimTimer;
+    private final Timer checkTimer;
+    private final Timer providerTimer;
+    private final Timer resultTimer;
+    private final Counter stale;
+    private final Counter sent;
+    private final Counter rejected;
+    private final Counter retried;
+    private final Counter dead;
+    private final Counter unrecorded;
+    private volatile boolean running;
+    private Thread loop;
+
+    public SendWorker(JobStream stream, MessageReader reader, EventAppender appender, Map<String, Provider> providers,
+                      Checks checks, Backoff backoff, Limits limits, int shardCount, int concurrency, Duration reclaimIdle,
+                      String publicBaseUrl, InstantSource clock, String actor, Faults faults, MetricRegistry metrics) {
+        this.faults = faults;
+        this.stream = stream;
+        this.reader = reader;
+        this.appender = appender;
+        this.providers = Map.copyOf(providers);
+        this.checks = checks;
+        this.backoff = backoff;
+        this.limits = limits;
+        this.shardCount = shardCount;
+        this.reclaimIdle = reclaimIdle;
+        this.publicBaseUrl = publicBaseUrl.replaceAll("/+$", "");
+        this.clock = clock;
+        this.actor = actor;
+        this.permits = new Semaphore(concurrency);
+        this.queueWait = metrics.timer("send.queue.wait");
+        this.claimTimer = metrics.timer("send.claim");
+        this.checkTimer = metrics.timer("send.check");
+        this.providerTimer = metrics.timer("send.provider");
+        this.resultTimer = metrics.timer("send.result");
+        this.stale = metrics.counter("send.stale.jobs");
+        this.sent = metrics.counter("messages.sent");
+        this.rejected = metrics.counter("messages.rejected");
+        this.retried = metrics.counter("send.attempts.failed");
+        this.dead = metrics.counter("messages.dead");
+        this.unrecorded = metrics.counter("send.outcomes.unrecorded");
+        metrics.registerGauge("send.in.flight", inFlight::get);
+    }
+
+    @Override
+    public void start() {
+        running = true;
+        stream.ensureGroup();
+        loop = Thread.ofPlatform().name("send-worker-reader").daemon(true).start(this::readLoop);
+    }
+
+    @Override
+    public void stop() throws InterruptedException {
+        running = false;
+        if (loop != null) {
+            loop.join(TimeUnit.SECONDS.toMillis(5));
+        }
+        jobs.shutdown();
+        if (!jobs.awaitTermination(30, TimeUnit.SECONDS)) {
+            LOG.warn("send jobs still running at shutdown; their entries stay pending and are reclaimed");
+            jobs.shutdownNow();
+        }
+    }
+
+    private void readLoop() {
+        long nextReclaim = 0;
+        while (running) {
+            int free = 0;
+            try {
+                permits.acquire();
+                free = 1 + permits.drainPermits();
+                List<StreamEntry> entries;
+                if (System.nanoTime() >= nextReclaim) {
+                    entries = stream.reclaim(reclaimIdle, free);
+                    nextReclaim = System.nanoTime() + reclaimIdle.toNanos() / 4;
+                    if (entries.isEmpty()) {
+                        entries = stream.read(free, READ_BLOCK);
+                    }
+                } else {
+                    entries = stream.read(free, READ_BLOCK);
+                }
+                permits.release(free - entries.size());
+                free = 0;
+                for (StreamEntry entry : entries) {
+                    inFlight.incrementAndGet();
+                    jobs.submit(() -> {
+                        try {
+                            handle(entry);
+                        } finally {
+                            inFlight.decrementAndGet();
+                            permits.release();
+                        }
+                    });
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            } catch (RuntimeException e) {
+                permits.release(free);
+                LOG.warn("reading the send stream failed; retrying in 1 s: {}", e.toString());
+                sleepQuietly(1000);
+            }
+        }
+    }
+
+    /** Sends one job. Never throws: a failure leaves the entry pending, and the log's timers bring the message back. */
+    void handle(StreamEntry entry) {
+        SendJob job;
+        try {
+            job = SendJob.fromFields(entry.fields());
+        } catch (IllegalArgumentException e) {
+            LOG.error("dropping a stream entry that is not a send job entry_id={} fields={}", entry.id(), entry.fields());
+            ackQuietly(entry);
+            return;
+        }
+        queueWait.update(Math.max(0, clock.millis() - job.publishedAtMs()), TimeUnit.MILLISECONDS);
+        try {
+            if (send(job)) {
+                ackQuietly(entry);
+            }
+        } catch (RuntimeException e) {
+            unrecorded.inc();
+            LOG.error("send failed message_id={} attempt={}; the entry stays pending", job.messageId(), job.attempt(), e);
+        }
+    }
+
+    /** Returns true when the job is finished (its outcome recorded, or it was stale) and may be acknowledged. */
+    private boolean send(SendJob job) {
+        Claimed claim;
+        MessageDetails message;
+        MessageState state;
+        try (Timer.Context ignored = claimTimer.time()) {
+            Optional<ClaimResult> claimed = claim(job);
+            if (claimed.isEmpty()) {
+                stale.inc();
+                return true;
+            }
+            message = claimed.get().message();
+            state = claimed.get().state();
+            claim = claimed.get().claim();
+        }
+        faults.at(FaultPoint.AFTER_CLAIM);
+        short shard = Shards.of(job.messageId(), shardCount);
+        Optional<String> refusal;
+        try (Timer.Context ignored = checkTimer.time()) {
+            refusal = checks.refuse(message.row());
+        }
+        if (refusal.isPresent()) {
+            recordUnlessMovedOn(job, state, new Rejected(Rejected.STAGE_CHECK, refusal.get()), shard);
+            rejected.inc();
+            LOG.info("message rejected by check message_id={} reason=\"{}\"", job.messageId(), refusal.get());
+            return true;
+        }
+        Provider provider = providers.get(message.row().gateway());
+        if (provider == null) {
+            recordUnlessMovedOn(job, state, new Rejected(Rejected.STAGE_CHECK, "gateway " + message.row().gateway()
+                    + " is not configured"), shard);
+            rejected.inc();
+            return true;
+        }
+        SubmitOutcome outcome;
+        try (Timer.Context ignored = providerTimer.time()) {
+            outcome = provider.submit(new Submit(message.row().recipient(), message.row().body(), job.messageId().toString(),
+                    publicBaseUrl + "/v1/callbacks/" + message.row().gateway(), EffectKeys.providerSubmit(job.messageId())));
+        }
+        if (outcome instanceof SubmitOutcome.Accepted) {
+            faults.at(FaultPoint.BETWEEN_PROVIDER_ANSWER_AND_WRITE);
+        }
+        try (Timer.Context ignored = resultTimer.time()) {
+            return switch (outcome) {
+                case SubmitOutcome.Accepted a -> recordAcceptance(job, message, a.providerId(), shard);
+                case SubmitOutcome.Permanent p -> {
+                    recordUnlessMovedOn(job, state, new Rejected(Rejected.STAGE_PROVIDER, "HTTP " + p.status() + ": " + p.text()), shard);
+                    rejected.inc();
+                    yield true;
+                }
+                case SubmitOutcome.Transient t -> {
+                    Instant next = clock.instant().plus(backoff.after(claim.attempt(), t.retryAfter()));
+                    MessageEvent event = Decisions.afterTransientFailure(state, t.reason(), next, limits);
+                    recordUnlessMovedOn(job, state, event, shard);
+                    if (event instanceof Dead d) {
+                        dead.inc();
+                        LOG.warn("message dead message_id={} reason=\"{}\"", job.messageId(), d.reason());
+                    } else {
+                        retried.inc();
+                    }
+                    yield true;
+                }
+            };
+        }
+    }
+
+    private record ClaimResult(MessageDetails message, MessageState state, Claimed claim) {
+    }
+
+    /** Appends CLAIMED at the next seq if the job's attempt is still owed; re-reads when another writer won. */
+    private Optional<ClaimResult> claim(SendJob job) {
+        for (int i = 0; i < MAX_DECISIONS; i++) {
+            Optional<MessageDetails> found = reader.find(job.messageId());
+            if (found.isEmpty()) {
+                LOG.error("send job for a message that does not exist message_id={}", job.messageId());
+                return Optional.empty();
+            }
+            MessageState state = found.get().state();
+            Optional<Claimed> claim = Decisions.claim(state, job.attempt(), actor, clock.instant(), limits);
+            if (claim.isEmpty()) {
+                return Optional.empty();
+            }
+            NewEvent event = new NewEvent(job.messageId(), state.nextSeq(), Shards.of(job.messageId(), shardCount), actor,
+                    clock.instant(), claim.get());
+            if (appender.appendOne(event)) {
+                MessageState claimed = MessageFold.evolve(state, new dev.sendlog.events.StoredEvent(
+                        event.messageId(), event.seq(), event.at(), event.actor(), event.event()));
+                return Optional.of(new ClaimResult(found.get(), claimed, claim.get()));
+            }
+        }
+        LOG.warn("gave up claiming after {} lost races message_id={}", MAX_DECISIONS, job.messageId());
+        return Optional.empty();
+    }
+
+    /**
+     * Records the provider's acceptance with its charge, whatever happened meanwhile (a timer may have re-driven
+     * the message): the provider has it, so it is recorded once. Retries database failures for a while; if the
+     * write still fails, the entry stays pending and recovery re-submits with the same key.
+     */
+    private boolean recordAcceptance(SendJob job, MessageDetails message, String providerId, short shard) {
+        long deadline = System.nanoTime() + RECORD_RETRY_FOR.toNanos();
+        long pauseMs = 50;
+        while (true) {
+            try {
+                for (int i = 0; i < MAX_DECISIONS; i++) {
+                    MessageState state = reader.find(job.messageId()).orElseThrow().state();
+                    if (!Decisions.shouldRecordAcceptance(state)) {
+                        return true;
+                    }
+                    Instant now = clock.instant();
+                    NewEvent event = new NewEvent(job.messageId(), state.nextSeq(), shard, actor, now,
+                            new ProviderAccepted(job.attempt(), message.row().gateway(), providerId));
+                    Charge charge = new Charge(job.messageId(), message.row().tenant(), message.row().gateway(), providerId,
+                            Segments.of(message.row().body()), now);
+                    if (!appender.append(List.of(event), charge).isEmpty()) {
+                        sent.inc();
+                        return true;
+                    }
+                }
+                LOG.warn("acceptance lost {} races in a row message_id={}; left for recovery", MAX_DECISIONS, job.messageId());
+                return false;
+            } catch (RuntimeException e) {
+                if (System.nanoTime() > deadline) {
+                    unrecorded.inc();
+                    LOG.error("provider accepted but recording failed message_id={} provider_id={}; recovery re-submits "
+                            + "with the same key", job.messageId(), providerId, e);
+                    return false;
+                }
+                sleepQuietly(pauseMs);
+                pauseMs = Math.min(2000, pauseMs * 2);
+            }
+        }
+    }
+
+    /** Appends a result of the claimed attempt unless the message moved on (a timer re-drove it): then it is stale. */
+    private void recordUnlessMovedOn(SendJob job, MessageState claimed, MessageEvent result, short shard) {
+        MessageState state = claimed;
+        for (int i = 0; i < MAX_DECISIONS; i++) {
+            if (state.phase() != Phase.CLAIMED || state.attempt() != job.attempt()) {
+                LOG.info("result of an attempt that moved on is dropped message_id={} attempt={} now={}", job.messageId(),
+                        job.attempt(), state.phase());
+                return;
+            }
+            if (appender.appendOne(new NewEvent(job.messageId(), state.nextSeq(), shard, actor, clock.instant(), result))) {
+                return;
+            }
+            state = reader.find(job.messageId()).orElseThrow().state();
+        }
+    }
+
+    private void ackQuietly(StreamEntry entry) {
+        try {
+            stream.ack(List.of(entry.id()));
+        } catch (RuntimeException e) {
+            // The outcome is in the log; a later delivery of this entry is a stale job and is dropped then.
+            LOG.warn("acknowledging entry_id={} failed: {}", entry.id(), e.toString());
+        }
+    }
+
+    private static void sleepQuietly(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,179 @@
+package dev.sendlog.service.dispatch;
+
+import static dev.sendlog.schema.jooq.Tables.POLLERS;
+import static dev.sendlog.schema.jooq.Tables.SHARD_LEASES;
+
+import com.codahale.metrics.MetricRegistry;
+import dev.sendlog.schema.jooq.tables.records.ShardLeasesRecord;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.jooq.DSLContext;
+import org.jooq.Field;
+import org.jooq.impl.DSL;
+import org.jooq.impl.SQLDataType;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Shard ownership by lease. Each poller takes its fair share ({@code ceil(shards / live pollers)}) of the
+ * free or expired shards, renews what it holds at a third of the lease time, and gives back what is above
+ * its share so a newcomer can take it. Every take increments the shard's epoch; writes of a shard's
+ * owner are fenced by (owner, epoch) so a poller that lost its lease (a long pause) cannot write over the
+ * new owner. Times are the database's, so processes on different hosts agree.
+ */
+public final class ShardLeases {
+    private static final Logger LOG = LoggerFactory.getLogger(ShardLeases.class);
+
+    /** The database's clock: lease times are compared on one clock, whatever the hosts' clocks say. */
+    private static final Field<java.time.Instant> NOW = DSL.field("now()", java.time.Instant.class);
+
+    private final DSLContext dsl;
+    private final String owner;
+    private final int shardCount;
+    private final Duration ttl;
+    private volatile Map<Short, ShardLease> owned = Map.of();
+
+    public ShardLeases(DSLContext dsl, String owner, int shardCount, Duration ttl, MetricRegistry metrics) {
+        this.dsl = dsl;
+        this.owner = owner;
+        this.shardCount = shardCount;
+        this.ttl = ttl;
+        metrics.registerGauge("poller.shards.owned", () -> owned.size());
+    }
+
+    public String owner() {
+        return owner;
+    }
+
+    /** The shards held now (a snapshot; a round works on the shards it started with). */
+    public Map<Short, ShardLease> owned() {
+        return owned;
+    }
+
+    /** Creates the lease rows once per database. */
+    public void init() {
+        dsl.insertInto(SHARD_LEASES, SHARD_LEASES.SHARD)
+                .select(DSL.select(DSL.field("s", SQLDataType.SMALLINT))
+                        .from(DSL.table("generate_series(0, " + (shardCount - 1) + ") AS g(s)")))
+                .onConflictDoNothing()
+                .execute();
+    }
+
+    /** Heartbeat, renew, take the fair share, give back the surplus. Run every {@code ttl / 3}. */
+    public synchronized void refresh() {
+        Field<java.time.Instant> now = NOW;
+        Field<java.time.Instant> expiry = DSL.field("now() + ({0} * interval '1 millisecond')", java.time.Instant.class,
+                DSL.val(ttl.toMillis()));
+        dsl.insertInto(POLLERS).set(POLLERS.OWNER, owner).set(POLLERS.HEARTBEAT_AT, now)
+                .onConflict(POLLERS.OWNER).doUpdate().set(POLLERS.HEARTBEAT_AT, now).execute();
+
+        Map<Short, ShardLease> next = new TreeMap<>();
+        // Rows are locked in shard order, as the poller's and projector's cursor writes lock them: no deadlock.
+        var mine = DSL.select(SHARD_LEASES.SHARD).from(SHARD_LEASES).where(SHARD_LEASES.OWNER.eq(owner))
+                .orderBy(SHARD_LEASES.SHARD).forUpdate();
+        for (ShardLeasesRecord r : dsl.update(SHARD_LEASES)
+                .set(SHARD_LEASES.EXPIRES_AT, expiry).set(SHARD_LEASES.RENEWED_AT, now)
+                .where(SHARD_LEASES.SHARD.in(mine))
+                .returning().fetch()) {
+            next.put(r.getShard(), lease(r));
+        }
+
+        int live = dsl.fetchCount(POLLERS, POLLERS.HEARTBEAT_AT.gt(
+                DSL.field("now() - ({0} * interval '1 millisecond')", java.time.Instant.class, DSL.val(ttl.toMillis()))));
+        int share = (shardCount + Math.max(1, live) - 1) / Math.max(1, live);
+
+        if (next.size() < share) {
+            var free = dsl.select(SHARD_LEASES.SHARD).from(SHARD_LEASES)
+                    .where(SHARD_LEASES.OWNER.isNull().or(SHARD_LEASES.EXPIRES_AT.lt(now)))
+                    .orderBy(SHARD_LEASES.SHARD)
+                    .limit(share - next.size())
+                    .forUpdate().skipLocked();
+            for (ShardLeasesRecord r : dsl.update(SHARD_LEASES)
+                    .set(SHARD_LEASES.OWNER, owner)
+                    .set(SHARD_LEASES.EPOCH, SHARD_LEASES.EPOCH.plus(1))
+                    .set(SHARD_LEASES.EXPIRES_AT, expiry)
+                    .set(SHARD_LEASES.RENEWED_AT, now)
+                    .where(SHARD_LEASES.SHARD.in(free))
+                    .returning().fetch()) {
+                next.put(r.getShard(), lease(r));
+                LOG.info("shard taken shard={} epoch={} owner={}", r.getShard(), r.getEpoch(), owner);
+            }
+        } else if (next.size() > share) {
+            List<Short> surplus = new ArrayList<>(next.keySet()).subList(share, next.size());
+            List<Short> released = new ArrayList<>(surplus);
+            // Stop using them first; an in-flight round's fenced write fails once the row changes owner.
+            released.forEach(next::remove);
+            owned = Collections.unmodifiableMap(next);
+            dsl.update(SHARD_LEASES).setNull(SHARD_LEASES.OWNER).set(SHARD_LEASES.EXPIRES_AT, now)
+                    .where(SHARD_LEASES.SHARD.in(released)).and(SHARD_LEASES.OWNER.eq(owner)).execute();
+            LOG.info("shards released for rebalancing shards={} owner={} share={} live={}", released, owner, share, live);
+        }
+        owned = Collections.unmodifiableMap(next);
+        dsl.deleteFrom(POLLERS).where(POLLERS.HEARTBEAT_AT.lt(
+                DSL.field("now() - ({0} * interval '1 millisecond')", java.time.Instant.class, DSL.val(ttl.toMillis() * 20))))
+                .execute();
+    }
+
+    /** Forgets a shard whose fenced write failed; the next refresh learns who holds it. */
+    public synchronized void lost(short shard) {
+        Map<Short, ShardLease> next = new TreeMap<>(owned);
+        if (next.remove(shard) != null) {
+            LOG.warn("shard lost shard={} owner={}", shard, owner);
+        }
+        owned = Collections.unmodifiableMap(next);
+    }
+
+    /** Records a cursor advanced in a committed transaction, so the next round starts after it. */
+    public synchronized void advanced(short shard, TailCursor publish, TailCursor project) {
+        ShardLease l = owned.get(shard);
+        if (l == null) {
+            return;
+        }
+        Map<Short, ShardLease> next = new TreeMap<>(owned);
+        next.put(shard, new ShardLease(shard, l.epoch(), publish == null ? l.publishCursor() : publish,
+                project == null ? l.projectCursor() : project));
+        owned = Collections.unmodifiableMap(next);
+    }
+
+    /** Gives every shard back at shutdown, so others take them at once instead of after the lease time. */
+    public synchronized void releaseAll() {
+        owned = Map.of();
+        dsl.update(SHARD_LEASES).setNull(SHARD_LEASES.OWNER).set(SHARD_LEASES.EXPIRES_AT, NOW)
+                .where(SHARD_LEASES.OWNER.eq(owner)).execute();
+        dsl.deleteFrom(POLLERS).where(POLLERS.OWNER.eq(owner)).execute();
+        LOG.info("all shards released owner={}", owner);
+    }
+
+    private static ShardLease lease(ShardLeasesRecord r) {
+        return new ShardLease(r.getShard(), r.getEpoch(), new TailCursor(r.getPublishXid(), r.getPublishPosition()),
+                new TailCursor(r.getProjectXid(), r.getProjectPosition()));
+    }
+
+    /** A fenced cursor write: only the owner at this epoch may move it. Throws {@link LeaseLostException} otherwise. */
+    public static void writePublishCursor(DSLContext tx, String owner, ShardLease lease, TailCursor cursor) {
+        int n = tx.update(SHARD_LEASES)
+                .set(SHARD_LEASES.PUBLISH_XID, cursor.xid()).set(SHARD_LEASES.PUBLISH_POSITION, cursor.position())
+                .where(SHARD_LEASES.SHARD.eq(lease.shard())).and(SHARD_LEASES.OWNER.eq(owner))
+                .and(SHARD_LEASES.EPOCH.eq(lease.epoch()))
+                .execute();
+        if (n != 1) {
+            throw new LeaseLostException(lease.shard(), lease.epoch());
+        }
+    }
+
+    /** The projector's fenced cursor write. */
+    public static void writeProjectCursor(DSLContext tx, String owner, ShardLease lease, TailCursor cursor) {
+        int n = tx.update(SHARD_LEASES)
+                .set(SHARD_LEASES.PROJECT_XID, cursor.xid()).set(SHARD_LEASES.PROJECT_POSITION, cursor.position())
+                .where(SHARD_LEASES.SHARD.eq(lease.shard())).and(SHARD_LEASES.OWNER.eq(owner))
+                .and(SHARD_LEASES.EPOCH.eq(lease.epoch()))
+                .execute();
+        if (n != 1) {
+            throw new LeaseLostException(lease.shard(), lease.epoch());
+        }
+    }
+}

@@ -1,0 +1,145 @@
+package dev.sendlog.service.dispatch;
+
+import com.codahale.metrics.Histogram;
+import com.codahale.metrics.MetricRegistry;
+import io.dropwizard.lifecycle.Managed;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What a poller process does for the shards it owns, each on its own thread so a slow one never delays
+ * another: renew leases (at a third of the lease time), publish work (the latency-critical loop), keep the
+ * projection, fire timers. Gives its shards back on a clean shutdown.
+ */
+public final class ShardOwner implements Managed {
+    private static final Logger LOG = LoggerFactory.getLogger(ShardOwner.class);
+
+    private final ShardLeases leases;
+    private final Poller poller;
+    private final Projector projector;
+    private final Timers timers;
+    private final Duration leaseTtl;
+    private final int maxBatchesPerRound;
+    private final int idlePollMs;
+    private final int projectorIntervalMs;
+    private final int timerIntervalMs;
+    private final Histogram batchesPerRound;
+    private final List<Thread> threads = new ArrayList<>();
+    private volatile boolean running;
+
+    public ShardOwner(ShardLeases leases, Poller poller, Projector projector, Timers timers, Duration leaseTtl,
+                      int maxBatchesPerRound, int idlePollMs, int projectorIntervalMs, int timerIntervalMs,
+                      MetricRegistry metrics) {
+        this.leases = leases;
+        this.poller = poller;
+        this.projector = projector;
+        this.timers = timers;
+        this.leaseTtl = leaseTtl;
+        this.maxBatchesPerRound = maxBatchesPerRound;
+        this.idlePollMs = idlePollMs;
+        this.projectorIntervalMs = projectorIntervalMs;
+        this.timerIntervalMs = timerIntervalMs;
+        this.batchesPerRound = metrics.histogram("poller.batches.per.round");
+    }
+
+    @Override
+    public void start() {
+        running = true;
+        leases.init();
+        leases.refresh();
+        threads.add(loop("shard-leases", leaseTtl.toMillis() / 3, () -> {
+            leases.refresh();
+            return false;
+        }));
+        threads.add(Thread.ofPlatform().name("poller").daemon(true).start(this::publishLoop));
+        threads.add(loop("projector", projectorIntervalMs, () -> drain(projector::batch)));
+        threads.add(loop("timers", timerIntervalMs, () -> timers.fire() > 0));
+    }
+
+    @Override
+    public void stop() throws InterruptedException {
+        running = false;
+        for (Thread t : threads) {
+            t.interrupt();
+            t.join(TimeUnit.SECONDS.toMillis(10));
+        }
+        try {
+            leases.releaseAll();
+        } catch (RuntimeException e) {
+            LOG.warn("releasing shards at shutdown failed; they move after the lease time: {}", e.toString());
+        }
+    }
+
+    /** The publisher drains: batches follow each other while pages come back full, up to the cap per round. */
+    private void publishLoop() {
+        long failurePauseMs = 100;
+        while (running) {
+            try {
+                int batches = 0;
+                Poller.Batch batch;
+                do {
+                    batch = poller.batch();
+                    batches++;
+                } while (running && batch.full() && !batch.backpressure() && batches < maxBatchesPerRound);
+                batchesPerRound.update(batches);
+                failurePauseMs = 100;
+                if (!batch.full() || batch.backpressure()) {
+                    pause(batch.backpressure() ? 200 : idlePollMs);
+                }
+            } catch (LeaseLostException e) {
+                leases.lost(e.shard());
+            } catch (Exception e) {
+                LOG.warn("publishing failed; retrying in {} ms: {}", failurePauseMs, e.toString());
+                pause(failurePauseMs);
+                failurePauseMs = Math.min(5_000, failurePauseMs * 2);
+            }
+        }
+    }
+
+    private interface Step {
+        boolean run() throws Exception;
+    }
+
+    private static boolean drain(Step step) throws Exception {
+        for (int i = 0; i < 50 && step.run(); i++) {
+            // a full page means more is waiting: keep going, up to the cap
+        }
+        return false;
+    }
+
+    private Thread loop(String name, long intervalMs, Step step) {
+        return Thread.ofPlatform().name(name).daemon(true).start(() -> {
+            while (running) {
+                try {
+                    boolean more = step.run();
+                    if (!more) {
+                        pause(intervalMs);
+                    }
+                } catch (LeaseLostException e) {
+                    leases.lost(e.shard());
+                } catch (Exception e) {
+                    LOG.warn("{} failed; retrying in {} ms: {}", name, intervalMs, e.toString());
+                    pause(intervalMs);
+                }
+            }
+        });
+    }
+
+    private void pause(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            running = false;
+        }
+    }
+
+    /** For tests and tools: whether the loops are running. */
+    public boolean isRunning() {
+        return running;
+    }
+}

@@ -1,0 +1,143 @@
+package dev.sendlog.service.queue;
+
+import io.lettuce.core.Consumer;
+import io.lettuce.core.LettuceFutures;
+import io.lettuce.core.RedisBusyException;
+import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.RedisFuture;
+import io.lettuce.core.StreamMessage;
+import io.lettuce.core.XAutoClaimArgs;
+import io.lettuce.core.XGroupCreateArgs;
+import io.lettuce.core.XReadArgs;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.models.stream.ClaimedMessages;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A Redis stream with one consumer group: the queue of one job type. Publishing is pipelined (one
+ * flush for a whole batch); reading blocks on a connection of its own; acknowledging removes the entry
+ * (XACK + XDEL), so an acknowledged job leaves nothing behind. If the stream or its group vanished
+ * (Redis restarted empty), reading recreates them: the lost jobs come back from the log by timer.
+ */
+public final class JobStream {
+    private static final Duration PUBLISH_TIMEOUT = Duration.ofSeconds(5);
+
+    private final String key;
+    private final String group;
+    private final String consumer;
+    private final StatefulRedisConnection<String, String> publisher;
+    private final StatefulRedisConnection<String, String> reader;
+    private final StatefulRedisConnection<String, String> acker;
+
+    /**
+     * @param key      the stream key, hash-tagged so a job type stays on one cluster node
+     * @param consumer this process's name in the group; entries it leaves unacknowledged are reclaimed by others
+     */
+    public JobStream(RedisConnections redis, String key, String group, String consumer) {
+        this.key = key;
+        this.group = group;
+        this.consumer = consumer;
+        this.publisher = redis.connect();
+        this.publisher.setAutoFlushCommands(false);
+        this.reader = redis.connect();
+        this.acker = redis.connect();
+    }
+
+    public String key() {
+        return key;
+    }
+
+    /** Appends the jobs with one round trip; returns their entry ids in order, or throws if any failed. */
+    public synchronized List<String> publish(List<Map<String, String>> jobs) {
+        if (jobs.isEmpty()) {
+            return List.of();
+        }
+        List<RedisFuture<String>> futures = new ArrayList<>(jobs.size());
+        for (Map<String, String> job : jobs) {
+            futures.add(publisher.async().xadd(key, job));
+        }
+        publisher.flushCommands();
+        if (!LettuceFutures.awaitAll(PUBLISH_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS, futures.toArray(RedisFuture[]::new))) {
+            throw new io.lettuce.core.RedisCommandTimeoutException("publishing " + jobs.size() + " jobs timed out");
+        }
+        List<String> ids = new ArrayList<>(jobs.size());
+        for (RedisFuture<String> f : futures) {
+            try {
+                ids.add(f.get());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while publishing", e);
+            } catch (java.util.concurrent.ExecutionException e) {
+                throw e.getCause() instanceof RuntimeException r ? r : new IllegalStateException(e.getCause());
+            }
+        }
+        return ids;
+    }
+
+    /** Waits up to {@code block} for new jobs for this consumer. */
+    public List<StreamEntry> read(int count, Duration block) {
+        try {
+            return entries(reader.sync().xreadgroup(Consumer.from(group, consumer),
+                    XReadArgs.Builder.count(count).block(block), XReadArgs.StreamOffset.lastConsumed(key)));
+        } catch (RedisCommandExecutionException e) {
+            if (e.getMessage() != null && e.getMessage().startsWith("NOGROUP")) {
+                ensureGroup();
+                return List.of();
+            }
+            throw e;
+        }
+    }
+
+    /** Takes over entries other consumers (crashed ones) left unacknowledged for at least {@code minIdle}. */
+    public List<StreamEntry> reclaim(Duration minIdle, int count) {
+        try {
+            ClaimedMessages<String, String> claimed = acker.sync().xautoclaim(key,
+                    XAutoClaimArgs.Builder.xautoclaim(Consumer.from(group, consumer), minIdle, "0-0").count(count));
+            return entries(claimed.getMessages());
+        } catch (RedisCommandExecutionException e) {
+            if (e.getMessage() != null && e.getMessage().startsWith("NOGROUP")) {
+                ensureGroup();
+                return List.of();
+            }
+            throw e;
+        }
+    }
+
+    /** Acknowledges and deletes the entries: nothing of an acknowledged job stays in Redis. */
+    public void ack(List<String> ids) {
+        if (ids.isEmpty()) {
+            return;
+        }
+        String[] array = ids.toArray(String[]::new);
+        RedisFuture<Long> acked = acker.async().xack(key, group, array);
+        RedisFuture<Long> deleted = acker.async().xdel(key, array);
+        LettuceFutures.awaitAll(PUBLISH_TIMEOUT, acked, deleted);
+    }
+
+    /** Entries in the stream (unread plus read but not yet acknowledged). */
+    public long length() {
+        return acker.sync().xlen(key);
+    }
+
+    /** Creates the stream and its group if missing (from the start of the stream, so nothing in it is skipped). */
+    public void ensureGroup() {
+        try {
+            acker.sync().xgroupCreate(XReadArgs.StreamOffset.from(key, "0"), group, XGroupCreateArgs.Builder.mkstream());
+        } catch (RedisBusyException e) {
+            // BUSYGROUP: it exists, which is all we wanted.
+        }
+    }
+
+    private static List<StreamEntry> entries(List<StreamMessage<String, String>> messages) {
+        List<StreamEntry> entries = new ArrayList<>(messages.size());
+        for (StreamMessage<String, String> m : messages) {
+            // A deleted-but-pending entry comes back with no body; it has nothing left to do.
+            entries.add(new StreamEntry(m.getId(), m.getBody() == null ? Map.of() : m.getBody()));
+        }
+        return entries;
+    }
+}

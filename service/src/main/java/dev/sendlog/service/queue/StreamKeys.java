@@ -1,0 +1,21 @@
+package dev.sendlog.service.queue;
+
+/**
+ * Key names. The job type is the hash tag ({@code {send}}), so on a Redis Cluster each job type's keys
+ * live on one node, and a prefix separates pipelines (and tests) sharing one Redis.
+ */
+public final class StreamKeys {
+    public static final String SEND_GROUP = "send-workers";
+    public static final String CALLBACK_GROUP = "callback-workers";
+
+    private StreamKeys() {
+    }
+
+    public static String send(String prefix) {
+        return prefix + "{send}:stream";
+    }
+
+    public static String callback(String prefix) {
+        return prefix + "{callback}:stream";
+    }
+}

@@ -1,0 +1,48 @@
+package dev.sendlog.service.dispatch;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sendlog.service.support.Messages;
+import dev.sendlog.service.support.ServiceHarness;
+import dev.sendlog.service.support.Sql;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.ScanArgs;
+import io.lettuce.core.api.StatefulRedisConnection;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * The whole pipeline, for real: API, PostgreSQL, poller, Redis stream, send workers, the simulator over HTTP.
+ * 10,000 messages: every one SENT once, charged once, seen once by the provider, and nothing left in Redis.
+ */
+class DispatchEndToEndTest {
+    @RegisterExtension
+    static final ServiceHarness SERVICE = new ServiceHarness();
+
+    @Test
+    void tenThousandMessagesAreSentAndChargedOnceAndLeaveNothingInRedis() {
+        int n = 10_000;
+        List<String> ids = Messages.submit(SERVICE, n);
+        assertThat(ids).doesNotHaveDuplicates().hasSize(n);
+
+        Messages.awaitCount(SERVICE, "SELECT count(*) FROM message_status WHERE status = 'SENT'", n, Duration.ofMinutes(3));
+        assertThat(Messages.providerAccepted(SERVICE)).isEqualTo(n);
+        assertThat(Sql.count(SERVICE.dataSource(), "SELECT count(*) FROM ledger")).isEqualTo(n);
+        assertThat(Sql.count(SERVICE.dataSource(),
+                "SELECT count(*) FROM (SELECT message_id FROM message_events WHERE type = 'PROVIDER_ACCEPTED' "
+                        + "GROUP BY message_id HAVING count(*) > 1) t")).isZero();
+        assertThat(SERVICE.simulator().stats().uniqueKeys()).isEqualTo(n);
+        assertThat(SERVICE.simulator().stats().duplicateSubmits()).isZero();
+
+        try (RedisClient client = SERVICE.redisClient(); StatefulRedisConnection<String, String> redis = client.connect()) {
+            String stream = SERVICE.redisPrefix() + "{send}:stream";
+            assertThat(redis.sync().xlen(stream)).isZero();
+            assertThat(redis.sync().xpending(stream, "send-workers").getCount()).isZero();
+            List<String> keys = redis.sync().scan(ScanArgs.Builder.matches(SERVICE.redisPrefix() + "*").limit(1000)).getKeys();
+            // The stream itself and one health-probe key per process; no key per message.
+            assertThat(keys).allMatch(k -> k.equals(stream) || k.startsWith(SERVICE.redisPrefix() + "health:"));
+        }
+    }
+}

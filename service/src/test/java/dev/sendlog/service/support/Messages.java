@@ -1,0 +1,86 @@
+package dev.sendlog.service.support;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+
+/** Submitting messages through the real API and waiting for what the log says about them. */
+public final class Messages {
+    private static final AtomicLong NUMBERS = new AtomicLong(4915100000000L);
+
+    private Messages() {
+    }
+
+    /** A recipient that passes the E.164 check, different every call. */
+    public static String recipient() {
+        return "+" + NUMBERS.incrementAndGet();
+    }
+
+    /** Submits {@code n} messages through /v1/messages/batch (1000 per request); returns their ids in order. */
+    public static List<String> submit(ServiceHarness service, int n) {
+        List<String> ids = new ArrayList<>(n);
+        while (ids.size() < n) {
+            int size = Math.min(1000, n - ids.size());
+            StringBuilder body = new StringBuilder("{\"messages\":[");
+            for (int i = 0; i < size; i++) {
+                body.append(i == 0 ? "" : ",").append("{\"to\":\"").append(recipient())
+                        .append("\",\"body\":\"message ").append(ids.size() + i).append("\"}");
+            }
+            ApiResponse r = service.api().post("/v1/messages/batch", "client-a", body.append("]}").toString());
+            assertThat(r.status()).as(r.raw()).isEqualTo(202);
+            for (JsonNode item : r.json().get("results")) {
+                ids.add(item.get("id").asText());
+            }
+        }
+        return ids;
+    }
+
+    public static String submitOne(ServiceHarness service, String to) {
+        ApiResponse r = service.api().post("/v1/messages", "client-a", "{\"to\":\"" + to + "\",\"body\":\"hello\"}");
+        assertThat(r.status()).as(r.raw()).isEqualTo(202);
+        return r.json().get("id").asText();
+    }
+
+    /** Waits until {@code sql} (a count) returns {@code expected}. */
+    public static void awaitCount(ServiceHarness service, String sql, long expected, Duration atMost) {
+        await().atMost(atMost).pollInterval(Duration.ofMillis(100))
+                .untilAsserted(() -> assertThat(Sql.count(service.dataSource(), sql)).as(sql).isEqualTo(expected));
+    }
+
+    /** Messages the provider accepted, counted from the log (the truth), not the projection. */
+    public static long providerAccepted(ServiceHarness service) {
+        return Sql.count(service.dataSource(), "SELECT count(DISTINCT message_id) FROM message_events WHERE type = 'PROVIDER_ACCEPTED'");
+    }
+
+    /** Waits until every message's status (as the API derives it) is {@code status}. */
+    public static void awaitStatus(ServiceHarness service, String id, String status, Duration atMost) {
+        await().atMost(atMost).pollInterval(Duration.ofMillis(100)).untilAsserted(() ->
+                assertThat(service.api().get("/v1/messages/" + id, "support-1").json().get("status").asText()).isEqualTo(status));
+    }
+
+    /**
+     * Waits for a condition while moving the test clock forward by {@code step} at every poll, so the
+     * pipeline's timers (confirm, claim, retry deadlines) come due without waiting for real time.
+     */
+    public static void awaitAdvancing(ServiceHarness service, Duration step, Duration atMost, Runnable assertion) {
+        await().atMost(atMost).pollInterval(Duration.ofMillis(200)).untilAsserted(() -> {
+            service.clock().advance(step);
+            assertion.run();
+        });
+    }
+
+    /** Counts over one message's events. */
+    public static long events(ServiceHarness service, String id, String type) {
+        return Sql.count(service.dataSource(), "SELECT count(*) FROM message_events WHERE message_id = '" + id
+                + "' AND type = '" + type + "'");
+    }
+
+    public static long ledgerRows(ServiceHarness service, String id) {
+        return Sql.count(service.dataSource(), "SELECT count(*) FROM ledger WHERE message_id = '" + id + "'");
+    }
+}
