@@ -207,7 +207,8 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
             Poller poller = new Poller(leases, tail, pools.dsl(PoolRole.PIPELINE), events, sendStream, p, clock,
                     "poller-" + instance, faults, metrics);
             Projector projector = new Projector(leases, new LogTail(pools.dataSource(PoolRole.MAINTENANCE)),
-                    pools.dsl(PoolRole.MAINTENANCE), events, reconcileWindow, 2000, metrics);
+                    pools.dsl(PoolRole.MAINTENANCE), new MessageReader(pools.dsl(PoolRole.MAINTENANCE), events),
+                    events.codec(), reconcileWindow, 5000, metrics);
             Timers timers = new Timers(leases, pools.dsl(PoolRole.MAINTENANCE), events, appender, limits, reconcileWindow,
                     clock, metrics);
             env.lifecycle().manage(new ShardOwner(leases, poller, projector, timers,
@@ -216,7 +217,11 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
         }
         if (config.components.contains(Components.SEND_WORKER)) {
             Map<String, Provider> providers = new HashMap<>();
-            config.gateways.forEach((name, gateway) -> providers.put(name, new HttpProvider(name, gateway)));
+            config.gateways.forEach((name, gateway) -> {
+                HttpProvider provider = new HttpProvider(name, gateway, p.sendWorker.concurrency);
+                env.lifecycle().manage(managed(() -> closeQuietly(provider)));
+                providers.put(name, provider);
+            });
             SendWorker worker = new SendWorker(sendStream, new MessageReader(pools.dsl(PoolRole.PIPELINE), events), appender,
                     providers, new Checks(p.checks), new Backoff(Duration.ofMillis(p.retryBase.toMilliseconds()),
                     Duration.ofMillis(p.retryCap.toMilliseconds())), limits, p.shards, p.sendWorker.concurrency,
@@ -283,6 +288,14 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
     private static String instanceName() {
         String host = System.getenv().getOrDefault("HOSTNAME", "local");
         return host + "-" + ProcessHandle.current().pid();
+    }
+
+    private static void closeQuietly(AutoCloseable c) {
+        try {
+            c.close();
+        } catch (Exception e) {
+            LOG.warn("closing {} failed: {}", c, e.toString());
+        }
     }
 
     private static Managed managed(Runnable onStop) {

@@ -25,6 +25,10 @@ public final class LoadTestCommand extends Command {
         subparser.addArgument("--batch").type(Integer.class).setDefault(0)
                 .help("messages per request on /v1/messages/batch; 0 sends single messages to /v1/messages");
         subparser.addArgument("--seconds").type(Integer.class).setDefault(15).help("measured seconds per cell");
+        subparser.addArgument("--e2e").action(Arguments.storeTrue())
+                .help("end to end: submit --messages through the batch endpoint, wait until all are SENT, print the stages");
+        subparser.addArgument("--messages").type(Integer.class).setDefault(20_000).help("messages per end-to-end run");
+        subparser.addArgument("--admin").help("admin base URL of the target (end-to-end mode reads its metrics)");
         subparser.addArgument("--jit-warmup-seconds").type(Integer.class).setDefault(20)
                 .help("unmeasured seconds per target at the highest concurrency before the first cell");
         subparser.addArgument("--warmup-seconds").type(Integer.class).setDefault(3).help("unmeasured seconds before each cell");
@@ -32,6 +36,10 @@ public final class LoadTestCommand extends Command {
 
     @Override
     public void run(Bootstrap<?> bootstrap, Namespace namespace) throws Exception {
-        LoadTest.fromArguments(namespace).run(System.out);
+        if (namespace.getBoolean("e2e")) {
+            LoadTest.endToEnd(namespace, System.out);
+        } else {
+            LoadTest.fromArguments(namespace).run(System.out);
+        }
     }
 }

@@ -42,10 +42,14 @@ public class PipelineSettings {
     @JsonProperty
     public int idlePollMs = 20;
 
-    /** The poller stops publishing while the send stream holds this many entries (the queue store stays bounded). */
+    /**
+     * The poller stops publishing while the send stream holds this many entries. The backlog waits in the log,
+     * not in Redis: the queue store stays small and bounded, and a published job is claimed long before its
+     * confirm-by deadline (a job that waits longer than that is published again for nothing).
+     */
     @Min(1)
     @JsonProperty
-    public long maxStreamEntries = 200_000;
+    public long maxStreamEntries = 5_000;
 
     /** A published job not claimed by then is published again (the job was lost, e.g. Redis restarted empty). */
     @NotNull
@@ -88,7 +92,7 @@ public class PipelineSettings {
 
     @Min(10)
     @JsonProperty
-    public int projectorIntervalMs = 200;
+    public int projectorIntervalMs = 1000;
 
     @Valid
     @NotNull

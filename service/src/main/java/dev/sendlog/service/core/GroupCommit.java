@@ -68,8 +68,8 @@ public final class GroupCommit<T extends GroupCommit.Item> implements Managed {
         this.maxWaitNanos = TimeUnit.MILLISECONDS.toNanos(maxWaitMs);
         this.queue = new ArrayBlockingQueue<>(queueCapacity);
         this.slots = new Semaphore(writers);
-        this.batchSizes = metrics.histogram(name + ".batch.size");
-        this.commitTimer = metrics.timer(name + ".commit");
+        this.batchSizes = Metrics.histogram(metrics, name + ".batch.size");
+        this.commitTimer = Metrics.timer(metrics, name + ".commit");
         metrics.registerGauge(name + ".queue", queue::size);
     }
 

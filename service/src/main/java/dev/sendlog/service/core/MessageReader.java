@@ -2,12 +2,18 @@ package dev.sendlog.service.core;
 
 import static dev.sendlog.schema.jooq.Tables.MESSAGES;
 
+import dev.sendlog.events.EventType;
 import dev.sendlog.events.MessageIds;
 import dev.sendlog.events.StoredEvent;
 import dev.sendlog.projections.MessageFold;
 import dev.sendlog.schema.jooq.tables.records.MessagesRecord;
 import dev.sendlog.service.db.EventStore;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.time.OffsetDateTime;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -26,16 +32,56 @@ public final class MessageReader {
         this.events = events;
     }
 
+    /**
+     * Messages and their histories in one round trip (the send worker's and projector's hottest read). The ids
+     * are given to both sides of the join so PostgreSQL prunes both tables to the partitions of their days.
+     */
+    private static final String FIND_SQL = """
+            SELECT m.id, m.tenant, m.recipient, m.reference, m.gateway, m.body, m.accepted_at,
+                   e.seq, e.type, e.version, e.at, e.actor, e.data::text
+            FROM messages m JOIN message_events e ON e.message_id = m.id
+            WHERE m.id = ANY(?) AND e.message_id = ANY(?)
+            ORDER BY m.id, e.seq""";
+
     public Optional<MessageDetails> find(UUID id) {
-        MessagesRecord r = dsl.selectFrom(MESSAGES).where(MESSAGES.ID.eq(id)).fetchOne();
-        if (r == null) {
-            return Optional.empty();
+        return Optional.ofNullable(findMany(List.of(id)).get(id));
+    }
+
+    /** The messages that exist among {@code ids}, with their histories and folded states. */
+    public Map<UUID, MessageDetails> findMany(Collection<UUID> ids) {
+        Map<UUID, MessageDetails> found = new HashMap<>();
+        if (ids.isEmpty()) {
+            return found;
         }
-        List<StoredEvent> history = events.read(dsl, id);
-        if (history.isEmpty()) {
-            throw new IllegalStateException("message " + id + " has a row but no events");
-        }
-        return Optional.of(new MessageDetails(row(r), history, MessageFold.fold(history)));
+        UUID[] array = ids.toArray(UUID[]::new);
+        dsl.connection(c -> {
+            try (PreparedStatement ps = c.prepareStatement(FIND_SQL)) {
+                ps.setArray(1, c.createArrayOf("uuid", array));
+                ps.setArray(2, c.createArrayOf("uuid", array));
+                try (ResultSet rs = ps.executeQuery()) {
+                    MessageRow row = null;
+                    List<StoredEvent> history = new ArrayList<>();
+                    while (rs.next()) {
+                        UUID id = rs.getObject(1, UUID.class);
+                        if (row == null || !row.id().equals(id)) {
+                            if (row != null) {
+                                found.put(row.id(), new MessageDetails(row, history, MessageFold.fold(history)));
+                            }
+                            row = new MessageRow(id, rs.getString(2), rs.getString(3), rs.getString(4), rs.getString(5),
+                                    rs.getString(6), rs.getObject(7, OffsetDateTime.class).toInstant());
+                            history = new ArrayList<>();
+                        }
+                        EventType type = EventType.valueOf(rs.getString(9));
+                        history.add(new StoredEvent(id, rs.getInt(8), rs.getObject(11, OffsetDateTime.class).toInstant(),
+                                rs.getString(12), events.codec().decode(id, type, rs.getInt(10), rs.getString(13))));
+                    }
+                    if (row != null) {
+                        found.put(row.id(), new MessageDetails(row, history, MessageFold.fold(history)));
+                    }
+                }
+            }
+        });
+        return found;
     }
 
     /** One page of a search, newest first, with one item more than asked when there is a next page. */

@@ -1,8 +1,5 @@
 package dev.sendlog.service.dispatch;
 
-import static dev.sendlog.schema.jooq.Tables.LEDGER;
-import static dev.sendlog.schema.jooq.Tables.PROVIDER_REFS;
-
 import com.codahale.metrics.Counter;
 import com.codahale.metrics.MetricRegistry;
 import dev.sendlog.events.ProviderAccepted;
@@ -12,12 +9,15 @@ import dev.sendlog.service.db.AppendKey;
 import dev.sendlog.service.db.EventStore;
 import dev.sendlog.service.db.NewEvent;
 import io.dropwizard.lifecycle.Managed;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.UUID;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -105,24 +105,64 @@ public final class EventAppender implements Managed {
         return results;
     }
 
+    private static final String CHARGE_SQL = """
+            WITH charged AS (
+                INSERT INTO ledger (effect_key, message_id, tenant, gateway, provider_id, units, charged_at)
+                SELECT k, m, t, g, p, u, a::timestamptz
+                FROM unnest(?::text[], ?::uuid[], ?::text[], ?::text[], ?::text[], ?::int4[], ?::text[]) AS x(k, m, t, g, p, u, a)
+                ON CONFLICT (effect_key) DO NOTHING
+                RETURNING 1
+            ), refs AS (
+                INSERT INTO provider_refs (gateway, provider_id, message_id, accepted_at)
+                SELECT g, p, m, a::timestamptz
+                FROM unnest(?::text[], ?::text[], ?::uuid[], ?::text[]) AS y(g, p, m, a)
+            )
+            SELECT count(*) FROM charged""";
+
     private void charge(DSLContext tx, List<Charge> charges) {
-        var ledger = tx.insertInto(LEDGER, LEDGER.EFFECT_KEY, LEDGER.MESSAGE_ID, LEDGER.TENANT, LEDGER.GATEWAY,
-                LEDGER.PROVIDER_ID, LEDGER.UNITS, LEDGER.CHARGED_AT);
-        var refs = tx.insertInto(PROVIDER_REFS, PROVIDER_REFS.GATEWAY, PROVIDER_REFS.PROVIDER_ID, PROVIDER_REFS.MESSAGE_ID,
-                PROVIDER_REFS.ACCEPTED_AT);
-        for (Charge c : charges) {
-            ledger = ledger.values(EffectKeys.charge(c.messageId()), c.messageId(), c.tenant(), c.gateway(), c.providerId(),
-                    c.units(), c.at());
-            refs = refs.values(c.gateway(), c.providerId(), c.messageId(), c.at());
+        int n = charges.size();
+        String[] keys = new String[n];
+        UUID[] ids = new UUID[n];
+        String[] tenants = new String[n];
+        String[] gateways = new String[n];
+        String[] providerIds = new String[n];
+        Integer[] units = new Integer[n];
+        String[] at = new String[n];
+        for (int i = 0; i < n; i++) {
+            Charge c = charges.get(i);
+            keys[i] = EffectKeys.charge(c.messageId());
+            ids[i] = c.messageId();
+            tenants[i] = c.tenant();
+            gateways[i] = c.gateway();
+            providerIds[i] = c.providerId();
+            units[i] = c.units();
+            at[i] = c.at().toString();
         }
-        int charged = ledger.onConflictDoNothing().execute();
-        if (charged != charges.size()) {
+        int charged = tx.connectionResult(c -> {
+            try (PreparedStatement ps = c.prepareStatement(CHARGE_SQL)) {
+                ps.setArray(1, c.createArrayOf("text", keys));
+                ps.setArray(2, c.createArrayOf("uuid", ids));
+                ps.setArray(3, c.createArrayOf("text", tenants));
+                ps.setArray(4, c.createArrayOf("text", gateways));
+                ps.setArray(5, c.createArrayOf("text", providerIds));
+                ps.setArray(6, c.createArrayOf("int4", units));
+                ps.setArray(7, c.createArrayOf("text", at));
+                ps.setArray(8, c.createArrayOf("text", gateways));
+                ps.setArray(9, c.createArrayOf("text", providerIds));
+                ps.setArray(10, c.createArrayOf("uuid", ids));
+                ps.setArray(11, c.createArrayOf("text", at));
+                try (ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                    return rs.getInt(1);
+                }
+            }
+        });
+        if (charged != n) {
             // The event won its seq, so this message had no acceptance yet; a charge already there means a
             // path wrote the ledger without the event. Refused by the key, counted, and loud.
-            duplicateCharges.inc(charges.size() - charged);
-            LOG.error("ledger refused {} duplicate charges of {}", charges.size() - charged, charges.size());
+            duplicateCharges.inc(n - charged);
+            LOG.error("ledger refused {} duplicate charges of {}", n - charged, n);
         }
-        refs.execute();
     }
 
     @Override

@@ -17,10 +17,10 @@ import javax.sql.DataSource;
  */
 public final class LogTail {
     private static final String TAIL_SQL = """
-            SELECT c.shard, e.message_id, e.seq, e.xid, e.position, e.type, e.version, e.data::text
+            SELECT c.shard, e.message_id, e.seq, e.xid, e.position, e.type, e.version, e.data::text, e.at, e.actor
             FROM unnest(?::int2[], ?::int8[], ?::int8[]) AS c(shard, cx, cp)
             CROSS JOIN LATERAL (
-                SELECT e.message_id, e.seq, e.xid, e.position, e.type, e.version, e.data
+                SELECT e.message_id, e.seq, e.xid, e.position, e.type, e.version, e.data, e.at, e.actor
                 FROM message_events e
                 WHERE e.shard = c.shard %s
                   AND (e.xid, e.position) > (c.cx, c.cp)
@@ -65,7 +65,8 @@ public final class LogTail {
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
                         rows.add(new TailRow(rs.getShort(1), rs.getObject(2, UUID.class), rs.getInt(3),
-                                new TailCursor(rs.getLong(4), rs.getLong(5)), rs.getString(6), rs.getInt(7), rs.getString(8)));
+                                new TailCursor(rs.getLong(4), rs.getLong(5)), rs.getString(6), rs.getInt(7), rs.getString(8),
+                                rs.getObject(9, java.time.OffsetDateTime.class).toInstant(), rs.getString(10)));
                     }
                 }
             }

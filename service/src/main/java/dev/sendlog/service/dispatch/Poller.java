@@ -3,6 +3,7 @@ package dev.sendlog.service.dispatch;
 import com.codahale.metrics.Counter;
 import com.codahale.metrics.Histogram;
 import com.codahale.metrics.MetricRegistry;
+import dev.sendlog.service.core.Metrics;
 import com.codahale.metrics.Timer;
 import dev.sendlog.events.EventCodec;
 import dev.sendlog.events.EventType;
@@ -63,10 +64,10 @@ public final class Poller {
         this.settings = settings;
         this.clock = clock;
         this.actor = actor;
-        this.claimTimer = metrics.timer("poller.claim");
-        this.publishTimer = metrics.timer("poller.publish");
-        this.appendTimer = metrics.timer("poller.append");
-        this.eventsPerBatch = metrics.histogram("poller.events.per.batch");
+        this.claimTimer = Metrics.timer(metrics, "poller.claim");
+        this.publishTimer = Metrics.timer(metrics, "poller.publish");
+        this.appendTimer = Metrics.timer(metrics, "poller.append");
+        this.eventsPerBatch = Metrics.histogram(metrics, "poller.events.per.batch");
         this.published = metrics.counter("poller.published");
         this.skipped = metrics.counter("poller.skipped.already.handled");
     }

@@ -1,24 +1,28 @@
 package dev.sendlog.service.dispatch;
 
-import static dev.sendlog.schema.jooq.Tables.MESSAGES;
-
 import com.codahale.metrics.Counter;
 import com.codahale.metrics.Histogram;
 import com.codahale.metrics.MetricRegistry;
+import dev.sendlog.service.core.Metrics;
 import com.codahale.metrics.Timer;
+import dev.sendlog.events.EventCodec;
+import dev.sendlog.events.EventType;
 import dev.sendlog.events.StoredEvent;
 import dev.sendlog.projections.InvalidTransitionException;
 import dev.sendlog.projections.MessageFold;
 import dev.sendlog.projections.MessageState;
+import dev.sendlog.service.core.MessageDetails;
+import dev.sendlog.service.core.MessageReader;
 import dev.sendlog.service.core.MessageRow;
-import dev.sendlog.service.db.EventStore;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import org.jooq.DSLContext;
 import org.slf4j.Logger;
@@ -26,37 +30,56 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Keeps the status projection of the owned shards: tails every event past the projector's cursor
- * (snapshot-safe), folds the whole history of each message it touched, and writes one row per message
- * with the cursor advance (fenced) in one transaction. Off every hot path; its lag is a metric.
+ * (snapshot-safe), folds the new events onto each message's state, and writes one row per message with the
+ * cursor advance (fenced) in one transaction. Off every hot path; its lag is a metric.
+ *
+ * <p>States of recently seen messages are kept in a bounded cache, so a message's next events are folded onto
+ * it without reading its history again (the tail gives each message's events in seq order: a later seq is
+ * written by a transaction that read the earlier one committed). A message not cached, or one whose next event
+ * does not follow the cached seq, is read whole from the log.
  */
 public final class Projector {
     private static final Logger LOG = LoggerFactory.getLogger(Projector.class);
+    private static final int CACHE_MESSAGES = 200_000;
 
     private final ShardLeases leases;
     private final LogTail tail;
     private final DSLContext dsl;
-    private final EventStore store;
+    private final MessageReader reader;
+    private final EventCodec codec;
     private final Duration reconcileWindow;
     private final int batchSize;
     private final Timer batchTimer;
     private final Histogram messagesPerBatch;
     private final Counter invalid;
+    private final Counter cacheMisses;
+    private final Map<UUID, Cached> cache = new LinkedHashMap<>(16, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<UUID, Cached> eldest) {
+            return size() > CACHE_MESSAGES;
+        }
+    };
 
-    public Projector(ShardLeases leases, LogTail tail, DSLContext dsl, EventStore store, Duration reconcileWindow,
-                     int batchSize, MetricRegistry metrics) {
+    private record Cached(MessageRow row, MessageState state) {
+    }
+
+    public Projector(ShardLeases leases, LogTail tail, DSLContext dsl, MessageReader reader, EventCodec codec,
+                     Duration reconcileWindow, int batchSize, MetricRegistry metrics) {
         this.leases = leases;
         this.tail = tail;
         this.dsl = dsl;
-        this.store = store;
+        this.reader = reader;
+        this.codec = codec;
         this.reconcileWindow = reconcileWindow;
         this.batchSize = batchSize;
-        this.batchTimer = metrics.timer("projector.batch");
-        this.messagesPerBatch = metrics.histogram("projector.messages.per.batch");
+        this.batchTimer = Metrics.timer(metrics, "projector.batch");
+        this.messagesPerBatch = Metrics.histogram(metrics, "projector.messages.per.batch");
         this.invalid = metrics.counter("projector.invalid.histories");
+        this.cacheMisses = metrics.counter("projector.cache.misses");
     }
 
     /** Projects one batch; true when some shard's page came back full (more is waiting). */
-    public boolean batch() throws SQLException {
+    public synchronized boolean batch() throws SQLException {
         Map<Short, ShardLease> owned = leases.owned();
         if (owned.isEmpty()) {
             return false;
@@ -70,14 +93,25 @@ public final class Projector {
                 return false;
             }
             Map<Short, TailCursor> advanced = new LinkedHashMap<>();
-            Map<UUID, Short> touched = new LinkedHashMap<>();
             Map<Short, Integer> counts = new HashMap<>();
+            Map<UUID, Short> touched = new LinkedHashMap<>();
+            Set<UUID> reread = new LinkedHashSet<>();
             for (TailRow r : rows) {
                 advanced.put(r.shard(), r.cursor());
-                touched.put(r.messageId(), r.shard());
                 counts.merge(r.shard(), 1, Integer::sum);
+                touched.put(r.messageId(), r.shard());
+                if (!reread.contains(r.messageId()) && !foldCached(r)) {
+                    reread.add(r.messageId());
+                }
             }
-            List<StatusRow> statuses = fold(touched);
+            readWhole(reread);
+            List<StatusRow> statuses = new ArrayList<>(touched.size());
+            touched.forEach((id, shard) -> {
+                Cached c = cache.get(id);
+                if (c != null) {
+                    statuses.add(StatusRow.of(c.row(), shard, c.state(), reconcileWindow));
+                }
+            });
             dsl.transaction(cfg -> {
                 StatusProjection.upsert(cfg.dsl(), statuses);
                 for (Map.Entry<Short, TailCursor> e : advanced.entrySet()) {
@@ -90,30 +124,65 @@ public final class Projector {
         }
     }
 
-    private List<StatusRow> fold(Map<UUID, Short> touched) {
-        Map<UUID, List<StoredEvent>> histories = store.readMany(dsl, touched.keySet());
-        Map<UUID, MessageRow> messages = new HashMap<>();
-        dsl.selectFrom(MESSAGES).where(MESSAGES.ID.in(touched.keySet())).fetch().forEach(r -> messages.put(r.getId(),
-                new MessageRow(r.getId(), r.getTenant(), r.getRecipient(), r.getReference(), r.getGateway(), r.getBody(),
-                        r.getAcceptedAt())));
-        List<StatusRow> rows = new ArrayList<>(touched.size());
-        for (Map.Entry<UUID, Short> e : touched.entrySet()) {
-            List<StoredEvent> history = histories.get(e.getKey());
-            MessageRow message = messages.get(e.getKey());
-            if (history == null || message == null) {
-                invalid.inc();
-                LOG.error("projector found events without their message message_id={}", e.getKey());
-                continue;
+    /** Folds the row onto the cached state; false when the message must be read whole instead. */
+    private boolean foldCached(TailRow r) {
+        Cached c = cache.get(r.messageId());
+        if (c == null) {
+            return false;
+        }
+        if (r.seq() <= c.state().seq()) {
+            return true;
+        }
+        if (r.seq() != c.state().seq() + 1 || r.type().equals(EventType.COMPACTED.name())) {
+            return false;
+        }
+        try {
+            StoredEvent event = new StoredEvent(r.messageId(), r.seq(), r.at(), r.actor(),
+                    codec.decode(r.messageId(), EventType.valueOf(r.type()), r.version(), r.data()));
+            cache.put(r.messageId(), new Cached(c.row(), MessageFold.evolve(c.state(), event)));
+            return true;
+        } catch (InvalidTransitionException e) {
+            return false;
+        }
+    }
+
+    private void readWhole(Set<UUID> ids) {
+        if (ids.isEmpty()) {
+            return;
+        }
+        cacheMisses.inc(ids.size());
+        Map<UUID, MessageDetails> found;
+        try {
+            found = reader.findMany(ids);
+        } catch (InvalidTransitionException e) {
+            // One history the fold refuses must not stop the others: read them one by one.
+            found = new HashMap<>();
+            for (UUID id : ids) {
+                try {
+                    reader.find(id).ifPresent(d -> cache.put(id, new Cached(d.row(), d.state())));
+                } catch (InvalidTransitionException one) {
+                    // A history the fold refuses is a bug or corruption: loud, counted, and not papered over.
+                    invalid.inc();
+                    cache.remove(id);
+                    LOG.error("projector cannot fold message_id={} seq={}: {}", one.messageId(), one.seq(), one.getMessage());
+                }
             }
-            try {
-                MessageState state = MessageFold.fold(history);
-                rows.add(StatusRow.of(message, e.getValue(), state, reconcileWindow));
-            } catch (InvalidTransitionException ex) {
-                // A history the fold refuses is a bug or corruption: loud, counted, and not papered over.
+            return;
+        }
+        for (UUID id : ids) {
+            MessageDetails d = found.get(id);
+            if (d == null) {
                 invalid.inc();
-                LOG.error("projector cannot fold message_id={} seq={}: {}", ex.messageId(), ex.seq(), ex.getMessage());
+                cache.remove(id);
+                LOG.error("projector found events without their message message_id={}", id);
+            } else {
+                cache.put(id, new Cached(d.row(), d.state()));
             }
         }
-        return rows;
+    }
+
+    /** Forgets cached states (after a rebuild, or when a shard changes hands). */
+    public synchronized void forget() {
+        cache.clear();
     }
 }

@@ -2,6 +2,7 @@ package dev.sendlog.service.dispatch;
 
 import com.codahale.metrics.Counter;
 import com.codahale.metrics.MetricRegistry;
+import dev.sendlog.service.core.Metrics;
 import com.codahale.metrics.Timer;
 import dev.sendlog.events.Claimed;
 import dev.sendlog.events.Dead;
@@ -31,9 +32,17 @@ import io.dropwizard.lifecycle.Managed;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
+import dev.sendlog.events.StoredEvent;
+import dev.sendlog.service.db.AppendKey;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import java.util.function.BooleanSupplier;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Semaphore;
@@ -81,6 +90,7 @@ public final class SendWorker implements Managed {
     private final Timer checkTimer;
     private final Timer providerTimer;
     private final Timer resultTimer;
+    private final Timer endToEnd;
     private final Counter stale;
     private final Counter sent;
     private final Counter rejected;
@@ -107,11 +117,12 @@ public final class SendWorker implements Managed {
         this.clock = clock;
         this.actor = actor;
         this.permits = new Semaphore(concurrency);
-        this.queueWait = metrics.timer("send.queue.wait");
-        this.claimTimer = metrics.timer("send.claim");
-        this.checkTimer = metrics.timer("send.check");
-        this.providerTimer = metrics.timer("send.provider");
-        this.resultTimer = metrics.timer("send.result");
+        this.queueWait = Metrics.timer(metrics, "send.queue.wait");
+        this.claimTimer = Metrics.timer(metrics, "send.claim");
+        this.checkTimer = Metrics.timer(metrics, "send.check");
+        this.providerTimer = Metrics.timer(metrics, "send.provider");
+        this.resultTimer = Metrics.timer(metrics, "send.result");
+        this.endToEnd = Metrics.timer(metrics, "send.accepted.to.sent");
         this.stale = metrics.counter("send.stale.jobs");
         this.sent = metrics.counter("messages.sent");
         this.rejected = metrics.counter("messages.rejected");
@@ -160,17 +171,7 @@ public final class SendWorker implements Managed {
                 }
                 permits.release(free - entries.size());
                 free = 0;
-                for (StreamEntry entry : entries) {
-                    inFlight.incrementAndGet();
-                    jobs.submit(() -> {
-                        try {
-                            handle(entry);
-                        } finally {
-                            inFlight.decrementAndGet();
-                            permits.release();
-                        }
-                    });
-                }
+                claimAndDispatch(entries);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return;
@@ -182,42 +183,117 @@ public final class SendWorker implements Managed {
         }
     }
 
-    /** Sends one job. Never throws: a failure leaves the entry pending, and the log's timers bring the message back. */
-    void handle(StreamEntry entry) {
-        SendJob job;
-        try {
-            job = SendJob.fromFields(entry.fields());
-        } catch (IllegalArgumentException e) {
-            LOG.error("dropping a stream entry that is not a send job entry_id={} fields={}", entry.id(), entry.fields());
-            ackQuietly(entry);
+    /**
+     * Claims a whole read at once: one query for the messages and their histories, one transaction for the
+     * CLAIMED events. Each won claim goes on to its own virtual thread; stale jobs are acknowledged at once; a
+     * claim that lost its seq is retried alone on its thread. Every entry's permit is released exactly once.
+     */
+    private void claimAndDispatch(List<StreamEntry> entries) {
+        Map<UUID, StreamEntry> firstPerMessage = new LinkedHashMap<>();
+        Map<StreamEntry, SendJob> jobsOf = new HashMap<>();
+        List<StreamEntry> finished = new ArrayList<>();
+        for (StreamEntry entry : entries) {
+            try {
+                SendJob job = SendJob.fromFields(entry.fields());
+                queueWait.update(Math.max(0, clock.millis() - job.publishedAtMs()), TimeUnit.MILLISECONDS);
+                if (firstPerMessage.putIfAbsent(job.messageId(), entry) == null) {
+                    jobsOf.put(entry, job);
+                } else {
+                    stale.inc();
+                    finished.add(entry);
+                }
+            } catch (IllegalArgumentException e) {
+                LOG.error("dropping a stream entry that is not a send job entry_id={} fields={}", entry.id(), entry.fields());
+                finished.add(entry);
+            }
+        }
+        Map<StreamEntry, ClaimResult> claimed = new HashMap<>();
+        List<StreamEntry> lost = new ArrayList<>();
+        try (Timer.Context ignored = claimTimer.time()) {
+            Map<UUID, MessageDetails> found = reader.findMany(firstPerMessage.keySet());
+            Map<StreamEntry, NewEvent> claims = new LinkedHashMap<>();
+            Map<StreamEntry, ClaimResult> candidates = new HashMap<>();
+            Instant now = clock.instant();
+            for (Map.Entry<StreamEntry, SendJob> e : jobsOf.entrySet()) {
+                SendJob job = e.getValue();
+                MessageDetails details = found.get(job.messageId());
+                if (details == null) {
+                    LOG.error("send job for a message that does not exist message_id={}", job.messageId());
+                }
+                Optional<Claimed> claim = details == null ? Optional.empty()
+                        : Decisions.claim(details.state(), job.attempt(), actor, now, limits);
+                if (claim.isEmpty()) {
+                    stale.inc();
+                    finished.add(e.getKey());
+                    continue;
+                }
+                NewEvent event = new NewEvent(job.messageId(), details.state().nextSeq(), Shards.of(job.messageId(), shardCount),
+                        actor, now, claim.get());
+                claims.put(e.getKey(), event);
+                candidates.put(e.getKey(), new ClaimResult(details, MessageFold.evolve(details.state(),
+                        new StoredEvent(event.messageId(), event.seq(), event.at(), event.actor(), event.event())), claim.get()));
+            }
+            Set<AppendKey> won = claims.isEmpty() ? Set.of() : appender.append(new ArrayList<>(claims.values()), null);
+            claims.forEach((entry, event) -> {
+                if (won.contains(new AppendKey(event.messageId(), event.seq()))) {
+                    claimed.put(entry, candidates.get(entry));
+                } else {
+                    lost.add(entry);
+                }
+            });
+        } catch (RuntimeException e) {
+            // Nothing claimed: the entries stay pending and come back (reclaimed, or published again by the confirm timer).
+            LOG.warn("claiming {} jobs failed; they stay pending: {}", jobsOf.size(), e.toString());
+            ackAll(finished);
+            permits.release(entries.size());
             return;
         }
-        queueWait.update(Math.max(0, clock.millis() - job.publishedAtMs()), TimeUnit.MILLISECONDS);
-        try {
-            if (send(job)) {
-                ackQuietly(entry);
+        ackAll(finished);
+        permits.release(finished.size());
+        claimed.forEach((entry, result) -> dispatch(entry, () -> finishClaimed(jobsOf.get(entry), result)));
+        lost.forEach(entry -> dispatch(entry, () -> claimAlone(jobsOf.get(entry))
+                .map(r -> finishClaimed(jobsOf.get(entry), r))
+                .orElseGet(() -> {
+                    stale.inc();
+                    return true;
+                })));
+    }
+
+    /** Runs a claimed job on its virtual thread; acknowledges the entry when the job says it is finished. */
+    private void dispatch(StreamEntry entry, BooleanSupplier work) {
+        inFlight.incrementAndGet();
+        jobs.submit(() -> {
+            try {
+                if (work.getAsBoolean()) {
+                    ackQuietly(entry);
+                }
+            } catch (RuntimeException e) {
+                unrecorded.inc();
+                LOG.error("send failed entry_id={} fields={}; the entry stays pending", entry.id(), entry.fields(), e);
+            } finally {
+                inFlight.decrementAndGet();
+                permits.release();
             }
+        });
+    }
+
+    private void ackAll(List<StreamEntry> entries) {
+        if (entries.isEmpty()) {
+            return;
+        }
+        try {
+            stream.ack(entries.stream().map(StreamEntry::id).toList());
         } catch (RuntimeException e) {
-            unrecorded.inc();
-            LOG.error("send failed message_id={} attempt={}; the entry stays pending", job.messageId(), job.attempt(), e);
+            // Their outcomes need nothing more; a later delivery of one is a stale job and is dropped then.
+            LOG.warn("acknowledging {} entries failed: {}", entries.size(), e.toString());
         }
     }
 
-    /** Returns true when the job is finished (its outcome recorded, or it was stale) and may be acknowledged. */
-    private boolean send(SendJob job) {
-        Claimed claim;
-        MessageDetails message;
-        MessageState state;
-        try (Timer.Context ignored = claimTimer.time()) {
-            Optional<ClaimResult> claimed = claim(job);
-            if (claimed.isEmpty()) {
-                stale.inc();
-                return true;
-            }
-            message = claimed.get().message();
-            state = claimed.get().state();
-            claim = claimed.get().claim();
-        }
+    /** After the claim: checks, the provider call, the outcome. True when the entry may be acknowledged. */
+    private boolean finishClaimed(SendJob job, ClaimResult claimed) {
+        MessageDetails message = claimed.message();
+        MessageState state = claimed.state();
+        Claimed claim = claimed.claim();
         faults.at(FaultPoint.AFTER_CLAIM);
         short shard = Shards.of(job.messageId(), shardCount);
         Optional<String> refusal;
@@ -247,7 +323,7 @@ public final class SendWorker implements Managed {
         }
         try (Timer.Context ignored = resultTimer.time()) {
             return switch (outcome) {
-                case SubmitOutcome.Accepted a -> recordAcceptance(job, message, a.providerId(), shard);
+                case SubmitOutcome.Accepted a -> recordAcceptance(job, message, state, a.providerId(), shard);
                 case SubmitOutcome.Permanent p -> {
                     recordUnlessMovedOn(job, state, new Rejected(Rejected.STAGE_PROVIDER, "HTTP " + p.status() + ": " + p.text()), shard);
                     rejected.inc();
@@ -273,7 +349,7 @@ public final class SendWorker implements Managed {
     }
 
     /** Appends CLAIMED at the next seq if the job's attempt is still owed; re-reads when another writer won. */
-    private Optional<ClaimResult> claim(SendJob job) {
+    private Optional<ClaimResult> claimAlone(SendJob job) {
         for (int i = 0; i < MAX_DECISIONS; i++) {
             Optional<MessageDetails> found = reader.find(job.messageId());
             if (found.isEmpty()) {
@@ -288,7 +364,7 @@ public final class SendWorker implements Managed {
             NewEvent event = new NewEvent(job.messageId(), state.nextSeq(), Shards.of(job.messageId(), shardCount), actor,
                     clock.instant(), claim.get());
             if (appender.appendOne(event)) {
-                MessageState claimed = MessageFold.evolve(state, new dev.sendlog.events.StoredEvent(
+                MessageState claimed = MessageFold.evolve(state, new StoredEvent(
                         event.messageId(), event.seq(), event.at(), event.actor(), event.event()));
                 return Optional.of(new ClaimResult(found.get(), claimed, claim.get()));
             }
@@ -302,13 +378,13 @@ public final class SendWorker implements Managed {
      * the message): the provider has it, so it is recorded once. Retries database failures for a while; if the
      * write still fails, the entry stays pending and recovery re-submits with the same key.
      */
-    private boolean recordAcceptance(SendJob job, MessageDetails message, String providerId, short shard) {
+    private boolean recordAcceptance(SendJob job, MessageDetails message, MessageState claimed, String providerId, short shard) {
         long deadline = System.nanoTime() + RECORD_RETRY_FOR.toNanos();
         long pauseMs = 50;
+        MessageState state = claimed;
         while (true) {
             try {
                 for (int i = 0; i < MAX_DECISIONS; i++) {
-                    MessageState state = reader.find(job.messageId()).orElseThrow().state();
                     if (!Decisions.shouldRecordAcceptance(state)) {
                         return true;
                     }
@@ -319,8 +395,11 @@ public final class SendWorker implements Managed {
                             Segments.of(message.row().body()), now);
                     if (!appender.append(List.of(event), charge).isEmpty()) {
                         sent.inc();
+                        endToEnd.update(Duration.between(message.row().acceptedAt(), now));
                         return true;
                     }
+                    // Another writer took the seq (a timer re-drove the message meanwhile): read what happened, decide again.
+                    state = reader.find(job.messageId()).orElseThrow().state();
                 }
                 LOG.warn("acceptance lost {} races in a row message_id={}; left for recovery", MAX_DECISIONS, job.messageId());
                 return false;
@@ -333,7 +412,16 @@ public final class SendWorker implements Managed {
                 }
                 sleepQuietly(pauseMs);
                 pauseMs = Math.min(2000, pauseMs * 2);
+                state = readQuietly(job, state);
             }
+        }
+    }
+
+    private MessageState readQuietly(SendJob job, MessageState fallback) {
+        try {
+            return reader.find(job.messageId()).orElseThrow().state();
+        } catch (RuntimeException e) {
+            return fallback;
         }
     }
 

@@ -2,6 +2,7 @@ package dev.sendlog.service.dispatch;
 
 import com.codahale.metrics.Histogram;
 import com.codahale.metrics.MetricRegistry;
+import dev.sendlog.service.core.Metrics;
 import io.dropwizard.lifecycle.Managed;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -28,6 +29,7 @@ public final class ShardOwner implements Managed {
     private final int projectorIntervalMs;
     private final int timerIntervalMs;
     private final Histogram batchesPerRound;
+    private final com.codahale.metrics.Timer roundTimer;
     private final List<Thread> threads = new ArrayList<>();
     private volatile boolean running;
 
@@ -43,7 +45,8 @@ public final class ShardOwner implements Managed {
         this.idlePollMs = idlePollMs;
         this.projectorIntervalMs = projectorIntervalMs;
         this.timerIntervalMs = timerIntervalMs;
-        this.batchesPerRound = metrics.histogram("poller.batches.per.round");
+        this.batchesPerRound = Metrics.histogram(metrics, "poller.batches.per.round");
+        this.roundTimer = Metrics.timer(metrics, "poller.round");
     }
 
     @Override
@@ -81,11 +84,15 @@ public final class ShardOwner implements Managed {
             try {
                 int batches = 0;
                 Poller.Batch batch;
+                long roundStart = System.nanoTime();
                 do {
                     batch = poller.batch();
                     batches++;
                 } while (running && batch.full() && !batch.backpressure() && batches < maxBatchesPerRound);
                 batchesPerRound.update(batches);
+                if (batches > 1 || batch.read() > 0) {
+                    roundTimer.update(System.nanoTime() - roundStart, TimeUnit.NANOSECONDS);
+                }
                 failurePauseMs = 100;
                 if (!batch.full() || batch.backpressure()) {
                     pause(batch.backpressure() ? 200 : idlePollMs);

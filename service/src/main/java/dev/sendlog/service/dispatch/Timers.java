@@ -2,6 +2,7 @@ package dev.sendlog.service.dispatch;
 
 import com.codahale.metrics.Counter;
 import com.codahale.metrics.MetricRegistry;
+import dev.sendlog.service.core.Metrics;
 import com.codahale.metrics.Timer;
 import dev.sendlog.events.Dead;
 import dev.sendlog.events.MessageEvent;
@@ -59,7 +60,7 @@ public final class Timers {
         this.limits = limits;
         this.reconcileWindow = reconcileWindow;
         this.clock = clock;
-        this.roundTimer = metrics.timer("timers.round");
+        this.roundTimer = Metrics.timer(metrics, "timers.round");
         this.redriven = metrics.counter("timers.redriven");
         this.dead = metrics.counter("messages.dead");
         this.unknown = metrics.counter("messages.unknown");

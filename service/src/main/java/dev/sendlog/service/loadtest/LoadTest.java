@@ -31,6 +31,17 @@ public final class LoadTest {
         this.jitWarmup = jitWarmup;
     }
 
+    /** End-to-end mode: one target, its admin URL, a number of messages (a warm-up run of a tenth first). */
+    public static void endToEnd(Namespace ns, PrintStream out) throws Exception {
+        String target = ns.<String>getList("target").getFirst();
+        int eq = target.indexOf('=');
+        String label = target.substring(0, eq);
+        E2eLoad load = new E2eLoad(target.substring(eq + 1), ns.getString("admin"), ns.getString("key"));
+        int messages = ns.getInt("messages");
+        load.run(label + " warm-up", Math.max(1000, messages / 10), Duration.ofMinutes(5));
+        E2eLoad.print(load.run(label, messages, Duration.ofMinutes(10)), out);
+    }
+
     public static LoadTest fromArguments(Namespace ns) {
         Map<String, String> targets = new LinkedHashMap<>();
         for (String t : ns.<String>getList("target")) {

@@ -10,16 +10,20 @@ import java.util.UUID;
  */
 public record SendJob(UUID messageId, int attempt, short shard, long epoch, long publishedAtMs) {
 
+    /** One field, {@code j = id|attempt|shard|epoch|publishedAtMs}: a smaller entry and a cheaper XADD than five fields. */
     public Map<String, String> toFields() {
-        return Map.of("m", messageId.toString(), "a", Integer.toString(attempt), "s", Short.toString(shard),
-                "e", Long.toString(epoch), "t", Long.toString(publishedAtMs));
+        return Map.of("j", messageId + "|" + attempt + "|" + shard + "|" + epoch + "|" + publishedAtMs);
     }
 
     /** Reads a job; throws IllegalArgumentException for an entry that is not one (it is logged and dropped by the caller). */
     public static SendJob fromFields(Map<String, String> f) {
         try {
-            return new SendJob(UUID.fromString(f.get("m")), Integer.parseInt(f.get("a")), Short.parseShort(f.get("s")),
-                    Long.parseLong(f.get("e")), Long.parseLong(f.get("t")));
+            String[] p = f.get("j").split("\\|", -1);
+            if (p.length != 5) {
+                throw new IllegalArgumentException("expected 5 parts");
+            }
+            return new SendJob(UUID.fromString(p[0]), Integer.parseInt(p[1]), Short.parseShort(p[2]), Long.parseLong(p[3]),
+                    Long.parseLong(p[4]));
         } catch (RuntimeException e) {
             throw new IllegalArgumentException("not a send job: " + f, e);
         }

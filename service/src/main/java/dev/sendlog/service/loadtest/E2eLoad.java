@@ -1,0 +1,116 @@
+package dev.sendlog.service.loadtest;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * End-to-end throughput of one running pipeline: submits {@code messages} through the batch endpoint as fast as
+ * the API takes them, then waits until the service's {@code messages.sent} counter has grown by as many.
+ * Prints the rate from the first submit to the last send, the service's own accepted-to-SENT latency, and the
+ * time spent in each stage (from the service's metrics), so the wall can be seen.
+ */
+final class E2eLoad {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final String[] STAGES = {
+        "poller.claim", "poller.publish", "poller.append",
+        "send.queue.wait", "send.claim", "send.check", "send.provider", "send.result",
+        "append.commit", "accept.commit", "projector.batch", "timers.round"};
+
+    private final URI api;
+    private final URI admin;
+    private final String authorization;
+    private final HttpClient http = HttpClient.newHttpClient();
+
+    E2eLoad(String api, String admin, String key) {
+        this.api = URI.create(api);
+        this.admin = URI.create(admin);
+        this.authorization = "Bearer " + key;
+    }
+
+    record Result(String label, int messages, double seconds, double perSecond, double p50Ms, double p99Ms,
+                  Map<String, double[]> stages) {
+    }
+
+    Result run(String label, int messages, Duration timeout) throws IOException, InterruptedException {
+        long sentBefore = counter(metrics(), "messages.sent");
+        long start = System.nanoTime();
+        try (RawHttpConnection connection = new RawHttpConnection(api)) {
+            for (int done = 0; done < messages; ) {
+                int size = Math.min(500, messages - done);
+                StringBuilder body = new StringBuilder("{\"messages\":[");
+                for (int i = 0; i < size; i++) {
+                    long n = done + i;
+                    body.append(i == 0 ? "" : ",").append("{\"to\":\"+49152").append(String.format("%08d", n))
+                            .append("\",\"body\":\"end to end ").append(n).append("\"}");
+                }
+                ByteArrayOutputStream answer = new ByteArrayOutputStream();
+                int status = connection.post("/v1/messages/batch", authorization,
+                        body.append("]}").toString().getBytes(StandardCharsets.UTF_8), answer);
+                if (status != 202) {
+                    throw new IOException("batch refused with " + status + ": " + answer);
+                }
+                done += size;
+            }
+        }
+        long deadline = System.nanoTime() + timeout.toNanos();
+        JsonNode m;
+        long sent;
+        do {
+            // Reading every metric costs the service CPU: once a second is enough to see the end.
+            Thread.sleep(1000);
+            m = metrics();
+            sent = counter(m, "messages.sent") - sentBefore;
+        } while (sent < messages && System.nanoTime() < deadline);
+        double seconds = (System.nanoTime() - start) / 1e9;
+        JsonNode e2e = m.path("timers").path("send.accepted.to.sent");
+        Map<String, double[]> stages = new LinkedHashMap<>();
+        for (String stage : STAGES) {
+            JsonNode t = m.path("timers").path(stage);
+            if (!t.isMissingNode()) {
+                double count = t.path("count").asDouble();
+                double meanMs = t.path("mean").asDouble() * 1000;
+                stages.put(stage, new double[] {count, meanMs, t.path("p99").asDouble() * 1000, count * meanMs / 1000});
+            }
+        }
+        return new Result(label, (int) sent, seconds, sent / seconds, e2e.path("p50").asDouble() * 1000,
+                e2e.path("p99").asDouble() * 1000, stages);
+    }
+
+    static void print(Result r, PrintStream out) {
+        out.printf(Locale.ROOT, "%n### %s: %d messages sent in %.1f s = %.0f msg/s end to end; accepted->SENT p50 %.0f ms, p99 %.0f ms%n",
+                r.label(), r.messages(), r.seconds(), r.perSecond(), r.p50Ms(), r.p99Ms());
+        out.println("| stage | count | mean ms | p99 ms | total s |");
+        out.println("|---|---:|---:|---:|---:|");
+        r.stages().forEach((name, v) -> out.printf(Locale.ROOT, "| %s | %.0f | %.2f | %.2f | %.1f |%n", name, v[0], v[1], v[2], v[3]));
+        double claim = r.stages().getOrDefault("poller.claim", new double[4])[3];
+        double publish = r.stages().getOrDefault("poller.publish", new double[4])[3];
+        double append = r.stages().getOrDefault("poller.append", new double[4])[3];
+        double loop = claim + publish + append;
+        if (loop > 0) {
+            out.printf(Locale.ROOT, "poller loop: claim %.0f%%, publish %.0f%%, append %.0f%% of its busy time%n",
+                    100 * claim / loop, 100 * publish / loop, 100 * append / loop);
+        }
+    }
+
+    private JsonNode metrics() throws IOException, InterruptedException {
+        HttpResponse<String> r = http.send(HttpRequest.newBuilder(admin.resolve("/metrics")).GET().build(),
+                HttpResponse.BodyHandlers.ofString());
+        return JSON.readTree(r.body());
+    }
+
+    private static long counter(JsonNode metrics, String name) {
+        return metrics.path("counters").path(name).path("count").asLong();
+    }
+}
