@@ -41,6 +41,7 @@ import dev.sendlog.service.queue.JobStream;
 import dev.sendlog.service.queue.RedisConnections;
 import dev.sendlog.service.queue.StreamKeys;
 import dev.sendlog.service.core.AcceptService;
+import dev.sendlog.service.core.AdminActions;
 import dev.sendlog.service.core.AcceptWriter;
 import dev.sendlog.service.core.Faults;
 import dev.sendlog.service.core.GroupCommit;
@@ -55,6 +56,7 @@ import dev.sendlog.service.errors.BodyLimitFilter;
 import dev.sendlog.service.errors.ProblemMappers;
 import dev.sendlog.service.health.DatabaseHealthCheck;
 import dev.sendlog.service.health.PartitionsHealthCheck;
+import dev.sendlog.service.resources.AdminResource;
 import dev.sendlog.service.resources.MessagesResource;
 import dev.sendlog.service.tasks.IdempotencyKeyPurge;
 import dev.sendlog.service.tasks.PartitionJob;
@@ -263,6 +265,8 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
         SubmitParser parser = new SubmitParser(config.gateways.keySet(), config.defaultGateway);
         MessageReader reader = new MessageReader(pools.dsl(PoolRole.API), events);
         env.jersey().register(new MessagesResource(parser, accept, reader, codec));
+        env.jersey().register(new AdminResource(reader, new AdminActions(pools.dsl(PoolRole.API), events, reader, clock,
+                config.pipeline.shards)));
     }
 
     private static void migrate(DatabaseTarget target) {

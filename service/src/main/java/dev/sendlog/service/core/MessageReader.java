@@ -1,6 +1,7 @@
 package dev.sendlog.service.core;
 
 import static dev.sendlog.schema.jooq.Tables.MESSAGES;
+import static dev.sendlog.schema.jooq.Tables.MESSAGE_STATUS;
 
 import dev.sendlog.events.EventType;
 import dev.sendlog.events.MessageIds;
@@ -86,6 +87,9 @@ public final class MessageReader {
 
     /** One page of a search, newest first, with one item more than asked when there is a next page. */
     public List<MessageDetails> search(SearchQuery q) {
+        if (q.status() != null) {
+            return searchByStatus(q);
+        }
         Condition where = DSL.trueCondition();
         if (q.tenant() != null) {
             where = where.and(MESSAGES.TENANT.eq(q.tenant()));
@@ -114,6 +118,39 @@ public final class MessageReader {
                 throw new IllegalStateException("message " + r.getId() + " has a row but no events");
             }
             page.add(new MessageDetails(row(r), history, MessageFold.fold(history)));
+        }
+        return page;
+    }
+
+    private List<MessageDetails> searchByStatus(SearchQuery q) {
+        Condition where = MESSAGE_STATUS.STATUS.eq(q.status().name());
+        if (q.tenant() != null) {
+            where = where.and(MESSAGE_STATUS.TENANT.eq(q.tenant()));
+        }
+        if (q.recipient() != null) {
+            where = where.and(MESSAGE_STATUS.RECIPIENT.eq(q.recipient()));
+        }
+        if (q.reference() != null) {
+            where = where.and(MESSAGE_STATUS.REFERENCE.eq(q.reference()));
+        }
+        if (q.since() != null) {
+            where = where.and(MESSAGE_STATUS.MESSAGE_ID.ge(MessageIds.lowerBound(q.since())));
+        }
+        if (q.until() != null) {
+            where = where.and(MESSAGE_STATUS.MESSAGE_ID.lt(MessageIds.lowerBound(q.until())));
+        }
+        if (q.before() != null) {
+            where = where.and(MESSAGE_STATUS.MESSAGE_ID.lt(q.before()));
+        }
+        List<UUID> ids = dsl.select(MESSAGE_STATUS.MESSAGE_ID).from(MESSAGE_STATUS).where(where)
+                .orderBy(MESSAGE_STATUS.MESSAGE_ID.desc()).limit(q.limit() + 1).fetch(MESSAGE_STATUS.MESSAGE_ID);
+        Map<UUID, MessageDetails> found = findMany(ids);
+        List<MessageDetails> page = new ArrayList<>(ids.size());
+        for (UUID id : ids) {
+            MessageDetails d = found.get(id);
+            if (d != null) {
+                page.add(d);
+            }
         }
         return page;
     }

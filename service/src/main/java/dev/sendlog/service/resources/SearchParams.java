@@ -1,5 +1,6 @@
 package dev.sendlog.service.resources;
 
+import dev.sendlog.projections.MessageStatus;
 import dev.sendlog.service.auth.Caller;
 import dev.sendlog.service.core.SearchQuery;
 import dev.sendlog.service.errors.ApiProblem;
@@ -21,8 +22,13 @@ final class SearchParams {
     static SearchQuery parse(Caller caller, String to, String reference, String status, String since, String until,
                              String limit, String cursor, String tenant) {
         List<FieldError> errors = new ArrayList<>();
+        MessageStatus byStatus = null;
         if (status != null) {
-            errors.add(new FieldError("status", "searching by status is not available yet: it needs the status projection"));
+            try {
+                byStatus = MessageStatus.valueOf(status);
+            } catch (IllegalArgumentException e) {
+                errors.add(new FieldError("status", "must be one of " + java.util.Arrays.toString(MessageStatus.values())));
+            }
         }
         Instant sinceAt = instant("since", since, errors);
         Instant untilAt = instant("until", until, errors);
@@ -54,7 +60,7 @@ final class SearchParams {
         if (!errors.isEmpty()) {
             throw ApiProblem.badRequest("the search is invalid", errors);
         }
-        return new SearchQuery(scope, blankToNull(to), blankToNull(reference), sinceAt, untilAt, n, before);
+        return new SearchQuery(scope, blankToNull(to), blankToNull(reference), byStatus, sinceAt, untilAt, n, before);
     }
 
     private static Instant instant(String name, String value, List<FieldError> errors) {

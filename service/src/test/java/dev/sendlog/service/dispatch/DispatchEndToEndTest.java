@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.sendlog.service.support.Messages;
 import dev.sendlog.service.support.ServiceHarness;
 import dev.sendlog.service.support.Sql;
+import dev.sendlog.simulator.ReceiptMode;
+import dev.sendlog.simulator.SimulatorConfig;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.ScanArgs;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -15,11 +17,14 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The whole pipeline, for real: API, PostgreSQL, poller, Redis stream, send workers, the simulator over HTTP.
- * 10,000 messages: every one SENT once, charged once, seen once by the provider, and nothing left in Redis.
+ * 10,000 messages: every one SENT once, charged once, seen once by the provider, and nothing left in Redis. The
+ * provider's ids wrap at 100, so each id is reused a hundred times: nothing is unique on a provider id alone, and no
+ * write fails because of it (a failed write would have caused a second submit).
  */
 class DispatchEndToEndTest {
     @RegisterExtension
-    static final ServiceHarness SERVICE = new ServiceHarness();
+    static final ServiceHarness SERVICE = new ServiceHarness().simulator(SimulatorConfig.defaults().toBuilder()
+            .latencyMs(5).receiptMode(ReceiptMode.NONE).idWrapModulus(100).build());
 
     @Test
     void tenThousandMessagesAreSentAndChargedOnceAndLeaveNothingInRedis() {
@@ -35,6 +40,7 @@ class DispatchEndToEndTest {
                         + "GROUP BY message_id HAVING count(*) > 1) t")).isZero();
         assertThat(SERVICE.simulator().stats().uniqueKeys()).isEqualTo(n);
         assertThat(SERVICE.simulator().stats().duplicateSubmits()).isZero();
+        assertThat(Sql.count(SERVICE.dataSource(), "SELECT count(DISTINCT provider_id) FROM ledger")).isEqualTo(100);
 
         try (RedisClient client = SERVICE.redisClient(); StatefulRedisConnection<String, String> redis = client.connect()) {
             String stream = SERVICE.redisPrefix() + "{send}:stream";

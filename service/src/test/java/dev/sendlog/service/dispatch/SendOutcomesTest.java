@@ -1,0 +1,148 @@
+package dev.sendlog.service.dispatch;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.sendlog.service.support.ApiResponse;
+import dev.sendlog.service.support.Messages;
+import dev.sendlog.service.support.ServiceHarness;
+import dev.sendlog.service.support.Sql;
+import dev.sendlog.simulator.SimulatorConfig;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/** Every outcome of a send: refused by a check, refused by the provider, retried, given up as DEAD, re-driven by support. */
+class SendOutcomesTest {
+    @RegisterExtension
+    static final ServiceHarness SERVICE = new ServiceHarness();
+
+    private static final SimulatorConfig NORMAL = SimulatorConfig.defaults().toBuilder().latencyMs(5)
+            .receiptMode(dev.sendlog.simulator.ReceiptMode.NONE).build();
+
+    @AfterEach
+    void providerBackToNormal() {
+        SERVICE.simulator().updateConfig(NORMAL);
+    }
+
+    private static List<String> types(String id) {
+        List<String> types = new ArrayList<>();
+        SERVICE.api().get("/v1/messages/" + id + "/events", "client-a").json().get("events")
+                .forEach(e -> types.add(e.get("type").asText()));
+        return types;
+    }
+
+    private static JsonNode message(String id) {
+        return SERVICE.api().get("/v1/messages/" + id, "client-a").json();
+    }
+
+    @Test
+    void aRecipientFailingTheCheckIsRejectedAndNeverReachesTheProvider() {
+        String id = Messages.submitOne(SERVICE, "12345");
+        Messages.awaitStatus(SERVICE, id, "REJECTED", Duration.ofSeconds(30));
+        // PUBLISHED may be missing: a worker can claim before the poller's append lands (that append then loses its seq).
+        assertThat(types(id)).containsSubsequence("ACCEPTED", "CLAIMED", "REJECTED").doesNotContain("PROVIDER_ACCEPTED")
+                .endsWith("REJECTED");
+        assertThat(message(id).get("lastError").asText()).startsWith("check: recipient 12345");
+        assertThat(SERVICE.simulator().keys()).doesNotContain("sendlog-" + id);
+        assertThat(Messages.ledgerRows(SERVICE, id)).isZero();
+    }
+
+    @Test
+    void blockedRecipientsAndSuspendedTenantsAreRejectedByTheCheck() {
+        String blocked = Messages.submitOne(SERVICE, "+49990001234");
+        ApiResponse r = SERVICE.api().post("/v1/messages", "client-suspended", "{\"to\":\"" + Messages.recipient() + "\",\"body\":\"b\"}");
+        String suspended = r.json().get("id").asText();
+        Messages.awaitStatus(SERVICE, blocked, "REJECTED", Duration.ofSeconds(30));
+        await().atMost(Duration.ofSeconds(30)).until(() ->
+                SERVICE.api().get("/v1/messages/" + suspended, "support-1").json().get("status").asText().equals("REJECTED"));
+        assertThat(message(blocked).get("lastError").asText()).contains("block list");
+        assertThat(SERVICE.api().get("/v1/messages/" + suspended, "support-1").json().get("lastError").asText())
+                .contains("tenant suspended");
+    }
+
+    @Test
+    void aPermanentProviderAnswerIsRejectedWithTheProvidersText() {
+        SERVICE.simulator().updateConfig(NORMAL.toBuilder().permanentErrorRate(1.0).build());
+        String id = Messages.submitOne(SERVICE, Messages.recipient());
+        Messages.awaitStatus(SERVICE, id, "REJECTED", Duration.ofSeconds(30));
+        assertThat(message(id).get("lastError").asText()).startsWith("provider: HTTP 422");
+        assertThat(types(id)).doesNotContain("PROVIDER_ACCEPTED");
+    }
+
+    @Test
+    void aTransientFailureIsRetriedAfterBackoffHonouringRetryAfterAndThenSent() {
+        SERVICE.simulator().updateConfig(NORMAL.toBuilder().transientErrorRate(1.0).build());
+        String id = Messages.submitOne(SERVICE, Messages.recipient());
+        Messages.awaitStatus(SERVICE, id, "RETRYING", Duration.ofSeconds(30));
+        JsonNode failed = null;
+        for (JsonNode e : SERVICE.api().get("/v1/messages/" + id + "/events", "client-a").json().get("events")) {
+            if (e.get("type").asText().equals("ATTEMPT_FAILED")) {
+                failed = e;
+            }
+        }
+        assertThat(failed).isNotNull();
+        Instant at = Instant.parse(failed.get("at").asText());
+        Instant next = Instant.parse(failed.get("data").get("nextAttemptAt").asText());
+        // The simulator says Retry-After: 1; the configured backoff (100 ms base) alone would be shorter.
+        // (PostgreSQL rounds the stored event time to the microsecond.)
+        assertThat(Duration.between(at, next)).isGreaterThanOrEqualTo(Duration.ofSeconds(1).minusNanos(1000));
+        assertThat(failed.get("data").get("error").asText()).containsAnyOf("HTTP 503", "HTTP 429");
+
+        SERVICE.simulator().updateConfig(NORMAL);
+        Messages.awaitAdvancing(SERVICE, Duration.ofSeconds(2), Duration.ofSeconds(60),
+                () -> assertThat(message(id).get("status").asText()).isEqualTo("SENT"));
+        assertThat(types(id)).containsSubsequence("ATTEMPT_FAILED", "REDRIVEN", "CLAIMED", "PROVIDER_ACCEPTED");
+        assertThat(message(id).get("attempts").asInt()).isEqualTo(2);
+        assertThat(Messages.ledgerRows(SERVICE, id)).isEqualTo(1);
+    }
+
+    @Test
+    void pastTheAttemptLimitTheMessageIsDeadVisibleAndSupportCanRedriveIt() {
+        SERVICE.simulator().updateConfig(NORMAL.toBuilder().transientErrorRate(1.0).build());
+        String id = Messages.submitOne(SERVICE, Messages.recipient());
+        Messages.awaitAdvancing(SERVICE, Duration.ofSeconds(2), Duration.ofSeconds(90),
+                () -> assertThat(message(id).get("status").asText()).isEqualTo("DEAD"));
+        assertThat(message(id).get("attempts").asInt()).isEqualTo(4);
+        assertThat(message(id).get("lastError").asText()).contains("attempt limit 4");
+
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+            List<String> dead = new ArrayList<>();
+            SERVICE.api().get("/v1/admin/dead", "support-1").json().get("items").forEach(i -> dead.add(i.get("id").asText()));
+            assertThat(dead).contains(id);
+        });
+        assertThat(SERVICE.api().get("/v1/admin/dead", "client-a").status()).isEqualTo(403);
+        assertThat(SERVICE.api().post("/v1/admin/messages/" + id + "/redrive", "support-1", "").status()).isEqualTo(403);
+
+        SERVICE.simulator().updateConfig(NORMAL);
+        ApiResponse redrive = SERVICE.api().post("/v1/admin/messages/" + id + "/redrive", "admin-1", "");
+        assertThat(redrive.status()).isEqualTo(202);
+        Messages.awaitStatus(SERVICE, id, "SENT", Duration.ofSeconds(30));
+        JsonNode events = SERVICE.api().get("/v1/messages/" + id + "/events", "admin-1").json().get("events");
+        assertThat(events).anySatisfy(e -> {
+            assertThat(e.get("type").asText()).isEqualTo("REDRIVEN");
+            assertThat(e.get("actor").asText()).isEqualTo("admin:ops-admin");
+            assertThat(e.get("data").get("reason").asText()).isEqualTo("ADMIN");
+        });
+        assertThat(SERVICE.api().post("/v1/admin/messages/" + id + "/redrive", "admin-1", "").status()).isEqualTo(409);
+        assertThat(Sql.count(SERVICE.dataSource(), "SELECT count(*) FROM ledger WHERE message_id = '" + id + "'")).isEqualTo(1);
+    }
+
+    @Test
+    void searchByStatusReadsTheProjection() {
+        String id = Messages.submitOne(SERVICE, "1234");
+        Messages.awaitStatus(SERVICE, id, "REJECTED", Duration.ofSeconds(30));
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+            List<String> rejected = new ArrayList<>();
+            SERVICE.api().get("/v1/messages?status=REJECTED&to=1234", "client-a").json().get("items")
+                    .forEach(i -> rejected.add(i.get("id").asText()));
+            assertThat(rejected).containsExactly(id);
+        });
+        assertThat(SERVICE.api().get("/v1/messages?status=NOPE", "client-a").status()).isEqualTo(400);
+    }
+}
