@@ -22,6 +22,7 @@ import dev.sendlog.service.cli.SimulatorCommand;
 import dev.sendlog.service.config.AuthSettings;
 import dev.sendlog.service.config.Components;
 import dev.sendlog.service.config.PipelineSettings;
+import dev.sendlog.service.config.ReceiptSettings;
 import dev.sendlog.service.config.SendlogConfiguration;
 import dev.sendlog.projections.Limits;
 import dev.sendlog.service.dispatch.Backoff;
@@ -39,6 +40,7 @@ import dev.sendlog.service.provider.HttpProvider;
 import dev.sendlog.service.provider.Provider;
 import dev.sendlog.service.queue.JobStream;
 import dev.sendlog.service.queue.RedisConnections;
+import dev.sendlog.service.queue.StreamConsumer;
 import dev.sendlog.service.queue.StreamKeys;
 import dev.sendlog.service.core.AcceptService;
 import dev.sendlog.service.core.AdminActions;
@@ -56,7 +58,15 @@ import dev.sendlog.service.errors.BodyLimitFilter;
 import dev.sendlog.service.errors.ProblemMappers;
 import dev.sendlog.service.health.DatabaseHealthCheck;
 import dev.sendlog.service.health.PartitionsHealthCheck;
+import dev.sendlog.service.receipts.CallbackRecorder;
+import dev.sendlog.service.receipts.CallbackWorker;
+import dev.sendlog.service.receipts.Inbox;
+import dev.sendlog.service.receipts.InboxSweeper;
+import dev.sendlog.service.receipts.ParkedStore;
+import dev.sendlog.service.receipts.ReceiptMatcher;
+import dev.sendlog.service.receipts.Vocabulary;
 import dev.sendlog.service.resources.AdminResource;
+import dev.sendlog.service.resources.CallbackResource;
 import dev.sendlog.service.resources.MessagesResource;
 import dev.sendlog.service.tasks.IdempotencyKeyPurge;
 import dev.sendlog.service.tasks.PartitionJob;
@@ -79,6 +89,7 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.List;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import org.glassfish.jersey.server.filter.RolesAllowedDynamicFeature;
 import org.postgresql.ds.PGSimpleDataSource;
@@ -131,6 +142,8 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
                 "Runs shard leases, publishing, the projection and timers only", EnumSet.of(Components.POLLER)));
         bootstrap.addCommand(new ComponentCommand(this, "send-worker", "Runs send workers only",
                 EnumSet.of(Components.SEND_WORKER)));
+        bootstrap.addCommand(new ComponentCommand(this, "callback-worker", "Runs callback workers only",
+                EnumSet.of(Components.CALLBACK_WORKER)));
         bootstrap.addCommand(new ComponentCommand(this, "maintenance",
                 "Runs timers, partitions, compaction and expiry only", EnumSet.of(Components.MAINTENANCE)));
     }
@@ -181,13 +194,56 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
             registerKeys(config.auth, new ApiKeyStore(pools.dsl(PoolRole.API)));
             wireApi(config, env, pools, events, codec);
         }
+        // Each job type has its own bound; sharedWorkerBound (for measuring only) makes callbacks use the send bound.
+        Semaphore sendPermits = new Semaphore(config.pipeline.sendWorker.concurrency);
+        Semaphore callbackPermits = config.receipts.sharedWorkerBound ? sendPermits : new Semaphore(config.receipts.concurrency);
         if (config.components.contains(Components.POLLER) || config.components.contains(Components.SEND_WORKER)) {
-            wireDispatch(config, env, pools, events, local, instance);
+            wireDispatch(config, env, pools, events, local, instance, sendPermits);
+        }
+        if (config.components.contains(Components.API) || config.components.contains(Components.CALLBACK_WORKER)) {
+            wireReceipts(config, env, pools, events, local, instance, callbackPermits);
+        }
+    }
+
+    private void wireReceipts(SendlogConfiguration config, Environment env, Pools pools, EventStore events,
+                              LocalInfrastructure local, String instance, Semaphore callbackPermits) {
+        MetricRegistry metrics = env.metrics();
+        ReceiptSettings r = config.receipts;
+        // The callback job type has its own Redis client and connections, and may have its own Redis.
+        RedisConnections callbackRedis = new RedisConnections(local.callbackRedisUri(), Duration.ofSeconds(5));
+        env.lifecycle().manage(managed(callbackRedis::close));
+        JobStream callbackStream = new JobStream(callbackRedis, StreamKeys.callback(config.redis.keyPrefix),
+                StreamKeys.CALLBACK_GROUP, instance);
+        env.healthChecks().register("redis-callback", new RedisHealthCheck(callbackRedis.connect(),
+                config.redis.keyPrefix + "{callback}:health:" + instance));
+        if (config.components.contains(Components.API)) {
+            Inbox inbox = new Inbox(pools.dsl(PoolRole.CALLBACKS), callbackStream, clock, r.inboxWriters, metrics);
+            env.lifecycle().manage(inbox);
+            env.jersey().register(new CallbackResource(config.gateways, inbox, metrics));
+        }
+        if (config.components.contains(Components.CALLBACK_WORKER)) {
+            Map<String, Vocabulary> vocabularies = new HashMap<>();
+            config.gateways.forEach((name, g) -> vocabularies.put(name, Vocabulary.named(g.vocabulary, g.statusMap)));
+            CallbackRecorder recorder = new CallbackRecorder(pools.dsl(PoolRole.CALLBACKS), events, clock, 2, metrics);
+            env.lifecycle().manage(recorder);
+            StreamConsumer consumer = new StreamConsumer("callbacks", callbackStream, callbackPermits,
+                    Duration.ofMillis(config.pipeline.sendWorker.reclaimIdle.toMilliseconds()), metrics);
+            new CallbackWorker(consumer, pools.dsl(PoolRole.CALLBACKS), new MessageReader(pools.dsl(PoolRole.CALLBACKS), events),
+                    new ReceiptMatcher(pools.dsl(PoolRole.CALLBACKS)), recorder, vocabularies,
+                    Duration.ofMillis(r.holdWindow.toMilliseconds()), config.pipeline.shards, clock, "callbacks-" + instance,
+                    metrics);
+            env.lifecycle().manage(consumer);
+            InboxSweeper sweeper = new InboxSweeper(pools.dsl(PoolRole.CALLBACKS), callbackStream, clock,
+                    Duration.ofMillis(r.sweepEvery.toMilliseconds()), metrics);
+            ScheduledExecutorService sweeps = env.lifecycle().scheduledExecutorService("inbox-sweeper-%d").threads(1).build();
+            long every = r.sweepEvery.toMilliseconds();
+            sweeps.scheduleWithFixedDelay(sweeper, every, every, TimeUnit.MILLISECONDS);
+            env.admin().addTask(new RunNowTask("sweep-callback-inbox", sweeper::sweep));
         }
     }
 
     private void wireDispatch(SendlogConfiguration config, Environment env, Pools pools, EventStore events,
-                              LocalInfrastructure local, String instance) {
+                              LocalInfrastructure local, String instance, Semaphore sendPermits) {
         MetricRegistry metrics = env.metrics();
         PipelineSettings p = config.pipeline;
         Limits limits = new Limits(p.maxAttempts, p.maxPublishes, Duration.ofMillis(p.confirmTimeout.toMilliseconds()),
@@ -224,12 +280,13 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
                 env.lifecycle().manage(managed(() -> closeQuietly(provider)));
                 providers.put(name, provider);
             });
-            SendWorker worker = new SendWorker(sendStream, new MessageReader(pools.dsl(PoolRole.PIPELINE), events), appender,
+            StreamConsumer consumer = new StreamConsumer("send", sendStream, sendPermits,
+                    Duration.ofMillis(p.sendWorker.reclaimIdle.toMilliseconds()), metrics);
+            new SendWorker(consumer, new MessageReader(pools.dsl(PoolRole.PIPELINE), events), appender,
                     providers, new Checks(p.checks), new Backoff(Duration.ofMillis(p.retryBase.toMilliseconds()),
-                    Duration.ofMillis(p.retryCap.toMilliseconds())), limits, p.shards, p.sendWorker.concurrency,
-                    Duration.ofMillis(p.sendWorker.reclaimIdle.toMilliseconds()), config.publicBaseUrl, clock,
+                    Duration.ofMillis(p.retryCap.toMilliseconds())), limits, p.shards, config.publicBaseUrl, clock,
                     "worker-" + instance, faults, metrics);
-            env.lifecycle().manage(worker);
+            env.lifecycle().manage(consumer);
         }
     }
 
@@ -266,7 +323,7 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
         MessageReader reader = new MessageReader(pools.dsl(PoolRole.API), events);
         env.jersey().register(new MessagesResource(parser, accept, reader, codec));
         env.jersey().register(new AdminResource(reader, new AdminActions(pools.dsl(PoolRole.API), events, reader, clock,
-                config.pipeline.shards)));
+                config.pipeline.shards), new ParkedStore(pools.dsl(PoolRole.API), events, reader, clock, config.pipeline.shards)));
     }
 
     private static void migrate(DatabaseTarget target) {

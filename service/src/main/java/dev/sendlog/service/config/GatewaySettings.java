@@ -25,6 +25,11 @@ public class GatewaySettings {
     @JsonProperty
     public String vocabulary = "smpp";
 
+    /** Extra or overriding status words of this gateway: provider status to INTERMEDIATE, DELIVERED, UNDELIVERED or UNKNOWN. */
+    @NotNull
+    @JsonProperty
+    public java.util.Map<String, String> statusMap = new java.util.LinkedHashMap<>();
+
     @Min(1)
     @JsonProperty
     public int connectTimeoutMs = 2_000;

@@ -35,6 +35,11 @@ public class SendlogConfiguration extends Configuration {
     @Valid
     @NotNull
     @JsonProperty
+    public ReceiptSettings receipts = new ReceiptSettings();
+
+    @Valid
+    @NotNull
+    @JsonProperty
     public PartitionSettings partitions = new PartitionSettings();
 
     @Valid

@@ -25,10 +25,9 @@ import dev.sendlog.service.db.NewEvent;
 import dev.sendlog.service.provider.Provider;
 import dev.sendlog.service.provider.Submit;
 import dev.sendlog.service.provider.SubmitOutcome;
-import dev.sendlog.service.queue.JobStream;
+import dev.sendlog.service.queue.StreamConsumer;
 import dev.sendlog.service.queue.SendJob;
 import dev.sendlog.service.queue.StreamEntry;
-import io.dropwizard.lifecycle.Managed;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
@@ -42,12 +41,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
-import java.util.function.BooleanSupplier;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -63,13 +57,12 @@ import org.slf4j.LoggerFactory;
  * the message back: the next submit carries the same idempotency key, so the provider answers with the
  * same id, and the ledger's key admits one charge.
  */
-public final class SendWorker implements Managed {
+public final class SendWorker {
     private static final Logger LOG = LoggerFactory.getLogger(SendWorker.class);
     private static final int MAX_DECISIONS = 5;
-    private static final Duration READ_BLOCK = Duration.ofMillis(500);
     private static final Duration RECORD_RETRY_FOR = Duration.ofSeconds(20);
 
-    private final JobStream stream;
+    private final StreamConsumer consumer;
     private final MessageReader reader;
     private final EventAppender appender;
     private final Map<String, Provider> providers;
@@ -77,14 +70,10 @@ public final class SendWorker implements Managed {
     private final Backoff backoff;
     private final Limits limits;
     private final int shardCount;
-    private final Duration reclaimIdle;
     private final String publicBaseUrl;
     private final InstantSource clock;
     private final String actor;
     private final Faults faults;
-    private final Semaphore permits;
-    private final ExecutorService jobs = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("send-job-", 0).factory());
-    private final AtomicInteger inFlight = new AtomicInteger();
     private final Timer queueWait;
     private final Timer claimTimer;
     private final Timer checkTimer;
@@ -97,14 +86,13 @@ public final class SendWorker implements Managed {
     private final Counter retried;
     private final Counter dead;
     private final Counter unrecorded;
-    private volatile boolean running;
-    private Thread loop;
 
-    public SendWorker(JobStream stream, MessageReader reader, EventAppender appender, Map<String, Provider> providers,
-                      Checks checks, Backoff backoff, Limits limits, int shardCount, int concurrency, Duration reclaimIdle,
-                      String publicBaseUrl, InstantSource clock, String actor, Faults faults, MetricRegistry metrics) {
+    public SendWorker(StreamConsumer consumer, MessageReader reader, EventAppender appender, Map<String, Provider> providers,
+                      Checks checks, Backoff backoff, Limits limits, int shardCount, String publicBaseUrl, InstantSource clock,
+                      String actor, Faults faults, MetricRegistry metrics) {
         this.faults = faults;
-        this.stream = stream;
+        this.consumer = consumer;
+        consumer.onEntries(this::claimAndDispatch);
         this.reader = reader;
         this.appender = appender;
         this.providers = Map.copyOf(providers);
@@ -112,11 +100,9 @@ public final class SendWorker implements Managed {
         this.backoff = backoff;
         this.limits = limits;
         this.shardCount = shardCount;
-        this.reclaimIdle = reclaimIdle;
         this.publicBaseUrl = publicBaseUrl.replaceAll("/+$", "");
         this.clock = clock;
         this.actor = actor;
-        this.permits = new Semaphore(concurrency);
         this.queueWait = Metrics.timer(metrics, "send.queue.wait");
         this.claimTimer = Metrics.timer(metrics, "send.claim");
         this.checkTimer = Metrics.timer(metrics, "send.check");
@@ -129,58 +115,6 @@ public final class SendWorker implements Managed {
         this.retried = metrics.counter("send.attempts.failed");
         this.dead = metrics.counter("messages.dead");
         this.unrecorded = metrics.counter("send.outcomes.unrecorded");
-        metrics.registerGauge("send.in.flight", inFlight::get);
-    }
-
-    @Override
-    public void start() {
-        running = true;
-        stream.ensureGroup();
-        loop = Thread.ofPlatform().name("send-worker-reader").daemon(true).start(this::readLoop);
-    }
-
-    @Override
-    public void stop() throws InterruptedException {
-        running = false;
-        if (loop != null) {
-            loop.join(TimeUnit.SECONDS.toMillis(5));
-        }
-        jobs.shutdown();
-        if (!jobs.awaitTermination(30, TimeUnit.SECONDS)) {
-            LOG.warn("send jobs still running at shutdown; their entries stay pending and are reclaimed");
-            jobs.shutdownNow();
-        }
-    }
-
-    private void readLoop() {
-        long nextReclaim = 0;
-        while (running) {
-            int free = 0;
-            try {
-                permits.acquire();
-                free = 1 + permits.drainPermits();
-                List<StreamEntry> entries;
-                if (System.nanoTime() >= nextReclaim) {
-                    entries = stream.reclaim(reclaimIdle, free);
-                    nextReclaim = System.nanoTime() + reclaimIdle.toNanos() / 4;
-                    if (entries.isEmpty()) {
-                        entries = stream.read(free, READ_BLOCK);
-                    }
-                } else {
-                    entries = stream.read(free, READ_BLOCK);
-                }
-                permits.release(free - entries.size());
-                free = 0;
-                claimAndDispatch(entries);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
-            } catch (RuntimeException e) {
-                permits.release(free);
-                LOG.warn("reading the send stream failed; retrying in 1 s: {}", e.toString());
-                sleepQuietly(1000);
-            }
-        }
     }
 
     /**
@@ -188,7 +122,7 @@ public final class SendWorker implements Managed {
      * CLAIMED events. Each won claim goes on to its own virtual thread; stale jobs are acknowledged at once; a
      * claim that lost its seq is retried alone on its thread. Every entry's permit is released exactly once.
      */
-    private void claimAndDispatch(List<StreamEntry> entries) {
+    void claimAndDispatch(List<StreamEntry> entries) {
         Map<UUID, StreamEntry> firstPerMessage = new LinkedHashMap<>();
         Map<StreamEntry, SendJob> jobsOf = new HashMap<>();
         List<StreamEntry> finished = new ArrayList<>();
@@ -244,49 +178,18 @@ public final class SendWorker implements Managed {
         } catch (RuntimeException e) {
             // Nothing claimed: the entries stay pending and come back (reclaimed, or published again by the confirm timer).
             LOG.warn("claiming {} jobs failed; they stay pending: {}", jobsOf.size(), e.toString());
-            ackAll(finished);
-            permits.release(entries.size());
+            consumer.finished(finished);
+            consumer.abandoned(entries.subList(0, entries.size() - finished.size()));
             return;
         }
-        ackAll(finished);
-        permits.release(finished.size());
-        claimed.forEach((entry, result) -> dispatch(entry, () -> finishClaimed(jobsOf.get(entry), result)));
-        lost.forEach(entry -> dispatch(entry, () -> claimAlone(jobsOf.get(entry))
+        consumer.finished(finished);
+        claimed.forEach((entry, result) -> consumer.dispatch(entry, () -> finishClaimed(jobsOf.get(entry), result)));
+        lost.forEach(entry -> consumer.dispatch(entry, () -> claimAlone(jobsOf.get(entry))
                 .map(r -> finishClaimed(jobsOf.get(entry), r))
                 .orElseGet(() -> {
                     stale.inc();
                     return true;
                 })));
-    }
-
-    /** Runs a claimed job on its virtual thread; acknowledges the entry when the job says it is finished. */
-    private void dispatch(StreamEntry entry, BooleanSupplier work) {
-        inFlight.incrementAndGet();
-        jobs.submit(() -> {
-            try {
-                if (work.getAsBoolean()) {
-                    ackQuietly(entry);
-                }
-            } catch (RuntimeException e) {
-                unrecorded.inc();
-                LOG.error("send failed entry_id={} fields={}; the entry stays pending", entry.id(), entry.fields(), e);
-            } finally {
-                inFlight.decrementAndGet();
-                permits.release();
-            }
-        });
-    }
-
-    private void ackAll(List<StreamEntry> entries) {
-        if (entries.isEmpty()) {
-            return;
-        }
-        try {
-            stream.ack(entries.stream().map(StreamEntry::id).toList());
-        } catch (RuntimeException e) {
-            // Their outcomes need nothing more; a later delivery of one is a stale job and is dropped then.
-            LOG.warn("acknowledging {} entries failed: {}", entries.size(), e.toString());
-        }
     }
 
     /** After the claim: checks, the provider call, the outcome. True when the entry may be acknowledged. */
@@ -438,15 +341,6 @@ public final class SendWorker implements Managed {
                 return;
             }
             state = reader.find(job.messageId()).orElseThrow().state();
-        }
-    }
-
-    private void ackQuietly(StreamEntry entry) {
-        try {
-            stream.ack(List.of(entry.id()));
-        } catch (RuntimeException e) {
-            // The outcome is in the log; a later delivery of this entry is a stale job and is dropped then.
-            LOG.warn("acknowledging entry_id={} failed: {}", entry.id(), e.toString());
         }
     }
 

@@ -1,6 +1,9 @@
 package dev.sendlog.service.resources;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.sendlog.service.api.MessageView;
+import dev.sendlog.service.api.ParkedView;
+import dev.sendlog.service.receipts.ParkedStore;
 import dev.sendlog.service.api.SearchPage;
 import dev.sendlog.service.auth.Caller;
 import dev.sendlog.service.auth.Role;
@@ -10,6 +13,7 @@ import dev.sendlog.service.core.MessageReader;
 import dev.sendlog.service.errors.ApiProblem;
 import io.dropwizard.auth.Auth;
 import jakarta.annotation.security.RolesAllowed;
+import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
@@ -28,10 +32,63 @@ import java.util.UUID;
 public final class AdminResource {
     private final MessageReader reader;
     private final AdminActions actions;
+    private final ParkedStore parked;
 
-    public AdminResource(MessageReader reader, AdminActions actions) {
+    public AdminResource(MessageReader reader, AdminActions actions, ParkedStore parked) {
         this.reader = reader;
         this.actions = actions;
+        this.parked = parked;
+    }
+
+    /** Parked provider input, newest first: raw body, gateway, reason, time. {@code all=true} includes resolved rows. */
+    @GET
+    @Path("/parked")
+    @RolesAllowed({Role.SUPPORT_NAME, Role.ADMIN_NAME})
+    public Map<String, Object> parked(@Auth Caller caller, @QueryParam("limit") String limit, @QueryParam("cursor") String cursor,
+                                      @QueryParam("all") boolean all) {
+        var page = SearchParams.parse(caller, null, null, null, null, null, limit, null, null);
+        Long before = null;
+        if (cursor != null) {
+            try {
+                before = Long.parseLong(cursor);
+            } catch (NumberFormatException e) {
+                throw ApiProblem.badRequest("cursor is not one this API returned", List.of());
+            }
+        }
+        List<ParkedView> items = parked.list(page.limit(), before, all);
+        boolean more = items.size() > page.limit();
+        List<ParkedView> shown = more ? items.subList(0, page.limit()) : items;
+        java.util.Map<String, Object> body = new java.util.LinkedHashMap<>();
+        body.put("items", shown);
+        body.put("nextCursor", more ? Long.toString(shown.getLast().id()) : null);
+        return body;
+    }
+
+    /** {@code {"action": "apply", "status": "DELIVERED"}} or {@code {"action": "discard", "note": "..."}}. */
+    @POST
+    @Path("/parked/{id}/resolve")
+    @Consumes(MediaType.APPLICATION_JSON)
+    @RolesAllowed(Role.ADMIN_NAME)
+    public Response resolve(@Auth Caller caller, @PathParam("id") long id, JsonNode body) {
+        if (body == null || !body.isObject() || !body.path("action").isTextual()) {
+            throw ApiProblem.badRequest("the body must be {\"action\": \"apply\", \"status\": ...} or "
+                    + "{\"action\": \"discard\", \"note\": ...}", List.of());
+        }
+        String action = body.path("action").asText();
+        if (!action.equals("apply") && !action.equals("discard")) {
+            throw ApiProblem.badRequest("action must be apply or discard", List.of());
+        }
+        UUID messageId = null;
+        if (body.hasNonNull("messageId")) {
+            try {
+                messageId = UUID.fromString(body.path("messageId").asText());
+            } catch (IllegalArgumentException e) {
+                throw ApiProblem.badRequest("messageId is not a message id", List.of());
+            }
+        }
+        parked.resolve(id, action, body.hasNonNull("status") ? body.path("status").asText() : null,
+                body.hasNonNull("note") ? body.path("note").asText() : null, messageId, caller.actor());
+        return Response.ok(Map.of("id", id, "resolved", action)).build();
     }
 
     /** Messages in DEAD, newest first, keyset-paginated (from the status projection). */

@@ -47,8 +47,11 @@ class DispatchEndToEndTest {
             assertThat(redis.sync().xlen(stream)).isZero();
             assertThat(redis.sync().xpending(stream, "send-workers").getCount()).isZero();
             List<String> keys = redis.sync().scan(ScanArgs.Builder.matches(SERVICE.redisPrefix() + "*").limit(1000)).getKeys();
-            // The stream itself and one health-probe key per process; no key per message.
-            assertThat(keys).allMatch(k -> k.equals(stream) || k.startsWith(SERVICE.redisPrefix() + "health:"));
+            // The two job streams and one health-probe key per process and store; no key per message.
+            String callbacks = SERVICE.redisPrefix() + "{callback}:stream";
+            assertThat(redis.sync().xlen(callbacks)).isZero();
+            assertThat(keys).allMatch(k -> k.equals(stream) || k.equals(callbacks)
+                    || k.startsWith(SERVICE.redisPrefix() + "health:") || k.startsWith(SERVICE.redisPrefix() + "{callback}:health:"));
         }
     }
 }

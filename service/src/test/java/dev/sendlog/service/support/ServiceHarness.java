@@ -45,6 +45,7 @@ public class ServiceHarness implements BeforeAllCallback, AfterAllCallback {
     private ProviderSimulator simulator;
     private DropwizardTestSupport<SendlogConfiguration> support;
     private ApiClient api;
+    private int appPort;
 
     public ServiceHarness(String... keyValues) {
         this(MutableClock.startingNow(), keyValues);
@@ -85,7 +86,13 @@ public class ServiceHarness implements BeforeAllCallback, AfterAllCallback {
 
     /** Starts (or starts again after {@link #stop()}) the application on the same database, Redis and simulator. */
     public void start() throws Exception {
+        if (appPort == 0) {
+            // Fixed before start, because providers must be told where to call back (publicBaseUrl).
+            appPort = dev.sendlog.testkit.Ports.free();
+        }
         List<ConfigOverride> all = new ArrayList<>();
+        all.add(ConfigOverride.config("server.applicationConnectors[0].port", Integer.toString(appPort)));
+        all.add(ConfigOverride.config("publicBaseUrl", "http://127.0.0.1:" + appPort));
         all.add(ConfigOverride.config("database.url", database.jdbcUrl()));
         all.add(ConfigOverride.config("redis.sendUri", redis.uri()));
         all.add(ConfigOverride.config("redis.keyPrefix", prefix));

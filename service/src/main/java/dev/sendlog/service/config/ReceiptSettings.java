@@ -1,0 +1,42 @@
+package dev.sendlog.service.config;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+import io.dropwizard.util.Duration;
+import jakarta.validation.constraints.Max;
+import jakarta.validation.constraints.Min;
+import jakarta.validation.constraints.NotNull;
+
+/** Callback intake and processing. */
+public class ReceiptSettings {
+    /**
+     * A receipt that arrives before our PROVIDER_ACCEPTED is visible (the provider answered, our write is a moment
+     * late) is held and matched again until this long after it arrived; only then is it parked as unmatched.
+     */
+    @NotNull
+    @JsonProperty
+    public Duration holdWindow = Duration.seconds(60);
+
+    /** How often callbacks still without an outcome (held, or never queued because Redis was down) are queued again. */
+    @NotNull
+    @JsonProperty
+    public Duration sweepEvery = Duration.seconds(2);
+
+    /** Callback jobs in flight at most: the callback worker's own bound, separate from the send workers'. */
+    @Min(1)
+    @Max(10_000)
+    @JsonProperty
+    public int concurrency = 16;
+
+    /**
+     * Force send and callback work through one shared concurrency bound (the send workers' semaphore). Kept only to
+     * measure what isolation buys; never use it in production.
+     */
+    @JsonProperty
+    public boolean sharedWorkerBound = false;
+
+    /** Group commit of inbox writes. */
+    @Min(1)
+    @Max(64)
+    @JsonProperty
+    public int inboxWriters = 2;
+}

@@ -1,0 +1,155 @@
+package dev.sendlog.service.queue;
+
+import com.codahale.metrics.Counter;
+import com.codahale.metrics.MetricRegistry;
+import io.dropwizard.lifecycle.Managed;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Reads one job type's stream and runs its jobs on virtual threads, at most as many at once as its semaphore
+ * allows. Each job type has its own consumer, executor and connections; only the measuring switch
+ * {@code sharedWorkerBound} makes two share a semaphore. Entries a crashed consumer left unacknowledged are
+ * reclaimed after {@code reclaimIdle}. The batch handler must hand every entry to {@link #dispatch} or
+ * {@link #finished}, which release its permit exactly once.
+ */
+public final class StreamConsumer implements Managed {
+    private static final Logger LOG = LoggerFactory.getLogger(StreamConsumer.class);
+    private static final Duration READ_BLOCK = Duration.ofMillis(500);
+
+    private final String name;
+    private final JobStream stream;
+    private final Semaphore permits;
+    private final Duration reclaimIdle;
+    private final ExecutorService jobs;
+    private final AtomicInteger inFlight = new AtomicInteger();
+    private final Counter failed;
+    private Consumer<List<StreamEntry>> handler;
+    private volatile boolean running;
+    private Thread loop;
+
+    public StreamConsumer(String name, JobStream stream, Semaphore permits, Duration reclaimIdle, MetricRegistry metrics) {
+        this.name = name;
+        this.stream = stream;
+        this.permits = permits;
+        this.reclaimIdle = reclaimIdle;
+        this.jobs = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name(name + "-job-", 0).factory());
+        this.failed = metrics.counter(name + ".jobs.failed");
+        metrics.registerGauge(name + ".in.flight", inFlight::get);
+    }
+
+    /** Sets what to do with each read (the entries' permits are held until they are dispatched or finished). */
+    public void onEntries(Consumer<List<StreamEntry>> handler) {
+        this.handler = handler;
+    }
+
+    @Override
+    public void start() {
+        running = true;
+        stream.ensureGroup();
+        loop = Thread.ofPlatform().name(name + "-reader").daemon(true).start(this::readLoop);
+    }
+
+    @Override
+    public void stop() throws InterruptedException {
+        running = false;
+        if (loop != null) {
+            loop.join(TimeUnit.SECONDS.toMillis(5));
+        }
+        jobs.shutdown();
+        if (!jobs.awaitTermination(30, TimeUnit.SECONDS)) {
+            LOG.warn("{} jobs still running at shutdown; their entries stay pending and are reclaimed", name);
+            jobs.shutdownNow();
+        }
+    }
+
+    private void readLoop() {
+        long nextReclaim = 0;
+        while (running) {
+            int held = 0;
+            try {
+                permits.acquire();
+                held = 1 + permits.drainPermits();
+                List<StreamEntry> entries = List.of();
+                if (System.nanoTime() >= nextReclaim) {
+                    entries = stream.reclaim(reclaimIdle, held);
+                    nextReclaim = System.nanoTime() + reclaimIdle.toNanos() / 4;
+                }
+                if (entries.isEmpty()) {
+                    entries = stream.read(held, READ_BLOCK);
+                }
+                permits.release(held - entries.size());
+                held = 0;
+                if (!entries.isEmpty()) {
+                    handler.accept(entries);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            } catch (RuntimeException e) {
+                permits.release(held);
+                LOG.warn("reading the {} stream failed; retrying in 1 s: {}", name, e.toString());
+                pause();
+            }
+        }
+    }
+
+    /** Runs a job on its virtual thread; acknowledges the entry when the job says it is finished; releases its permit. */
+    public void dispatch(StreamEntry entry, BooleanSupplier work) {
+        inFlight.incrementAndGet();
+        jobs.submit(() -> {
+            try {
+                if (work.getAsBoolean()) {
+                    ack(List.of(entry));
+                }
+            } catch (RuntimeException e) {
+                failed.inc();
+                LOG.error("{} job failed entry_id={} fields={}; the entry stays pending", name, entry.id(), entry.fields(), e);
+            } finally {
+                inFlight.decrementAndGet();
+                permits.release();
+            }
+        });
+    }
+
+    /** Acknowledges entries that need nothing more and releases their permits. */
+    public void finished(List<StreamEntry> entries) {
+        ack(entries);
+        permits.release(entries.size());
+    }
+
+    /** Releases the permits of entries left pending (a failure before they could be handled). */
+    public void abandoned(List<StreamEntry> entries) {
+        permits.release(entries.size());
+    }
+
+    private void ack(List<StreamEntry> entries) {
+        if (entries.isEmpty()) {
+            return;
+        }
+        try {
+            stream.ack(entries.stream().map(StreamEntry::id).toList());
+        } catch (RuntimeException e) {
+            // Their outcomes are in the log; a later delivery of one is a stale job and is dropped then.
+            LOG.warn("acknowledging {} {} entries failed: {}", entries.size(), name, e.toString());
+        }
+    }
+
+    private void pause() {
+        try {
+            Thread.sleep(1000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            running = false;
+        }
+    }
+}

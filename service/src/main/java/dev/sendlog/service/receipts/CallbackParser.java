@@ -1,0 +1,81 @@
+package dev.sendlog.service.receipts;
+
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.sendlog.events.ReceiptKind;
+import java.io.IOException;
+import java.time.Instant;
+import java.util.Optional;
+
+/**
+ * Reads a raw callback body (API.md: id, reference, status, timestamp, errorCode) through the gateway's
+ * vocabulary. The result is either a {@link ParsedCallback} or the reason it must be parked.
+ */
+public final class CallbackParser {
+    private static final ObjectMapper JSON = new ObjectMapper().enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+            .enable(com.fasterxml.jackson.core.JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
+    private static final int MAX_FIELD = 256;
+
+    /**
+     * The parse result: a callback, or the reason to park it. A parked one still carries the provider id and our
+     * reference when it had readable ones, so support can see which message it was about.
+     */
+    public record Result(ParsedCallback callback, String parkReason, String providerId, String reference) {
+        static Result park(String reason) {
+            return new Result(null, reason, null, null);
+        }
+
+        static Result park(String reason, JsonNode node) {
+            return new Result(null, reason, text(node, "id").orElse(null), text(node, "reference").orElse(null));
+        }
+    }
+
+    private CallbackParser() {
+    }
+
+    public static Result parse(byte[] body, Vocabulary vocabulary) {
+        JsonNode node;
+        try {
+            node = JSON.readTree(body);
+        } catch (IOException e) {
+            return Result.park("body is not JSON");
+        }
+        if (node == null || !node.isObject()) {
+            return Result.park("body is not a JSON object");
+        }
+        Optional<String> id = text(node, "id");
+        Optional<String> status = text(node, "status");
+        Optional<String> timestamp = text(node, "timestamp");
+        if (id.isEmpty()) {
+            return Result.park("missing or invalid field id", node);
+        }
+        if (status.isEmpty()) {
+            return Result.park("missing or invalid field status", node);
+        }
+        if (timestamp.isEmpty()) {
+            return Result.park("missing or invalid field timestamp", node);
+        }
+        Optional<ReceiptKind> kind = vocabulary.map(status.get());
+        if (kind.isEmpty()) {
+            return Result.park("unmapped status " + status.get(), node);
+        }
+        Optional<Instant> at = vocabulary.parseTimestamp(timestamp.get());
+        if (at.isEmpty()) {
+            return Result.park("unparseable timestamp " + timestamp.get(), node);
+        }
+        String reference = text(node, "reference").orElse(null);
+        String errorCode = text(node, "errorCode").orElse(null);
+        return new Result(new ParsedCallback(id.get(), reference, status.get(), kind.get(), at.get(), errorCode), null,
+                id.get(), reference);
+    }
+
+    private static Optional<String> text(JsonNode node, String field) {
+        JsonNode v = node.get(field);
+        if (v == null || !v.isTextual() || v.textValue().isBlank() || v.textValue().length() > MAX_FIELD
+                || v.textValue().indexOf('\u0000') >= 0) {
+            return Optional.empty();
+        }
+        return Optional.of(v.textValue());
+    }
+}

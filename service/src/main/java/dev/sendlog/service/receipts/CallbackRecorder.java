@@ -1,0 +1,150 @@
+package dev.sendlog.service.receipts;
+
+import com.codahale.metrics.MetricRegistry;
+import dev.sendlog.service.core.GroupCommit;
+import dev.sendlog.service.db.AppendKey;
+import dev.sendlog.service.db.EventStore;
+import dev.sendlog.service.db.NewEvent;
+import io.dropwizard.lifecycle.Managed;
+import java.sql.PreparedStatement;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.jooq.DSLContext;
+
+/**
+ * Records callback decisions in group commits: the RECEIPT events, the outcome of every inbox row, and the parked
+ * rows, in one transaction. An outcome is written once per inbox row (a second decision for the same row, from a
+ * duplicate delivery, changes nothing), and a row is parked only together with its outcome.
+ */
+public final class CallbackRecorder implements Managed {
+    private static final String OUTCOMES_SQL = """
+            WITH o AS (
+                INSERT INTO callback_outcomes (inbox_id, outcome, message_id, event_seq, decided_at)
+                SELECT i, k, m, s, ?::timestamptz FROM unnest(?::int8[], ?::text[], ?::uuid[], ?::int4[]) AS x(i, k, m, s)
+                ON CONFLICT (inbox_id) DO NOTHING
+                RETURNING inbox_id, outcome
+            )
+            INSERT INTO parked_input (inbox_id, gateway, reason, message_id, parked_at)
+            SELECT p.i, p.g, p.r, p.m, ?::timestamptz
+            FROM unnest(?::int8[], ?::text[], ?::text[], ?::uuid[]) AS p(i, g, r, m)
+            JOIN o ON o.inbox_id = p.i AND o.outcome = 'parked'""";
+
+    private final DSLContext dsl;
+    private final EventStore store;
+    private final InstantSource clock;
+    private final GroupCommit<RecordItem> commits;
+
+    public CallbackRecorder(DSLContext dsl, EventStore store, InstantSource clock, int writers, MetricRegistry metrics) {
+        this.dsl = dsl;
+        this.store = store;
+        this.clock = clock;
+        this.commits = new GroupCommit<>("callbacks.record", this::write, writers, 1000, 0, 100_000, metrics);
+    }
+
+    /** Records the decision; false when it was an append that lost its seq (re-read and decide again). */
+    public boolean record(CallbackDecision decision) throws InterruptedException, ExecutionException, TimeoutException {
+        RecordItem item = new RecordItem(decision);
+        if (!commits.offer(item)) {
+            throw new IllegalStateException("the callback record queue is full or stopped");
+        }
+        return item.done().get(30, TimeUnit.SECONDS);
+    }
+
+    private void write(List<RecordItem> batch) {
+        try {
+            Map<RecordItem, Boolean> results = dsl.transactionResult(cfg -> writeInTransaction(cfg.dsl(), batch));
+            results.forEach((item, ok) -> item.done().complete(ok));
+        } catch (RuntimeException e) {
+            batch.forEach(item -> item.done().completeExceptionally(e));
+        }
+    }
+
+    private Map<RecordItem, Boolean> writeInTransaction(DSLContext tx, List<RecordItem> batch) {
+        List<NewEvent> events = new ArrayList<>();
+        for (RecordItem item : batch) {
+            if (item.decision() instanceof CallbackDecision.AppendReceipt a) {
+                events.add(a.event());
+            }
+        }
+        Set<AppendKey> won = store.append(tx, events);
+        Map<RecordItem, Boolean> results = new HashMap<>();
+        List<Long> inbox = new ArrayList<>();
+        List<String> kinds = new ArrayList<>();
+        List<UUID> messages = new ArrayList<>();
+        List<Integer> seqs = new ArrayList<>();
+        List<Long> parkInbox = new ArrayList<>();
+        List<String> parkGateway = new ArrayList<>();
+        List<String> parkReason = new ArrayList<>();
+        List<UUID> parkMessage = new ArrayList<>();
+        for (RecordItem item : batch) {
+            switch (item.decision()) {
+                case CallbackDecision.AppendReceipt a -> {
+                    boolean ok = won.contains(new AppendKey(a.event().messageId(), a.event().seq()));
+                    results.put(item, ok);
+                    if (ok) {
+                        inbox.add(a.inboxId());
+                        kinds.add("appended");
+                        messages.add(a.event().messageId());
+                        seqs.add(a.event().seq());
+                    }
+                }
+                case CallbackDecision.Park p -> {
+                    results.put(item, true);
+                    inbox.add(p.inboxId());
+                    kinds.add("parked");
+                    messages.add(p.messageId());
+                    seqs.add(null);
+                    parkInbox.add(p.inboxId());
+                    parkGateway.add(p.gateway());
+                    parkReason.add(p.reason());
+                    parkMessage.add(p.messageId());
+                }
+                case CallbackDecision.Duplicate d -> {
+                    results.put(item, true);
+                    inbox.add(d.inboxId());
+                    kinds.add("duplicate");
+                    messages.add(d.messageId());
+                    seqs.add(null);
+                }
+            }
+        }
+        if (!inbox.isEmpty()) {
+            String now = Instant.from(clock.instant()).toString();
+            tx.connection(c -> {
+                try (PreparedStatement ps = c.prepareStatement(OUTCOMES_SQL)) {
+                    ps.setString(1, now);
+                    ps.setArray(2, c.createArrayOf("int8", inbox.toArray(Long[]::new)));
+                    ps.setArray(3, c.createArrayOf("text", kinds.toArray(String[]::new)));
+                    ps.setArray(4, c.createArrayOf("uuid", messages.toArray(UUID[]::new)));
+                    ps.setArray(5, c.createArrayOf("int4", seqs.toArray(Integer[]::new)));
+                    ps.setString(6, now);
+                    ps.setArray(7, c.createArrayOf("int8", parkInbox.toArray(Long[]::new)));
+                    ps.setArray(8, c.createArrayOf("text", parkGateway.toArray(String[]::new)));
+                    ps.setArray(9, c.createArrayOf("text", parkReason.toArray(String[]::new)));
+                    ps.setArray(10, c.createArrayOf("uuid", parkMessage.toArray(UUID[]::new)));
+                    ps.executeUpdate();
+                }
+            });
+        }
+        return results;
+    }
+
+    @Override
+    public void start() {
+        commits.start();
+    }
+
+    @Override
+    public void stop() throws InterruptedException {
+        commits.stop();
+    }
+}

@@ -1,0 +1,65 @@
+package dev.sendlog.service.resources;
+
+import com.codahale.metrics.Counter;
+import com.codahale.metrics.MetricRegistry;
+import dev.sendlog.service.config.GatewaySettings;
+import dev.sendlog.service.errors.ApiProblem;
+import dev.sendlog.service.errors.Problem;
+import dev.sendlog.service.receipts.CallbackSignature;
+import dev.sendlog.service.receipts.Inbox;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.HeaderParam;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@code POST /v1/callbacks/{gateway}}: a provider's receipt. The signature is checked first (401, nothing
+ * stored, counted); then the raw body is stored, whatever it holds, and only then answered 200. Processing
+ * is asynchronous. A body that is not even JSON is stored too, and parked by the callback worker.
+ */
+@Path("/v1/callbacks/{gateway}")
+public final class CallbackResource {
+    private static final Logger LOG = LoggerFactory.getLogger(CallbackResource.class);
+
+    private final Map<String, GatewaySettings> gateways;
+    private final Inbox inbox;
+    private final Counter rejectedSignatures;
+
+    public CallbackResource(Map<String, GatewaySettings> gateways, Inbox inbox, MetricRegistry metrics) {
+        this.gateways = Map.copyOf(gateways);
+        this.inbox = inbox;
+        this.rejectedSignatures = metrics.counter("callbacks.signature.rejected");
+    }
+
+    @POST
+    @Consumes(MediaType.WILDCARD)
+    @Produces(MediaType.APPLICATION_JSON)
+    public Response receive(@PathParam("gateway") String gateway, @HeaderParam("X-Signature") String signature, byte[] body)
+            throws Exception {
+        GatewaySettings settings = gateways.get(gateway);
+        if (settings == null) {
+            throw ApiProblem.notFound("no gateway " + gateway);
+        }
+        byte[] raw = body == null ? new byte[0] : body;
+        if (!CallbackSignature.verify(settings.callbackSecret, raw, signature)) {
+            rejectedSignatures.inc();
+            LOG.warn("callback refused: bad or missing signature gateway={} bytes={}", gateway, raw.length);
+            return Response.status(401).type(Problem.MEDIA_TYPE)
+                    .entity(Problem.of(401, "Unauthorized", "X-Signature is missing or does not match the body")).build();
+        }
+        long id;
+        try {
+            id = inbox.store(gateway, raw);
+        } catch (IllegalStateException e) {
+            throw ApiProblem.unavailable("the callback could not be stored; send it again", 1);
+        }
+        return Response.ok(Map.of("stored", id)).build();
+    }
+}
