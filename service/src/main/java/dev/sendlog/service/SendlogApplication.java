@@ -219,7 +219,7 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
         if (config.components.contains(Components.API)) {
             Inbox inbox = new Inbox(pools.dsl(PoolRole.CALLBACKS), callbackStream, clock, r.inboxWriters, metrics);
             env.lifecycle().manage(inbox);
-            env.jersey().register(new CallbackResource(config.gateways, inbox, metrics));
+            env.jersey().register(new CallbackResource(config.gateways, inbox, r.maxConcurrentIntake, metrics));
         }
         if (config.components.contains(Components.CALLBACK_WORKER)) {
             Map<String, Vocabulary> vocabularies = new HashMap<>();

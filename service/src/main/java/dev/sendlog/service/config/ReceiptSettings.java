@@ -34,6 +34,14 @@ public class ReceiptSettings {
     @JsonProperty
     public boolean sharedWorkerBound = false;
 
+    /**
+     * Callback requests being stored at once at most. Past it, intake answers 503 with Retry-After and providers send
+     * again later (they retry callbacks): a flood of receipts is spread out instead of taking the CPU from sends.
+     */
+    @Min(1)
+    @JsonProperty
+    public int maxConcurrentIntake = 16;
+
     /** Group commit of inbox writes. */
     @Min(1)
     @Max(64)

@@ -26,7 +26,7 @@ final class E2eLoad {
     private static final String[] STAGES = {
         "poller.claim", "poller.publish", "poller.append",
         "send.queue.wait", "send.claim", "send.check", "send.provider", "send.result",
-        "append.commit", "accept.commit", "projector.batch", "timers.round"};
+        "append.commit", "accept.commit", "projector.batch", "timers.round", "callbacks.process", "inbox.commit"};
 
     private final URI api;
     private final URI admin;
@@ -40,11 +40,25 @@ final class E2eLoad {
     }
 
     record Result(String label, int messages, double seconds, double perSecond, double p50Ms, double p99Ms,
-                  Map<String, double[]> stages) {
+                  Map<String, double[]> stages, double callbacksPerSecond) {
+    }
+
+    private static long callbacksDone(JsonNode m) {
+        long parked = 0;
+        var names = m.path("counters").fieldNames();
+        while (names.hasNext()) {
+            String name = names.next();
+            if (name.startsWith("callbacks.parked.")) {
+                parked += counter(m, name);
+            }
+        }
+        return counter(m, "callbacks.appended") + counter(m, "callbacks.duplicates") + parked;
     }
 
     Result run(String label, int messages, Duration timeout) throws IOException, InterruptedException {
-        long sentBefore = counter(metrics(), "messages.sent");
+        JsonNode before = metrics();
+        long sentBefore = counter(before, "messages.sent");
+        long callbacksBefore = callbacksDone(before);
         long start = System.nanoTime();
         try (RawHttpConnection connection = new RawHttpConnection(api)) {
             for (int done = 0; done < messages; ) {
@@ -85,12 +99,13 @@ final class E2eLoad {
             }
         }
         return new Result(label, (int) sent, seconds, sent / seconds, e2e.path("p50").asDouble() * 1000,
-                e2e.path("p99").asDouble() * 1000, stages);
+                e2e.path("p99").asDouble() * 1000, stages, (callbacksDone(m) - callbacksBefore) / seconds);
     }
 
     static void print(Result r, PrintStream out) {
-        out.printf(Locale.ROOT, "%n### %s: %d messages sent in %.1f s = %.0f msg/s end to end; accepted->SENT p50 %.0f ms, p99 %.0f ms%n",
-                r.label(), r.messages(), r.seconds(), r.perSecond(), r.p50Ms(), r.p99Ms());
+        out.printf(Locale.ROOT, "%n### %s: %d messages sent in %.1f s = %.0f msg/s end to end; accepted->SENT p50 %.0f ms, p99 %.0f ms;"
+                        + " callbacks processed meanwhile %.0f/s%n",
+                r.label(), r.messages(), r.seconds(), r.perSecond(), r.p50Ms(), r.p99Ms(), r.callbacksPerSecond());
         out.println("| stage | count | mean ms | p99 ms | total s |");
         out.println("|---|---:|---:|---:|---:|");
         r.stages().forEach((name, v) -> out.printf(Locale.ROOT, "| %s | %.0f | %.2f | %.2f | %.1f |%n", name, v[0], v[1], v[2], v[3]));

@@ -16,6 +16,7 @@ import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import java.util.Map;
+import java.util.concurrent.Semaphore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -31,11 +32,15 @@ public final class CallbackResource {
     private final Map<String, GatewaySettings> gateways;
     private final Inbox inbox;
     private final Counter rejectedSignatures;
+    private final Counter refused;
+    private final Semaphore intake;
 
-    public CallbackResource(Map<String, GatewaySettings> gateways, Inbox inbox, MetricRegistry metrics) {
+    public CallbackResource(Map<String, GatewaySettings> gateways, Inbox inbox, int maxConcurrentIntake, MetricRegistry metrics) {
         this.gateways = Map.copyOf(gateways);
         this.inbox = inbox;
+        this.intake = new Semaphore(maxConcurrentIntake);
         this.rejectedSignatures = metrics.counter("callbacks.signature.rejected");
+        this.refused = metrics.counter("callbacks.intake.busy");
     }
 
     @POST
@@ -54,11 +59,17 @@ public final class CallbackResource {
             return Response.status(401).type(Problem.MEDIA_TYPE)
                     .entity(Problem.of(401, "Unauthorized", "X-Signature is missing or does not match the body")).build();
         }
+        if (!intake.tryAcquire()) {
+            refused.inc();
+            throw ApiProblem.unavailable("too many callbacks at once; send it again shortly", 1);
+        }
         long id;
         try {
             id = inbox.store(gateway, raw);
         } catch (IllegalStateException e) {
             throw ApiProblem.unavailable("the callback could not be stored; send it again", 1);
+        } finally {
+            intake.release();
         }
         return Response.ok(Map.of("stored", id)).build();
     }
