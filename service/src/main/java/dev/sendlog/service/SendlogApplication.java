@@ -233,8 +233,7 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
                     Duration.ofMillis(r.holdWindow.toMilliseconds()), config.pipeline.shards, clock, "callbacks-" + instance,
                     metrics);
             env.lifecycle().manage(consumer);
-            InboxSweeper sweeper = new InboxSweeper(pools.dsl(PoolRole.CALLBACKS), callbackStream, clock,
-                    Duration.ofMillis(r.sweepEvery.toMilliseconds()), metrics);
+            InboxSweeper sweeper = new InboxSweeper(pools.dsl(PoolRole.CALLBACKS), callbackStream, metrics);
             ScheduledExecutorService sweeps = env.lifecycle().scheduledExecutorService("inbox-sweeper-%d").threads(1).build();
             long every = r.sweepEvery.toMilliseconds();
             sweeps.scheduleWithFixedDelay(sweeper, every, every, TimeUnit.MILLISECONDS);
