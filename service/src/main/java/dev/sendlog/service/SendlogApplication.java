@@ -19,6 +19,7 @@ import dev.sendlog.service.cli.ComponentCommand;
 import dev.sendlog.service.cli.DbCommand;
 import dev.sendlog.service.cli.LoadTestCommand;
 import dev.sendlog.service.cli.SimulatorCommand;
+import dev.sendlog.service.cli.StatusCommand;
 import dev.sendlog.service.config.AuthSettings;
 import dev.sendlog.service.config.Components;
 import dev.sendlog.service.config.PipelineSettings;
@@ -35,7 +36,15 @@ import dev.sendlog.service.dispatch.SendWorker;
 import dev.sendlog.service.dispatch.ShardLeases;
 import dev.sendlog.service.dispatch.ShardOwner;
 import dev.sendlog.service.dispatch.Timers;
+import dev.sendlog.service.config.HealthSettings;
+import dev.sendlog.service.health.FailureRateHealthCheck;
+import dev.sendlog.service.health.LagHealthCheck;
+import dev.sendlog.service.health.PollersHealthCheck;
+import dev.sendlog.service.health.QueueHealthCheck;
 import dev.sendlog.service.health.RedisHealthCheck;
+import dev.sendlog.service.health.TransactionAgeHealthCheck;
+import dev.sendlog.service.tasks.ComponentTask;
+import dev.sendlog.service.metrics.PrometheusServlet;
 import dev.sendlog.service.provider.HttpProvider;
 import dev.sendlog.service.provider.Provider;
 import dev.sendlog.service.queue.JobStream;
@@ -52,6 +61,7 @@ import dev.sendlog.service.core.MessageReader;
 import dev.sendlog.service.db.DatabaseTarget;
 import dev.sendlog.service.db.EventStore;
 import dev.sendlog.service.db.LocalInfrastructure;
+import dev.sendlog.service.db.PoolBudget;
 import dev.sendlog.service.db.PoolRole;
 import dev.sendlog.service.db.Pools;
 import dev.sendlog.service.errors.BodyLimitFilter;
@@ -104,6 +114,11 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
 
     private final InstantSource clock;
     private final Faults faults;
+    /** Components an operator may pause and resume (admin tasks pause / resume ?component=...), to drain a node. */
+    private final Map<String, Pausable> pausables = new java.util.concurrent.ConcurrentHashMap<>();
+
+    private record Pausable(Runnable pause, Runnable resume) {
+    }
 
     public SendlogApplication() {
         this(InstantSource.system(), Faults.NONE);
@@ -137,6 +152,7 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
         bootstrap.addCommand(new DbCommand());
         bootstrap.addCommand(new SimulatorCommand());
         bootstrap.addCommand(new LoadTestCommand());
+        bootstrap.addCommand(new StatusCommand());
         bootstrap.addCommand(new ComponentCommand(this, "api", "Runs the HTTP API only", EnumSet.of(Components.API)));
         bootstrap.addCommand(new ComponentCommand(this, "poller",
                 "Runs shard leases, publishing, the projection and timers only", EnumSet.of(Components.POLLER)));
@@ -165,6 +181,15 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
                 config.components, Ports.application(server), Ports.admin(server), target.jdbcUrl()));
 
         String instance = instanceName();
+        PoolBudget.Budget budget = PoolBudget.compute(config, simpleDataSource(target));
+        if (!budget.fits()) {
+            throw new IllegalStateException("refusing to start: the pools cannot fit in the database's connections: "
+                    + budget.describe() + ". Lower database.pools.* or raise max_connections.");
+        }
+        LOG.info("pool budget: {}", budget.describe());
+        if (!budget.fitsBesideOthers()) {
+            LOG.warn("the pools fit max_connections on paper but not beside the sessions connected now: {}", budget.describe());
+        }
         Pools pools = new Pools(target.jdbcUrl(), config.database, metrics, instance);
         env.lifecycle().manage(managed(pools::close));
 
@@ -174,10 +199,20 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
         PartitionJob partitionJob = new PartitionJob(partitionManager, clock, config.partitions.daysAhead, metrics);
         partitionJob.ensure();
 
+        env.admin().addServlet("prometheus", new PrometheusServlet(metrics)).addMapping("/metrics/prometheus");
         env.healthChecks().register("database", new DatabaseHealthCheck(pools.pool(PoolRole.MAINTENANCE),
                 List.of(pools.pool(PoolRole.API), pools.pool(PoolRole.PIPELINE), pools.pool(PoolRole.CALLBACKS),
                         pools.pool(PoolRole.MAINTENANCE))));
         env.healthChecks().register("partitions", new PartitionsHealthCheck(partitionManager, clock, config.partitions.minDaysAhead));
+        HealthSettings h = config.alarms;
+        env.healthChecks().register("pollers", new PollersHealthCheck(pools.dsl(PoolRole.MAINTENANCE),
+                Duration.ofMillis(h.maxUnownedShard.toMilliseconds()), Duration.ofMillis(h.maxUnpublishedAge.toMilliseconds())));
+        env.healthChecks().register("projector", new LagHealthCheck(pools.dsl(PoolRole.MAINTENANCE),
+                Duration.ofMillis(h.maxProjectorLag.toMilliseconds()), metrics));
+        env.healthChecks().register("transactions", new TransactionAgeHealthCheck(pools.dsl(PoolRole.MAINTENANCE),
+                Duration.ofMillis(h.maxTransactionAge.toMilliseconds()), metrics));
+        env.healthChecks().register("failures", new FailureRateHealthCheck(metrics, h.maxDeadPerMinute, h.maxUnknownPerMinute,
+                h.maxParkedPerMinute));
 
         if (config.components.contains(Components.MAINTENANCE)) {
             ScheduledExecutorService maintenance = env.lifecycle().scheduledExecutorService("maintenance-%d").threads(2).build();
@@ -190,6 +225,8 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
             env.admin().addTask(new RunNowTask("ensure-partitions", partitionJob::ensure));
         }
 
+        env.admin().addTask(new ComponentTask("pause", component -> pausable(component).pause().run()));
+        env.admin().addTask(new ComponentTask("resume", component -> pausable(component).resume().run()));
         if (config.components.contains(Components.API)) {
             registerKeys(config.auth, new ApiKeyStore(pools.dsl(PoolRole.API)));
             wireApi(config, env, pools, events, codec);
@@ -215,7 +252,10 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
         JobStream callbackStream = new JobStream(callbackRedis, StreamKeys.callback(config.redis.keyPrefix),
                 StreamKeys.CALLBACK_GROUP, instance);
         env.healthChecks().register("redis-callback", new RedisHealthCheck(callbackRedis.connect(),
-                config.redis.keyPrefix + "{callback}:health:" + instance));
+                config.redis.keyPrefix + "{callback}:health:" + instance, config.alarms.redisMemoryWarnPercent,
+                config.alarms.redisMemoryFailPercent, metrics, "callback"));
+        env.healthChecks().register("workers-callback", new QueueHealthCheck(callbackRedis.connect(), callbackStream.key(),
+                StreamKeys.CALLBACK_GROUP, Duration.ofMillis(config.alarms.maxQueueAge.toMilliseconds()), metrics, "callback"));
         if (config.components.contains(Components.API)) {
             Inbox inbox = new Inbox(pools.dsl(PoolRole.CALLBACKS), callbackStream, clock, r.inboxWriters, metrics);
             env.lifecycle().manage(inbox);
@@ -252,7 +292,10 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
         JobStream sendStream = new JobStream(sendRedis, StreamKeys.send(config.redis.keyPrefix), StreamKeys.SEND_GROUP,
                 instance);
         env.healthChecks().register("redis-send", new RedisHealthCheck(sendRedis.connect(),
-                config.redis.keyPrefix + "health:" + instance));
+                config.redis.keyPrefix + "health:" + instance, config.alarms.redisMemoryWarnPercent,
+                config.alarms.redisMemoryFailPercent, metrics, "send"));
+        env.healthChecks().register("workers-send", new QueueHealthCheck(sendRedis.connect(), sendStream.key(),
+                StreamKeys.SEND_GROUP, Duration.ofMillis(config.alarms.maxQueueAge.toMilliseconds()), metrics, "send"));
         EventAppender appender = new EventAppender(pools.dsl(PoolRole.PIPELINE), events, p.appendWriters, metrics, "append");
         env.lifecycle().manage(appender);
 
@@ -268,9 +311,17 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
                     events.codec(), reconcileWindow, 5000, metrics);
             Timers timers = new Timers(leases, pools.dsl(PoolRole.MAINTENANCE), events, appender, limits, reconcileWindow,
                     clock, metrics);
-            env.lifecycle().manage(new ShardOwner(leases, poller, projector, timers,
+            ShardOwner owner = new ShardOwner(leases, poller, projector, timers,
                     Duration.ofMillis(p.leaseTtl.toMilliseconds()), p.maxBatchesPerRound, p.idlePollMs,
-                    p.projectorIntervalMs, p.timerIntervalMs, metrics));
+                    p.projectorIntervalMs, p.timerIntervalMs, metrics);
+            env.lifecycle().manage(owner);
+            pausables.put("poller", new Pausable(() -> {
+                try {
+                    owner.pause();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }, owner::resume));
         }
         if (config.components.contains(Components.SEND_WORKER)) {
             Map<String, Provider> providers = new HashMap<>();
@@ -286,6 +337,7 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
                     Duration.ofMillis(p.retryCap.toMilliseconds())), limits, p.shards, config.publicBaseUrl, clock,
                     "worker-" + instance, faults, metrics);
             env.lifecycle().manage(consumer);
+            pausables.put("send-worker", new Pausable(consumer::pauseReading, consumer::resume));
         }
     }
 
@@ -322,15 +374,28 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
         MessageReader reader = new MessageReader(pools.dsl(PoolRole.API), events);
         env.jersey().register(new MessagesResource(parser, accept, reader, codec));
         env.jersey().register(new AdminResource(reader, new AdminActions(pools.dsl(PoolRole.API), events, reader, clock,
-                config.pipeline.shards), new ParkedStore(pools.dsl(PoolRole.API), events, reader, clock, config.pipeline.shards)));
+                config.pipeline.shards), new ParkedStore(pools.dsl(PoolRole.API), events, reader, clock, config.pipeline.shards),
+                metrics));
     }
 
-    private static void migrate(DatabaseTarget target) {
+    private Pausable pausable(String component) {
+        Pausable p = pausables.get(component);
+        if (p == null) {
+            throw new IllegalArgumentException("no component " + component + " runs here; one of " + pausables.keySet());
+        }
+        return p;
+    }
+
+    private static PGSimpleDataSource simpleDataSource(DatabaseTarget target) {
         PGSimpleDataSource ds = new PGSimpleDataSource();
         ds.setUrl(target.jdbcUrl());
         ds.setUser(target.user());
         ds.setPassword(target.password());
-        var result = Migrations.migrate(ds);
+        return ds;
+    }
+
+    private static void migrate(DatabaseTarget target) {
+        var result = Migrations.migrate(simpleDataSource(target));
         LOG.info("schema migrated applied={} version={}", result.migrationsExecuted, result.targetSchemaVersion);
     }
 

@@ -40,6 +40,11 @@ public class SendlogConfiguration extends Configuration {
     @Valid
     @NotNull
     @JsonProperty
+    public HealthSettings alarms = new HealthSettings();
+
+    @Valid
+    @NotNull
+    @JsonProperty
     public PartitionSettings partitions = new PartitionSettings();
 
     @Valid

@@ -50,7 +50,7 @@ public final class ShardOwner implements Managed {
     }
 
     @Override
-    public void start() {
+    public synchronized void start() {
         running = true;
         leases.init();
         leases.refresh();
@@ -63,13 +63,27 @@ public final class ShardOwner implements Managed {
         threads.add(loop("timers", timerIntervalMs, () -> timers.fire() > 0));
     }
 
+    /** Stops owning shards (they move to other pollers at once) until {@link #resume}; for draining a node. */
+    public synchronized void pause() throws InterruptedException {
+        if (running) {
+            stop();
+        }
+    }
+
+    public synchronized void resume() {
+        if (!running) {
+            start();
+        }
+    }
+
     @Override
-    public void stop() throws InterruptedException {
+    public synchronized void stop() throws InterruptedException {
         running = false;
         for (Thread t : threads) {
             t.interrupt();
             t.join(TimeUnit.SECONDS.toMillis(10));
         }
+        threads.clear();
         try {
             leases.releaseAll();
         } catch (RuntimeException e) {

@@ -35,6 +35,8 @@ public final class StreamConsumer implements Managed {
     private final Counter failed;
     private Consumer<List<StreamEntry>> handler;
     private volatile boolean running;
+    private volatile boolean paused;
+    private volatile java.util.concurrent.CountDownLatch idle = new java.util.concurrent.CountDownLatch(1);
     private Thread loop;
 
     public StreamConsumer(String name, JobStream stream, Semaphore permits, Duration reclaimIdle, MetricRegistry metrics) {
@@ -77,6 +79,11 @@ public final class StreamConsumer implements Managed {
         while (running) {
             int held = 0;
             try {
+                if (paused) {
+                    idle.countDown();
+                    pause();
+                    continue;
+                }
                 permits.acquire();
                 held = 1 + permits.drainPermits();
                 List<StreamEntry> entries = List.of();
@@ -101,6 +108,26 @@ public final class StreamConsumer implements Managed {
                 pause();
             }
         }
+    }
+
+    /**
+     * Stops taking new jobs until {@link #resume} (jobs in flight finish); for draining a node. Returns once the
+     * reader has stopped (a read in progress is handed out first).
+     */
+    public void pauseReading() {
+        idle = new java.util.concurrent.CountDownLatch(1);
+        paused = true;
+        try {
+            if (!idle.await(READ_BLOCK.toMillis() + 5_000, TimeUnit.MILLISECONDS)) {
+                LOG.warn("{} reader did not stop within the wait; it stops after its current read", name);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    public void resume() {
+        paused = false;
     }
 
     /** Runs a job on its virtual thread; acknowledges the entry when the job says it is finished; releases its permit. */
@@ -146,7 +173,7 @@ public final class StreamConsumer implements Managed {
 
     private void pause() {
         try {
-            Thread.sleep(1000);
+            Thread.sleep(paused ? 100 : 1000);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             running = false;

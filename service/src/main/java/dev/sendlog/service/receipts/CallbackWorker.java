@@ -165,6 +165,12 @@ public final class CallbackWorker {
                             clock.instant(), receipt);
                     if (recorder.record(new CallbackDecision.AppendReceipt(inboxId, event))) {
                         appended.inc();
+                        boolean wasFinal = m.state().phase() == dev.sendlog.projections.Phase.DELIVERED
+                                || m.state().phase() == dev.sendlog.projections.Phase.UNDELIVERED;
+                        if (!wasFinal && cb.kind().isFinal()) {
+                            metrics.counter(cb.kind() == dev.sendlog.events.ReceiptKind.DELIVERED
+                                    ? "messages.delivered" : "messages.undelivered").inc();
+                        }
                         return true;
                     }
                 }

@@ -1,6 +1,8 @@
 package dev.sendlog.service.resources;
 
+import com.codahale.metrics.MetricRegistry;
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.sendlog.service.metrics.PipelineBreakdown;
 import dev.sendlog.service.api.MessageView;
 import dev.sendlog.service.api.ParkedView;
 import dev.sendlog.service.receipts.ParkedStore;
@@ -33,11 +35,21 @@ public final class AdminResource {
     private final MessageReader reader;
     private final AdminActions actions;
     private final ParkedStore parked;
+    private final MetricRegistry metrics;
 
-    public AdminResource(MessageReader reader, AdminActions actions, ParkedStore parked) {
+    public AdminResource(MessageReader reader, AdminActions actions, ParkedStore parked, MetricRegistry metrics) {
         this.reader = reader;
         this.actions = actions;
         this.parked = parked;
+        this.metrics = metrics;
+    }
+
+    /** The timing breakdown of the last minute per stage in this process, and its counters. */
+    @GET
+    @Path("/pipeline")
+    @RolesAllowed({Role.SUPPORT_NAME, Role.ADMIN_NAME})
+    public PipelineBreakdown.Breakdown pipeline(@Auth Caller caller) {
+        return PipelineBreakdown.of(metrics);
     }
 
     /** Parked provider input, newest first: raw body, gateway, reason, time. {@code all=true} includes resolved rows. */

@@ -38,6 +38,7 @@ public class ServiceHarness implements BeforeAllCallback, AfterAllCallback {
     private SimulatorConfig simulatorConfig = SimulatorConfig.defaults().toBuilder()
             .latencyMs(5).receiptMode(ReceiptMode.NONE).build();
     private boolean privateRedis;
+    private long privateRedisMaxBytes;
     private TestDatabase database;
     private PrivateRedis ownRedis;
     private RedisEndpoint redis;
@@ -70,11 +71,18 @@ public class ServiceHarness implements BeforeAllCallback, AfterAllCallback {
         return this;
     }
 
+    /** A private redis-server limited to {@code maxBytes} with noeviction: writes fail once it is full. */
+    public ServiceHarness privateRedis(long maxBytes) {
+        this.privateRedis = true;
+        this.privateRedisMaxBytes = maxBytes;
+        return this;
+    }
+
     @Override
     public void beforeAll(ExtensionContext context) throws Exception {
         database = TestDatabase.create();
         if (privateRedis) {
-            ownRedis = new PrivateRedis().start();
+            ownRedis = (privateRedisMaxBytes > 0 ? PrivateRedis.withMaxMemoryBytes(privateRedisMaxBytes) : new PrivateRedis()).start();
             redis = ownRedis.endpoint();
         } else {
             redis = TestRedis.endpoint();
@@ -191,6 +199,15 @@ public class ServiceHarness implements BeforeAllCallback, AfterAllCallback {
 
     public StatefulRedisConnection<String, String> redisConnection(RedisClient client) {
         return client.connect();
+    }
+
+    /** The named health check's state on the admin port, e.g. {@code healthy("pollers")}. */
+    public boolean healthy(String check) {
+        return admin().get("/healthcheck", null).json().path(check).path("healthy").asBoolean(false);
+    }
+
+    public String healthMessage(String check) {
+        return admin().get("/healthcheck", null).json().path(check).path("message").asText();
     }
 
     public SendlogConfiguration configuration() {

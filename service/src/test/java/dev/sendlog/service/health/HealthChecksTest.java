@@ -1,0 +1,153 @@
+package dev.sendlog.service.health;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.sendlog.service.support.ApiResponse;
+import dev.sendlog.service.support.Messages;
+import dev.sendlog.service.support.ServiceHarness;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import java.sql.Connection;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Health that tells the truth: each check is proven by causing its fault. It must fail within 10 seconds, while
+ * the API keeps accepting, and recover by itself when the fault ends. The time each alarm took is printed.
+ */
+class HealthChecksTest {
+    private static final long REDIS_MAX_BYTES = 8L * 1024 * 1024;
+
+    @RegisterExtension
+    static final ServiceHarness SERVICE = new ServiceHarness(
+            "alarms.maxUnownedShard", "2s", "alarms.maxUnpublishedAge", "3s", "alarms.maxQueueAge", "3s",
+            "alarms.maxProjectorLag", "3s", "alarms.maxTransactionAge", "2s", "alarms.maxDeadPerMinute", "1",
+            "pipeline.leaseTtl", "3s").privateRedis(REDIS_MAX_BYTES);
+
+    private static Duration awaitState(String check, boolean healthy) {
+        Instant start = Instant.now();
+        await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(200))
+                .untilAsserted(() -> assertThat(SERVICE.healthy(check)).as(SERVICE.healthMessage(check)).isEqualTo(healthy));
+        Duration took = Duration.between(start, Instant.now());
+        System.out.printf("health check %s became %s in %d ms: %s%n", check, healthy ? "healthy" : "unhealthy",
+                took.toMillis(), SERVICE.healthMessage(check));
+        return took;
+    }
+
+    @Test
+    void aFullRedisFailsItsCheckWhileTheApiStillAcceptsAndRecovers() {
+        awaitState("redis-send", true);
+        try (RedisClient client = SERVICE.redisClient(); StatefulRedisConnection<String, String> redis = client.connect()) {
+            String filler = "x".repeat(64 * 1024);
+            int written = 0;
+            try {
+                for (; written < 10_000; written++) {
+                    redis.sync().set("filler:" + written, filler);
+                }
+            } catch (RuntimeException full) {
+                assertThat(full.getMessage()).contains("OOM");
+            }
+            assertThat(written).isLessThan(10_000);
+            awaitState("redis-send", false);
+            assertThat(SERVICE.healthMessage("redis-send")).containsAnyOf("cannot write to Redis", "of maxmemory (fails at");
+            ApiResponse accepted = SERVICE.api().post("/v1/messages", "client-a", "{\"to\":\"" + Messages.recipient() + "\",\"body\":\"b\"}");
+            assertThat(accepted.status()).as("the API accepts into PostgreSQL while Redis is full").isEqualTo(202);
+            assertThat(SERVICE.admin().get("/metrics", null).json().path("gauges").path("redis.send.memory.percent")
+                    .path("value").asLong()).isGreaterThanOrEqualTo(90);
+            for (int i = 0; i < written; i++) {
+                redis.sync().del("filler:" + i);
+            }
+        }
+        awaitState("redis-send", true);
+    }
+
+    @Test
+    void aStoppedPollerFailsThePollerAndProjectorChecksAndTheyRecoverWhenItResumes() {
+        awaitState("pollers", true);
+        assertThat(SERVICE.admin().post("/tasks/pause?component=poller", null, "").status()).isEqualTo(200);
+        try {
+            Messages.submitOne(SERVICE, Messages.recipient());
+            awaitState("pollers", false);
+            awaitState("projector", false);
+        } finally {
+            SERVICE.admin().post("/tasks/resume?component=poller", null, "");
+        }
+        awaitState("pollers", true);
+        awaitState("projector", true);
+    }
+
+    @Test
+    void stoppedSendWorkersFailTheWorkersCheckAndItRecoversWhenTheyResume() {
+        awaitState("workers-send", true);
+        SERVICE.admin().post("/tasks/pause?component=send-worker", null, "");
+        String id;
+        try {
+            id = Messages.submitOne(SERVICE, Messages.recipient());
+            awaitState("workers-send", false);
+        } finally {
+            SERVICE.admin().post("/tasks/resume?component=send-worker", null, "");
+        }
+        awaitState("workers-send", true);
+        Messages.awaitStatus(SERVICE, id, "SENT", Duration.ofSeconds(30));
+    }
+
+    @Test
+    void aLongOpenWritingTransactionFailsItsCheck() throws Exception {
+        awaitState("transactions", true);
+        try (Connection c = SERVICE.dataSource().getConnection(); Statement st = c.createStatement()) {
+            c.setAutoCommit(false);
+            st.execute("SELECT pg_current_xact_id()");
+            awaitState("transactions", false);
+            assertThat(SERVICE.healthMessage("transactions")).contains("holds every tail reader back");
+            c.rollback();
+        }
+        awaitState("transactions", true);
+    }
+
+    @Test
+    void messagesGoingDeadFasterThanTheLimitRaiseTheAlarm() {
+        SERVICE.simulator().updateConfig(SERVICE.simulator().config().toBuilder().transientErrorRate(1.0).build());
+        try {
+            String a = Messages.submitOne(SERVICE, Messages.recipient());
+            String b = Messages.submitOne(SERVICE, Messages.recipient());
+            Messages.awaitAdvancing(SERVICE, Duration.ofSeconds(2), Duration.ofSeconds(60), () -> {
+                assertThat(SERVICE.api().get("/v1/messages/" + a, "support-1").json().get("status").asText()).isEqualTo("DEAD");
+                assertThat(SERVICE.api().get("/v1/messages/" + b, "support-1").json().get("status").asText()).isEqualTo("DEAD");
+            });
+        } finally {
+            SERVICE.simulator().updateConfig(SERVICE.simulator().config().toBuilder().transientErrorRate(0).build());
+        }
+        awaitState("failures", false);
+        assertThat(SERVICE.healthMessage("failures")).contains("DEAD rising");
+    }
+
+    @Test
+    void theTimingBreakdownOfTheLastMinuteShowsEveryStageAMessagePassed() {
+        String id = Messages.submitOne(SERVICE, Messages.recipient());
+        Messages.awaitStatus(SERVICE, id, "SENT", Duration.ofSeconds(30));
+        var breakdown = SERVICE.api().get("/v1/admin/pipeline", "support-1").json();
+        assertThat(breakdown.get("windowSeconds").asInt()).isEqualTo(60);
+        java.util.List<String> stages = new java.util.ArrayList<>();
+        breakdown.get("stages").forEach(s -> {
+            if (s.get("count").asLong() > 0) {
+                stages.add(s.get("name").asText());
+            }
+        });
+        assertThat(stages).contains("accept.commit", "poller.claim", "poller.publish", "poller.append", "send.queue.wait",
+                "send.claim", "send.provider", "send.result", "send.accepted.to.sent");
+        assertThat(breakdown.get("counters").get("messages.sent").asLong()).isGreaterThanOrEqualTo(1);
+        assertThat(SERVICE.api().get("/v1/admin/pipeline", "client-a").status()).isEqualTo(403);
+    }
+
+    @Test
+    void metricsAreServedInPrometheusTextFormat() {
+        ApiResponse r = SERVICE.admin().get("/metrics/prometheus", null);
+        assertThat(r.status()).isEqualTo(200);
+        assertThat(r.header("Content-Type")).startsWith("text/plain");
+        assertThat(r.raw()).contains("# TYPE").contains("poller_claim").contains("accept_commit");
+    }
+}
