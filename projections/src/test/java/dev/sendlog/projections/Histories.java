@@ -21,7 +21,7 @@ import java.util.UUID;
  * writers that could act (poller, worker, provider, timer, callback worker, support) is picked at
  * random and appends what {@link Decisions} tells it to. Seeded, so a failing case can be replayed.
  */
-final class Histories {
+public final class Histories {
     static final Limits LIMITS = new Limits(3, 4, Duration.ofSeconds(30), Duration.ofSeconds(30));
     private static final String[] STATUSES = {"ENROUTE", "ACCEPTD", "DELIVRD", "UNDELIV", "EXPIRED", "UNKNOWN"};
 
@@ -31,13 +31,20 @@ final class Histories {
     private Instant now = Instant.parse("2026-11-30T00:00:00Z");
     private MessageState state;
 
-    Histories(long seed) {
+    Histories(long seed, UUID messageId) {
         this.random = new Random(seed);
-        this.id = new UUID(0x0192_f3a0_0000_7000L | random.nextInt(0xFFF), 0x8000_0000_0000_0000L | random.nextLong() >>> 2);
+        UUID derived = new UUID(0x0192_f3a0_0000_7000L | random.nextInt(0xFFF), 0x8000_0000_0000_0000L | random.nextLong() >>> 2);
+        this.id = messageId == null ? derived : messageId;
     }
 
-    static List<StoredEvent> generate(long seed, int maxSteps) {
-        Histories h = new Histories(seed);
+    /** A valid history of one message, chosen by {@code seed}. */
+    public static List<StoredEvent> generate(long seed, int maxSteps) {
+        return generate(seed, maxSteps, null);
+    }
+
+    /** As above, for the given message id (null: one derived from the seed). */
+    public static List<StoredEvent> generate(long seed, int maxSteps, UUID messageId) {
+        Histories h = new Histories(seed, messageId);
         h.append("api", new Accepted("demo", "sim"));
         for (int i = 0; i < maxSteps; i++) {
             if (!h.step()) {

@@ -18,6 +18,7 @@ import dev.sendlog.service.auth.Role;
 import dev.sendlog.service.cli.ComponentCommand;
 import dev.sendlog.service.cli.DbCommand;
 import dev.sendlog.service.cli.LoadTestCommand;
+import dev.sendlog.service.cli.MaintenanceCommand;
 import dev.sendlog.service.cli.SimulatorCommand;
 import dev.sendlog.service.cli.StatusCommand;
 import dev.sendlog.service.config.AuthSettings;
@@ -79,7 +80,10 @@ import dev.sendlog.service.resources.AdminResource;
 import dev.sendlog.service.resources.CallbackResource;
 import dev.sendlog.service.resources.MessagesResource;
 import dev.sendlog.service.tasks.IdempotencyKeyPurge;
+import dev.sendlog.service.tasks.CompactionJob;
 import dev.sendlog.service.tasks.PartitionJob;
+import dev.sendlog.compactor.Compactor;
+import dev.sendlog.service.core.ProjectionRebuild;
 import dev.sendlog.service.tasks.RunNowTask;
 import dev.sendlog.simulator.ProviderSimulator;
 import io.dropwizard.auth.AuthDynamicFeature;
@@ -153,6 +157,8 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
         bootstrap.addCommand(new SimulatorCommand());
         bootstrap.addCommand(new LoadTestCommand());
         bootstrap.addCommand(new StatusCommand());
+        bootstrap.addCommand(MaintenanceCommand.compact());
+        bootstrap.addCommand(MaintenanceCommand.rebuildProjection());
         bootstrap.addCommand(new ComponentCommand(this, "api", "Runs the HTTP API only", EnumSet.of(Components.API)));
         bootstrap.addCommand(new ComponentCommand(this, "poller",
                 "Runs shard leases, publishing, the projection and timers only", EnumSet.of(Components.POLLER)));
@@ -223,6 +229,15 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
             maintenance.scheduleWithFixedDelay(purge, 1, 60, TimeUnit.SECONDS);
             env.admin().addTask(new RunNowTask("purge-idempotency-keys", purge::purge));
             env.admin().addTask(new RunNowTask("ensure-partitions", partitionJob::ensure));
+            CompactionJob compaction = new CompactionJob(new Compactor(pools.dataSource(PoolRole.MAINTENANCE), codec,
+                    Duration.ofMillis(config.compaction.lockTimeout.toMilliseconds()), step -> { }), clock,
+                    config.compaction.retentionDays, metrics);
+            long compactEveryMs = config.compaction.checkEvery.toMilliseconds();
+            maintenance.scheduleWithFixedDelay(compaction, compactEveryMs, compactEveryMs, TimeUnit.MILLISECONDS);
+            env.admin().addTask(new RunNowTask("compact", compaction::compact));
+            MessageReader maintenanceReader = new MessageReader(pools.dsl(PoolRole.MAINTENANCE), events);
+            env.admin().addTask(new RunNowTask("rebuild-projection", () -> ProjectionRebuild.rebuild(pools.dsl(PoolRole.MAINTENANCE),
+                    maintenanceReader, config.pipeline.shards, Duration.ofMillis(config.pipeline.reconcileWindow.toMilliseconds()))));
         }
 
         env.admin().addTask(new ComponentTask("pause", component -> pausable(component).pause().run()));

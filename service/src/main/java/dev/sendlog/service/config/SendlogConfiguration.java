@@ -50,6 +50,11 @@ public class SendlogConfiguration extends Configuration {
     @Valid
     @NotNull
     @JsonProperty
+    public CompactionSettings compaction = new CompactionSettings();
+
+    @Valid
+    @NotNull
+    @JsonProperty
     public AuthSettings auth = new AuthSettings();
 
     @Valid

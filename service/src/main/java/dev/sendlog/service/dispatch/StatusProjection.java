@@ -5,7 +5,7 @@ import java.util.UUID;
 import org.jooq.DSLContext;
 
 /** Writes the status projection: one statement per batch, one row per message however many events it folded. */
-final class StatusProjection {
+public final class StatusProjection {
     private static final String UPSERT_SQL = """
             INSERT INTO message_status (message_id, tenant, shard, status, last_seq, attempts, recipient, reference,
                                         gateway, provider_id, accepted_at, updated_at, due_at, last_error)
@@ -25,7 +25,7 @@ final class StatusProjection {
     }
 
     /** Upserts the rows; a row never goes back to an older seq. Returns the rows written. */
-    static int upsert(DSLContext tx, List<StatusRow> rows) {
+    public static int upsert(DSLContext tx, List<StatusRow> rows) {
         if (rows.isEmpty()) {
             return 0;
         }

@@ -7,10 +7,10 @@ import java.time.Duration;
 import java.time.Instant;
 
 /** One row of the status projection, folded from a message's events. */
-record StatusRow(MessageRow message, short shard, MessageState state, Instant dueAt) {
+public record StatusRow(MessageRow message, short shard, MessageState state, Instant dueAt) {
 
     /** The next moment a timer must look at the message: its deadline, or the end of its reconciliation window. */
-    static StatusRow of(MessageRow message, short shard, MessageState state, Duration reconcileWindow) {
+    public static StatusRow of(MessageRow message, short shard, MessageState state, Duration reconcileWindow) {
         Instant due = null;
         if (state.deadline() != null) {
             due = state.deadline().at();

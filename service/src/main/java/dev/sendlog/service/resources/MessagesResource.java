@@ -2,6 +2,7 @@ package dev.sendlog.service.resources;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.sendlog.events.EventCodec;
+import dev.sendlog.projections.History;
 import dev.sendlog.service.api.BatchResponse;
 import dev.sendlog.service.api.EventView;
 import dev.sendlog.service.api.HistoryView;
@@ -92,7 +93,8 @@ public final class MessagesResource {
     @RolesAllowed({Role.CLIENT_NAME, Role.SUPPORT_NAME, Role.ADMIN_NAME})
     public HistoryView history(@Auth Caller caller, @PathParam("id") String id) {
         MessageDetails m = visible(caller, id);
-        return new HistoryView(m.row().id(), m.events().stream()
+        // Compaction snapshots are opened back into the events they folded: the answer is the same after compaction.
+        return new HistoryView(m.row().id(), History.expand(m.events()).stream()
                 .map(e -> new EventView(e.seq(), e.type().name(), e.at(), e.actor(), codec.toNode(e.event())))
                 .toList());
     }
