@@ -1,6 +1,7 @@
 package dev.sendlog.service.cli;
 
 import dev.sendlog.service.loadtest.LoadTest;
+import dev.sendlog.service.loadtest.WriteCost;
 import io.dropwizard.core.cli.Command;
 import io.dropwizard.core.setup.Bootstrap;
 import net.sourceforge.argparse4j.impl.Arguments;
@@ -18,7 +19,11 @@ public final class LoadTestCommand extends Command {
 
     @Override
     public void configure(Subparser subparser) {
-        subparser.addArgument("--target").action(Arguments.append()).required(true)
+        subparser.addArgument("--write-cost").action(Arguments.storeTrue())
+                .help("the write-cost benchmark: one message's life through the event log and through a mutable outbox row");
+        subparser.addArgument("--database-url").setDefault("jdbc:postgresql://127.0.0.1:5432/sendlog_bench_wal")
+                .help("write-cost mode: the database to use (created by the caller)");
+        subparser.addArgument("--target").action(Arguments.append())
                 .help("label=baseUrl of a running service, e.g. group-commit=http://127.0.0.1:8080 (repeatable)");
         subparser.addArgument("--key").setDefault("demo-client-key").help("client API key");
         subparser.addArgument("--concurrency").setDefault("1,16,64").help("comma-separated client counts");
@@ -36,7 +41,9 @@ public final class LoadTestCommand extends Command {
 
     @Override
     public void run(Bootstrap<?> bootstrap, Namespace namespace) throws Exception {
-        if (namespace.getBoolean("e2e")) {
+        if (namespace.getBoolean("write_cost")) {
+            new WriteCost(namespace.getString("database_url"), "postgres", namespace.getInt("messages")).run(System.out);
+        } else if (namespace.getBoolean("e2e")) {
             LoadTest.endToEnd(namespace, System.out);
         } else {
             LoadTest.fromArguments(namespace).run(System.out);

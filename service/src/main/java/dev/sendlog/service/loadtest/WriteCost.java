@@ -1,0 +1,318 @@
+package dev.sendlog.service.loadtest;
+
+import com.codahale.metrics.MetricRegistry;
+import dev.sendlog.compactor.Compactor;
+import dev.sendlog.compactor.PartitionManager;
+import dev.sendlog.events.Claimed;
+import dev.sendlog.events.EventCodec;
+import dev.sendlog.events.MessageIds;
+import dev.sendlog.events.ProviderAccepted;
+import dev.sendlog.events.Published;
+import dev.sendlog.events.Receipt;
+import dev.sendlog.events.ReceiptKind;
+import dev.sendlog.events.Shards;
+import dev.sendlog.events.StoredEvent;
+import dev.sendlog.projections.MessageFold;
+import dev.sendlog.projections.MessageState;
+import dev.sendlog.schema.Migrations;
+import dev.sendlog.service.core.AcceptWriter;
+import dev.sendlog.service.core.AcceptedItem;
+import dev.sendlog.service.core.MessageDraft;
+import dev.sendlog.service.core.MessageRow;
+import dev.sendlog.service.core.Submission;
+import dev.sendlog.service.core.SubmissionOutcome;
+import dev.sendlog.service.db.EventStore;
+import dev.sendlog.service.db.NewEvent;
+import dev.sendlog.service.dispatch.Charge;
+import dev.sendlog.service.dispatch.EventAppender;
+import dev.sendlog.service.dispatch.StatusProjection;
+import dev.sendlog.service.dispatch.StatusRow;
+import java.io.PrintStream;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import org.jooq.DSLContext;
+import org.jooq.SQLDialect;
+import org.jooq.impl.DSL;
+import org.postgresql.ds.PGSimpleDataSource;
+
+/**
+ * The write cost of one message's life (accept, publish, claim, provider accepted, intermediate receipt, final
+ * receipt) through the event log, by the pipeline's own code (group-committed appends, the projector's upserts
+ * after SENT and after the final receipt), against a mutable row of the classic outbox shape (one row per message,
+ * its indexed status column updated at each step, claimed with FOR UPDATE SKIP LOCKED), on one PostgreSQL, in one
+ * run. Prints WAL bytes per message, rows and index entries written, sizes, dead tuples, VACUUM's WAL, and the
+ * event log's size after compaction.
+ */
+public final class WriteCost {
+    private static final int BATCH = 500;
+
+    private final PGSimpleDataSource ds = new PGSimpleDataSource();
+    private final DSLContext dsl;
+    private final int messages;
+    private final LocalDate day;
+
+    public WriteCost(String jdbcUrl, String user, int messages) {
+        ds.setUrl(jdbcUrl);
+        ds.setUser(user);
+        this.dsl = DSL.using(ds, SQLDialect.POSTGRES);
+        this.messages = messages;
+        this.day = LocalDate.now(ZoneOffset.UTC).minusDays(60);
+    }
+
+    public void run(PrintStream out) throws Exception {
+        Migrations.migrate(ds);
+        new PartitionManager(ds, Duration.ofSeconds(5)).ensure(day, 0);
+        exec("""
+                DROP TABLE IF EXISTS outbox_messages;
+                CREATE TABLE outbox_messages (
+                    id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, message_id uuid NOT NULL, tenant text NOT NULL,
+                    recipient text NOT NULL, body text NOT NULL, gateway text NOT NULL, status text NOT NULL,
+                    attempts integer NOT NULL DEFAULT 0, claimed_at timestamptz, provider_id text, updated_at timestamptz NOT NULL,
+                    created_at timestamptz NOT NULL DEFAULT now());
+                CREATE INDEX outbox_messages_status ON outbox_messages (status);
+                CREATE INDEX outbox_messages_pending ON outbox_messages (id) WHERE status = 'PENDING';
+                CREATE INDEX outbox_messages_provider ON outbox_messages (gateway, provider_id);
+                CREATE INDEX outbox_messages_message ON outbox_messages (message_id);
+                DROP TABLE IF EXISTS outbox_ledger;
+                CREATE TABLE outbox_ledger (idempotency_key text PRIMARY KEY, message_id uuid NOT NULL, units integer NOT NULL,
+                    created_at timestamptz NOT NULL DEFAULT now());
+                """);
+        exec("INSERT INTO shard_leases (shard, publish_xid, project_xid) SELECT s, 9000000000000000000, 9000000000000000000 "
+                + "FROM generate_series(0, 15) s ON CONFLICT DO NOTHING");
+        exec("CHECKPOINT");
+
+        Stats before = stats();
+        long walStart = wal();
+        eventLog();
+        long eventLogWal = wal() - walStart;
+        Stats eventLogStats = stats().minus(before);
+
+        exec("CHECKPOINT");
+        before = stats();
+        walStart = wal();
+        mutableOutbox();
+        long outboxWal = wal() - walStart;
+        Stats outboxStats = stats().minus(before);
+        long vacuumStart = wal();
+        exec("VACUUM outbox_messages");
+        long vacuumWal = wal() - vacuumStart;
+
+        long eventLogSize = size("messages") + size("message_events") + size("ledger") + size("provider_refs");
+        long projectionSize = size("message_status");
+        long outboxSize = size("outbox_messages") + size("outbox_ledger");
+        long compactStart = wal();
+        new Compactor(ds, new EventCodec(), Duration.ofSeconds(5), s -> { }).compact(day);
+        long compactionWal = wal() - compactStart;
+        long compactedSize = size("messages") + size("message_events") + size("ledger") + size("provider_refs");
+
+        double n = messages;
+        out.printf(Locale.ROOT, "## Write cost of one message's life, %d messages (%s)%n", messages, Instant.now());
+        out.println("| | event log (sendlog) | mutable outbox row (baseline) |");
+        out.println("|---|---:|---:|");
+        out.printf(Locale.ROOT, "| WAL bytes per message | %.0f | %.0f |%n", eventLogWal / n, outboxWal / n);
+        out.printf(Locale.ROOT, "| + VACUUM needed to reclaim dead tuples, WAL per message | 0 | %.0f |%n", vacuumWal / n);
+        out.printf(Locale.ROOT, "| rows inserted per message | %.1f | %.1f |%n", eventLogStats.inserted / n, outboxStats.inserted / n);
+        out.printf(Locale.ROOT, "| rows updated per message (non-HOT) | %.1f (%.1f) | %.1f (%.1f) |%n", eventLogStats.updated / n,
+                eventLogStats.nonHot / n, outboxStats.updated / n, outboxStats.nonHot / n);
+        out.printf(Locale.ROOT, "| index entries written per message | %.1f | %.1f |%n", eventLogStats.indexEntries / n,
+                outboxStats.indexEntries / n);
+        out.printf(Locale.ROOT, "| dead tuples left on the hot tables | %d | %d |%n", eventLogStats.deadHot, outboxStats.deadHot);
+        out.printf(Locale.ROOT, "| table + index size | %d kB (+ %d kB status projection) | %d kB |%n", eventLogSize / 1024,
+                projectionSize / 1024, outboxSize / 1024);
+        out.printf(Locale.ROOT, "| after compaction (WAL %.0f B/message) | %d kB (+ %d kB projection) | %d kB (VACUUM returns no space) |%n",
+                compactionWal / n, compactedSize / 1024, projectionSize / 1024, outboxSize / 1024);
+        out.printf(Locale.ROOT, "event log WAL / baseline WAL (incl. its VACUUM) = %.2f%n", (double) eventLogWal / (outboxWal + vacuumWal));
+        out.printf(Locale.ROOT, "dead tuples on the projection (mutable by design, off the hot path): %d%n", eventLogStats.deadProjection);
+    }
+
+    private void eventLog() throws Exception {
+        EventStore store = new EventStore(new EventCodec());
+        Instant at = day.atTime(12, 0).toInstant(ZoneOffset.UTC);
+        AcceptWriter accept = new AcceptWriter(dsl, store, new MessageIds(() -> at), () -> at, 16, Duration.ofHours(24));
+        EventAppender appender = new EventAppender(dsl, store, 4, new MetricRegistry(), "writecost-append");
+        appender.start();
+        try (ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor()) {
+            for (int done = 0; done < messages; done += BATCH) {
+                int size = Math.min(BATCH, messages - done);
+                List<MessageDraft> drafts = new ArrayList<>(size);
+                for (int i = 0; i < size; i++) {
+                    drafts.add(new MessageDraft("+4915100" + String.format("%06d", done + i), "your code is " + (done + i), null,
+                            "sim", null, null, new byte[32]));
+                }
+                Submission s = new Submission("demo", drafts, true);
+                accept.write(List.of(s));
+                List<AcceptedItem> items = ((SubmissionOutcome.Committed) s.outcome().get()).items();
+                List<UUID> ids = items.stream().map(AcceptedItem::id).toList();
+                Map<UUID, List<StoredEvent>> histories = new HashMap<>();
+                ids.forEach(id -> histories.put(id, new ArrayList<>(store.read(dsl, id))));
+                step(store, histories, id -> new Published(1, 1, at.plusSeconds(30)), "poller");
+                step(store, histories, id -> new Claimed(1, "worker", at.plusSeconds(60)), "worker");
+                // Acceptances one request each, as workers record them; the appender group-commits them.
+                List<java.util.concurrent.Future<?>> futures = new ArrayList<>();
+                for (UUID id : ids) {
+                    futures.add(pool.submit(() -> {
+                        int seq = histories.get(id).size() + 1;
+                        NewEvent e = new NewEvent(id, seq, Shards.of(id, 16), "worker", at,
+                                new ProviderAccepted(1, "sim", "p" + id.getLeastSignificantBits() % 1000));
+                        appender.append(List.of(e), new Charge(id, "demo", "sim", "p" + id.getLeastSignificantBits() % 1000, 1, at));
+                        histories.get(id).add(new StoredEvent(id, seq, at, "worker", e.event()));
+                        return null;
+                    }));
+                }
+                for (var f : futures) {
+                    f.get();
+                }
+                project(histories, at);
+                step(store, histories, id -> new Receipt(ReceiptKind.INTERMEDIATE, "sim", "p1", "ENROUTE", at, null, 1), "callbacks");
+                step(store, histories, id -> new Receipt(ReceiptKind.DELIVERED, "sim", "p1", "DELIVRD", at.plusSeconds(1), null, 2), "callbacks");
+                project(histories, at);
+            }
+        } finally {
+            appender.stop();
+        }
+    }
+
+    private void step(EventStore store, Map<UUID, List<StoredEvent>> histories,
+                      java.util.function.Function<UUID, dev.sendlog.events.MessageEvent> event, String actor) {
+        Instant at = day.atTime(12, 0).toInstant(ZoneOffset.UTC);
+        List<NewEvent> events = new ArrayList<>();
+        histories.forEach((id, h) -> events.add(new NewEvent(id, h.size() + 1, Shards.of(id, 16), actor, at, event.apply(id))));
+        dsl.transaction(cfg -> store.append(cfg.dsl(), events));
+        events.forEach(e -> histories.get(e.messageId()).add(new StoredEvent(e.messageId(), e.seq(), e.at(), e.actor(), e.event())));
+    }
+
+    /** The projector's write for the batch: one upsert per message. */
+    private void project(Map<UUID, List<StoredEvent>> histories, Instant at) {
+        List<StatusRow> rows = new ArrayList<>();
+        histories.forEach((id, h) -> {
+            MessageState state = MessageFold.fold(h);
+            rows.add(StatusRow.of(new MessageRow(id, "demo", "+49151", null, "sim", "b", at), Shards.of(id, 16), state,
+                    Duration.ofHours(48)));
+        });
+        dsl.transaction(cfg -> StatusProjection.upsert(cfg.dsl(), rows));
+    }
+
+    private void mutableOutbox() throws SQLException {
+        try (Connection c = ds.getConnection()) {
+            for (int done = 0; done < messages; done += BATCH) {
+                int size = Math.min(BATCH, messages - done);
+                c.setAutoCommit(false);
+                try (PreparedStatement ps = c.prepareStatement("INSERT INTO outbox_messages (message_id, tenant, recipient, body, "
+                        + "gateway, status, updated_at) VALUES (?, 'demo', ?, ?, 'sim', 'PENDING', now())")) {
+                    for (int i = 0; i < size; i++) {
+                        ps.setObject(1, UUID.randomUUID());
+                        ps.setString(2, "+4915100" + String.format("%06d", done + i));
+                        ps.setString(3, "your code is " + (done + i));
+                        ps.addBatch();
+                    }
+                    ps.executeBatch();
+                }
+                c.commit();
+                List<Long> claimed = new ArrayList<>();
+                try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("UPDATE outbox_messages SET status = "
+                        + "'PUBLISHED', claimed_at = now(), attempts = attempts + 1, updated_at = now() WHERE id IN (SELECT id FROM "
+                        + "outbox_messages WHERE status = 'PENDING' ORDER BY id FOR UPDATE SKIP LOCKED LIMIT " + size + ") RETURNING id")) {
+                    while (rs.next()) {
+                        claimed.add(rs.getLong(1));
+                    }
+                }
+                c.commit();
+                Long[] ids = claimed.toArray(Long[]::new);
+                update(c, "status = 'CLAIMED'", ids);
+                update(c, "status = 'SENT', provider_id = 'p' || (id % 1000)", ids);
+                try (PreparedStatement ps = c.prepareStatement("INSERT INTO outbox_ledger (idempotency_key, message_id, units) "
+                        + "SELECT 'charge:' || message_id, message_id, 1 FROM outbox_messages WHERE id = ANY(?)")) {
+                    ps.setArray(1, c.createArrayOf("int8", ids));
+                    ps.executeUpdate();
+                }
+                c.commit();
+                update(c, "status = 'IN_TRANSIT'", ids);
+                update(c, "status = 'DELIVERED'", ids);
+                c.setAutoCommit(true);
+            }
+        }
+    }
+
+    private static void update(Connection c, String set, Long[] ids) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("UPDATE outbox_messages SET " + set + ", updated_at = now() WHERE id = ANY(?)")) {
+            ps.setArray(1, c.createArrayOf("int8", ids));
+            ps.executeUpdate();
+        }
+        c.commit();
+    }
+
+    private record Stats(long inserted, long updated, long nonHot, long indexEntries, long deadHot, long deadProjection) {
+        Stats minus(Stats o) {
+            return new Stats(inserted - o.inserted, updated - o.updated, nonHot - o.nonHot, indexEntries - o.indexEntries,
+                    deadHot, deadProjection);
+        }
+    }
+
+    private Stats stats() throws SQLException {
+        exec("SELECT pg_stat_force_next_flush()");
+        try (Connection c = ds.getConnection(); Statement st = c.createStatement(); ResultSet rs = st.executeQuery("""
+                WITH t AS (
+                  SELECT s.relid, s.relname, s.n_tup_ins, s.n_tup_upd, s.n_tup_hot_upd, s.n_dead_tup,
+                         coalesce(p.relname, s.relname) AS logical,
+                         (SELECT count(*) FROM pg_index i WHERE i.indrelid = s.relid) AS indexes
+                  FROM pg_stat_user_tables s
+                  LEFT JOIN pg_inherits h ON h.inhrelid = s.relid LEFT JOIN pg_class p ON p.oid = h.inhparent
+                )
+                SELECT
+                  sum(n_tup_ins) FILTER (WHERE logical LIKE 'outbox_%') AS o_ins,
+                  sum(n_tup_upd) FILTER (WHERE logical LIKE 'outbox_%') AS o_upd,
+                  sum(n_tup_upd - n_tup_hot_upd) FILTER (WHERE logical LIKE 'outbox_%') AS o_nonhot,
+                  sum((n_tup_ins + n_tup_upd - n_tup_hot_upd) * indexes) FILTER (WHERE logical LIKE 'outbox_%') AS o_idx,
+                  sum(n_dead_tup) FILTER (WHERE logical = 'outbox_messages') AS o_dead,
+                  sum(n_tup_ins) FILTER (WHERE logical IN ('messages','message_events','ledger','provider_refs','message_status')) AS e_ins,
+                  sum(n_tup_upd) FILTER (WHERE logical IN ('messages','message_events','ledger','provider_refs','message_status')) AS e_upd,
+                  sum(n_tup_upd - n_tup_hot_upd) FILTER (WHERE logical IN ('messages','message_events','ledger','provider_refs','message_status')) AS e_nonhot,
+                  sum((n_tup_ins + n_tup_upd - n_tup_hot_upd) * indexes) FILTER (WHERE logical IN ('messages','message_events','ledger','provider_refs','message_status')) AS e_idx,
+                  sum(n_dead_tup) FILTER (WHERE logical IN ('messages','message_events','ledger','provider_refs')) AS e_dead,
+                  sum(n_dead_tup) FILTER (WHERE logical = 'message_status') AS p_dead
+                FROM t""")) {
+            rs.next();
+            return new Stats(rs.getLong("e_ins") + rs.getLong("o_ins"), rs.getLong("e_upd") + rs.getLong("o_upd"),
+                    rs.getLong("e_nonhot") + rs.getLong("o_nonhot"), rs.getLong("e_idx") + rs.getLong("o_idx"),
+                    rs.getLong("e_dead") + rs.getLong("o_dead"), rs.getLong("p_dead"));
+        }
+    }
+
+    private long wal() throws SQLException {
+        try (Connection c = ds.getConnection(); Statement st = c.createStatement();
+             ResultSet rs = st.executeQuery("SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::bigint")) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
+    private long size(String table) throws SQLException {
+        try (Connection c = ds.getConnection(); Statement st = c.createStatement(); ResultSet rs = st.executeQuery(
+                "SELECT coalesce(sum(pg_total_relation_size(x.oid)), 0) FROM (SELECT '" + table + "'::regclass::oid AS oid UNION ALL "
+                        + "SELECT inhrelid FROM pg_inherits WHERE inhparent = '" + table + "'::regclass) x")) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
+    private void exec(String sql) throws SQLException {
+        try (Connection c = ds.getConnection(); Statement st = c.createStatement()) {
+            st.execute(sql);
+        }
+    }
+}
