@@ -15,6 +15,7 @@ import dev.sendlog.service.auth.Caller;
 import dev.sendlog.service.auth.CallerAuthorizer;
 import dev.sendlog.service.auth.ProblemUnauthorizedHandler;
 import dev.sendlog.service.auth.Role;
+import dev.sendlog.service.cli.ChaosCommand;
 import dev.sendlog.service.cli.ComponentCommand;
 import dev.sendlog.service.cli.DbCommand;
 import dev.sendlog.service.cli.LoadTestCommand;
@@ -157,6 +158,7 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
         bootstrap.addCommand(new SimulatorCommand());
         bootstrap.addCommand(new LoadTestCommand());
         bootstrap.addCommand(new StatusCommand());
+        bootstrap.addCommand(new ChaosCommand());
         bootstrap.addCommand(MaintenanceCommand.compact());
         bootstrap.addCommand(MaintenanceCommand.rebuildProjection());
         bootstrap.addCommand(new ComponentCommand(this, "api", "Runs the HTTP API only", EnumSet.of(Components.API)));

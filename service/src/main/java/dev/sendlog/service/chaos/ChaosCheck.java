@@ -1,0 +1,142 @@
+package dev.sendlog.service.chaos;
+
+import dev.sendlog.events.EventCodec;
+import dev.sendlog.events.EventType;
+import dev.sendlog.events.StoredEvent;
+import dev.sendlog.projections.MessageFold;
+import dev.sendlog.projections.MessageState;
+import dev.sendlog.projections.Phase;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import javax.sql.DataSource;
+
+/**
+ * What the run must show when the faults stop and the pipeline has drained, read from the log itself (every
+ * message's state is folded from its events here, not taken from the projection).
+ */
+final class ChaosCheck {
+    record Result(long accepted, long sent, long delivered, long undelivered, long unknown, long rejected, long dead,
+                  long unfinished, long lost, long doubleCharged, long doubleAccepted, long missingKeys, long unchargedSent,
+                  long openCallbacks, long callbacksLost) {
+        boolean passed() {
+            return lost == 0 && doubleCharged == 0 && doubleAccepted == 0 && missingKeys == 0 && unchargedSent == 0
+                    && unfinished == 0 && callbacksLost == 0;
+        }
+    }
+
+    private ChaosCheck() {
+    }
+
+    /**
+     * @param acceptedIds   every id a client got a 202 for
+     * @param simulatorKeys every idempotency key the provider saw
+     * @param callbacksLost callbacks the provider gave up on or that reached no inbox row
+     */
+    static Result check(DataSource ds, Set<String> acceptedIds, Set<String> simulatorKeys, long callbacksLost) throws SQLException {
+        EventCodec codec = new EventCodec();
+        Map<UUID, List<StoredEvent>> histories = new HashMap<>();
+        Set<UUID> rows = new HashSet<>();
+        try (Connection c = ds.getConnection(); Statement st = c.createStatement()) {
+            st.setFetchSize(10_000);
+            try (ResultSet rs = st.executeQuery("SELECT id FROM messages")) {
+                while (rs.next()) {
+                    rows.add(rs.getObject(1, UUID.class));
+                }
+            }
+            c.setAutoCommit(false);
+            try (Statement events = c.createStatement()) {
+                events.setFetchSize(10_000);
+                try (ResultSet rs = events.executeQuery(
+                        "SELECT message_id, seq, type, version, actor, at, data::text FROM message_events ORDER BY message_id, seq")) {
+                    while (rs.next()) {
+                        UUID id = rs.getObject(1, UUID.class);
+                        histories.computeIfAbsent(id, k -> new ArrayList<>()).add(new StoredEvent(id, rs.getInt(2),
+                                rs.getObject(6, OffsetDateTime.class).toInstant(), rs.getString(5),
+                                codec.decode(id, EventType.valueOf(rs.getString(3)), rs.getInt(4), rs.getString(7))));
+                    }
+                }
+            }
+            c.commit();
+        }
+        Map<UUID, Long> charges = counts(ds, "SELECT message_id, count(*) FROM ledger GROUP BY message_id");
+        long lost = 0;
+        long sent = 0;
+        long delivered = 0;
+        long undelivered = 0;
+        long unknown = 0;
+        long rejected = 0;
+        long dead = 0;
+        long unfinished = 0;
+        long doubleAccepted = 0;
+        long missingKeys = 0;
+        long unchargedSent = 0;
+        for (String text : acceptedIds) {
+            UUID id = UUID.fromString(text);
+            List<StoredEvent> history = histories.get(id);
+            if (!rows.contains(id) || history == null) {
+                lost++;
+                continue;
+            }
+            MessageState s = MessageFold.fold(history);
+            long acceptances = history.stream().filter(e -> e.type() == EventType.PROVIDER_ACCEPTED).count();
+            if (acceptances > 1) {
+                doubleAccepted++;
+            }
+            if (s.providerId() != null) {
+                sent++;
+                if (!simulatorKeys.contains("sendlog-" + id)) {
+                    missingKeys++;
+                }
+                if (charges.getOrDefault(id, 0L) != 1) {
+                    unchargedSent++;
+                }
+            }
+            switch (s.phase()) {
+                case DELIVERED -> delivered++;
+                case UNDELIVERED -> undelivered++;
+                case UNKNOWN -> unknown++;
+                case REJECTED -> rejected++;
+                case DEAD -> dead++;
+                default -> unfinished++;
+            }
+            if (s.phase() == Phase.DEAD || s.phase() == Phase.REJECTED || s.phase() == Phase.UNKNOWN) {
+                if (s.lastError() == null || s.lastError().isBlank()) {
+                    unfinished++;
+                }
+            }
+        }
+        long doubleCharged = charges.values().stream().filter(n -> n > 1).count();
+        long openCallbacks = count(ds, "SELECT count(*) FROM callback_inbox i WHERE NOT EXISTS "
+                + "(SELECT 1 FROM callback_outcomes o WHERE o.inbox_id = i.id)");
+        return new Result(acceptedIds.size(), sent, delivered, undelivered, unknown, rejected, dead, unfinished, lost,
+                doubleCharged, doubleAccepted, missingKeys, unchargedSent, openCallbacks, callbacksLost + openCallbacks);
+    }
+
+    private static Map<UUID, Long> counts(DataSource ds, String sql) throws SQLException {
+        Map<UUID, Long> counts = new HashMap<>();
+        try (Connection c = ds.getConnection(); Statement st = c.createStatement(); ResultSet rs = st.executeQuery(sql)) {
+            while (rs.next()) {
+                counts.put(rs.getObject(1, UUID.class), rs.getLong(2));
+            }
+        }
+        return counts;
+    }
+
+    static long count(DataSource ds, String sql) throws SQLException {
+        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(sql); ResultSet rs = ps.executeQuery()) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+}

@@ -1,0 +1,113 @@
+package dev.sendlog.service.chaos;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * A steady load of messages through both APIs, as a careful client sends them: each with its own Idempotency-Key,
+ * sent again with the same key after a failure (bounded). Every id answered with 202 is recorded; so is every
+ * message that never got one.
+ */
+final class ChaosLoad implements AutoCloseable {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final List<String> apis;
+    private final int perSecond;
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    private final ExecutorService clients = Executors.newVirtualThreadPerTaskExecutor();
+    private final Set<String> accepted = ConcurrentHashMap.newKeySet();
+    private final Set<String> neverAccepted = ConcurrentHashMap.newKeySet();
+    private final AtomicLong failedRequests = new AtomicLong();
+    private final AtomicLong sequence = new AtomicLong();
+    private volatile boolean running = true;
+    private Thread pacer;
+
+    ChaosLoad(List<String> apis, int perSecond) {
+        this.apis = List.copyOf(apis);
+        this.perSecond = perSecond;
+    }
+
+    void start() {
+        pacer = Thread.ofPlatform().name("chaos-load").start(() -> {
+            long interval = 1_000_000_000L / perSecond;
+            long next = System.nanoTime();
+            while (running) {
+                long n = sequence.incrementAndGet();
+                clients.submit(() -> send(n));
+                next += interval;
+                long wait = next - System.nanoTime();
+                if (wait > 0) {
+                    java.util.concurrent.locks.LockSupport.parkNanos(wait);
+                }
+            }
+        });
+    }
+
+    private void send(long n) {
+        String key = "chaos-" + n;
+        String body = "{\"to\":\"+4915" + String.format("%09d", n) + "\",\"body\":\"chaos message " + n + "\",\"reference\":\"" + key + "\"}";
+        for (int attempt = 0; attempt < 20; attempt++) {
+            String api = apis.get((int) ((n + attempt) % apis.size()));
+            try {
+                HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(api + "/v1/messages"))
+                        .timeout(Duration.ofSeconds(15))
+                        .header("Authorization", "Bearer demo-client-key").header("Content-Type", "application/json")
+                        .header("Idempotency-Key", key).POST(HttpRequest.BodyPublishers.ofString(body)).build(),
+                        HttpResponse.BodyHandlers.ofString());
+                if (r.statusCode() == 202) {
+                    JsonNode json = JSON.readTree(r.body());
+                    accepted.add(json.get("id").asText());
+                    return;
+                }
+                failedRequests.incrementAndGet();
+            } catch (Exception e) {
+                failedRequests.incrementAndGet();
+            }
+            try {
+                Thread.sleep(Math.min(5000, 200L << Math.min(attempt, 5)));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
+        neverAccepted.add(key);
+    }
+
+    Set<String> accepted() {
+        return accepted;
+    }
+
+    Set<String> neverAccepted() {
+        return neverAccepted;
+    }
+
+    long failedRequests() {
+        return failedRequests.get();
+    }
+
+    long sent() {
+        return sequence.get();
+    }
+
+    /** Stops sending new messages and waits for those in flight (their retries included). */
+    @Override
+    public void close() throws InterruptedException {
+        running = false;
+        if (pacer != null) {
+            pacer.join();
+        }
+        clients.shutdown();
+        clients.awaitTermination(3, java.util.concurrent.TimeUnit.MINUTES);
+    }
+}

@@ -1,0 +1,353 @@
+package dev.sendlog.service.chaos;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.sendlog.infra.Directories;
+import dev.sendlog.infra.FreePorts;
+import dev.sendlog.infra.LocalPostgres;
+import dev.sendlog.infra.RedisOptions;
+import dev.sendlog.infra.RedisProcess;
+import java.io.PrintStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import org.postgresql.ds.PGSimpleDataSource;
+
+/**
+ * The chaos run: the pipeline as separate operating-system processes (two APIs, two pollers, two send workers, a
+ * callback worker, maintenance, the simulator), on a PostgreSQL and a Redis of its own, under a steady load, while a
+ * seeded fault schedule kills processes, restarts Redis empty, pauses it, restarts PostgreSQL, and delays or cuts the
+ * network to the provider. Then the faults stop, the pipeline drains, and the log is checked: nothing lost, nothing
+ * charged twice.
+ */
+public final class ChaosRun {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final String jar;
+    private final Duration duration;
+    private final long seed;
+    private final int perSecond;
+    private final Duration drainTimeout;
+    private final PrintStream out;
+    private final Random random;
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    private final Map<String, ServiceProcess> fleet = new LinkedHashMap<>();
+    private Path dir;
+    private LocalPostgres postgres;
+    private int postgresPort;
+    private RedisProcess redis;
+    private ServiceProcess simulator;
+    private int simulatorPort;
+    private ChaosProxy proxy;
+    private int faults;
+
+    public ChaosRun(String jar, Duration duration, long seed, int perSecond, Duration drainTimeout, PrintStream out) {
+        this.jar = jar;
+        this.duration = duration;
+        this.seed = seed;
+        this.perSecond = perSecond;
+        this.drainTimeout = drainTimeout;
+        this.out = out;
+        this.random = new Random(seed);
+    }
+
+    /** Runs and prints the summary line; returns whether the guarantee held. */
+    public boolean run() throws Exception {
+        dir = Directories.createTemp("chaos-");
+        out.printf(Locale.ROOT, "chaos: seed %d, %d s of load at %d msg/s, files in %s%n", seed, duration.toSeconds(), perSecond, dir);
+        try {
+            startInfrastructure();
+            startFleet();
+            ChaosLoad load = new ChaosLoad(List.of(url("api-1"), url("api-2")), perSecond);
+            load.start();
+            long end = System.nanoTime() + duration.toNanos();
+            long start = System.nanoTime();
+            while (System.nanoTime() < end) {
+                Thread.sleep(4000 + random.nextInt(8000));
+                if (System.nanoTime() >= end) {
+                    break;
+                }
+                fault((System.nanoTime() - start) / 1e9);
+            }
+            heal();
+            load.close();
+            ChaosCheck.Result result = drainAndCheck(load);
+            out.printf(Locale.ROOT, "accepted %d, sent %d, delivered %d, unknown %d, dead %d, lost %d, double-charged %d, faults %d%n",
+                    result.accepted(), result.sent(), result.delivered(), result.unknown(), result.dead(), result.lost(),
+                    result.doubleCharged(), faults);
+            out.printf(Locale.ROOT, "details: undelivered %d, rejected %d, not final %d, two acceptances %d, keys the provider never "
+                            + "saw %d, sent without exactly one charge %d, callbacks without outcome %d, callbacks lost %d, requests "
+                            + "refused or failed %d (retried with their key), messages never accepted %d%n",
+                    result.undelivered(), result.rejected(), result.unfinished(), result.doubleAccepted(), result.missingKeys(),
+                    result.unchargedSent(), result.openCallbacks(), result.callbacksLost(), load.failedRequests(),
+                    load.neverAccepted().size());
+            if (!result.passed()) {
+                out.println("CHAOS FAILED: the guarantee did not hold; logs are in " + dir);
+            }
+            return result.passed();
+        } finally {
+            shutdown();
+        }
+    }
+
+    private void startInfrastructure() throws Exception {
+        postgresPort = port();
+        postgres = LocalPostgres.start(dir.resolve("postgres"), postgresPort, Map.of("max_connections", "300"));
+        try (Connection c = postgres.endpoint().connect(LocalPostgres.ADMIN_DATABASE); Statement st = c.createStatement()) {
+            st.execute("CREATE DATABASE sendlog");
+        }
+        redis = RedisProcess.start(RedisOptions.inDirectory(dir.resolve("redis")));
+        simulatorPort = port();
+        Path simConfig = dir.resolve("simulator.json");
+        Files.writeString(simConfig, """
+                {"latencyMs": 20, "latencyJitterMs": 10, "latencyDistribution": "UNIFORM", "transientErrorRate": 0.05,
+                 "dropAfterAcceptRate": 0.02, "idWrapModulus": 1000, "receiptMode": "DUPLICATED", "intermediateReceipts": 1,
+                 "receiptDelayMs": 20, "callbackMaxAttempts": 100000, "callbackConcurrency": 32, "seed": %d}""".formatted(seed));
+        simulator = new ServiceProcess("simulator", ServiceProcess.javaCommand(jar, List.of("-Xmx256m"),
+                List.of("simulator", "--port", Integer.toString(simulatorPort), "--config", simConfig.toString())),
+                Map.of(), dir.resolve("simulator.log"), simulatorPort);
+        simulator.start();
+        awaitHttp("http://127.0.0.1:" + simulatorPort + "/v1/stats");
+        proxy = new ChaosProxy(simulatorPort);
+        migrate();
+    }
+
+    private void migrate() throws Exception {
+        ProcessBuilder pb = new ProcessBuilder(ServiceProcess.javaCommand(jar, List.of(), List.of("db", "migrate", "config.yml")))
+                .redirectErrorStream(true).redirectOutput(dir.resolve("migrate.log").toFile());
+        pb.environment().putAll(environment());
+        if (pb.start().waitFor() != 0) {
+            throw new IllegalStateException("migration failed; see " + dir.resolve("migrate.log"));
+        }
+    }
+
+    private final Map<String, int[]> ports = new LinkedHashMap<>();
+    private final Set<Integer> taken = new HashSet<>();
+
+    /**
+     * A free port below Linux's ephemeral range (32768 and up): a port from that range can be handed to an outgoing
+     * connection by the time a restarted process wants to bind it again.
+     */
+    private int port() {
+        for (int i = 0; i < 1000; i++) {
+            int candidate = 20_000 + random.nextInt(12_000);
+            if (taken.add(candidate) && FreePorts.isFree(candidate)) {
+                return candidate;
+            }
+        }
+        throw new IllegalStateException("no free port found in 20000-31999");
+    }
+
+    private void startFleet() throws Exception {
+        for (String name : List.of("api-1", "api-2", "maintenance-1", "poller-1", "poller-2", "send-worker-1", "send-worker-2",
+                "callback-worker-1")) {
+            ports.put(name, new int[] {port(), port()});
+        }
+        for (String name : ports.keySet()) {
+            String command = name.substring(0, name.lastIndexOf('-'));
+            int[] p = ports.get(name);
+            List<String> options = new ArrayList<>(List.of("-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+                    "-Djava.io.tmpdir=" + dir.resolve("tmp"),
+                    "-Ddw.server.applicationConnectors[0].port=" + p[0], "-Ddw.server.adminConnectors[0].port=" + p[1],
+                    "-Ddw.publicBaseUrl=" + url("api-1"), "-Ddw.logging.level=WARN",
+                    "-Ddw.database.pools.api=4", "-Ddw.database.pools.pipeline=6", "-Ddw.database.pools.callbacks=4",
+                    "-Ddw.database.pools.maintenance=2",
+                    "-Ddw.pipeline.leaseTtl=5s", "-Ddw.pipeline.confirmTimeout=5s", "-Ddw.pipeline.claimTimeout=10s",
+                    "-Ddw.pipeline.retryBase=200ms", "-Ddw.pipeline.retryCap=2s", "-Ddw.pipeline.maxAttempts=30",
+                    "-Ddw.pipeline.reconcileWindow=60s", "-Ddw.pipeline.timerIntervalMs=200", "-Ddw.pipeline.projectorIntervalMs=500",
+                    "-Ddw.pipeline.sendWorker.reclaimIdle=10s", "-Ddw.receipts.holdWindow=20s"));
+            Files.createDirectories(dir.resolve("tmp"));
+            ServiceProcess process = new ServiceProcess(name, ServiceProcess.javaCommand(jar, options, List.of(command, "config.yml")),
+                    environment(), dir.resolve(name + ".log"), p[1]);
+            fleet.put(name, process);
+            process.start();
+        }
+        for (ServiceProcess p : fleet.values()) {
+            if (!p.awaitReady(Duration.ofSeconds(120))) {
+                throw new IllegalStateException(p.name() + " did not start; see " + dir.resolve(p.name() + ".log"));
+            }
+        }
+        out.println("chaos: fleet up: " + fleet.keySet());
+    }
+
+    private Map<String, String> environment() {
+        return Map.of("SENDLOG_DATABASE_URL", "jdbc:postgresql://127.0.0.1:" + postgresPort + "/sendlog",
+                "SENDLOG_REDIS_SEND_URI", redis.endpoint().uri(), "SENDLOG_REDIS_CALLBACK_URI", redis.endpoint().uri(),
+                "SENDLOG_REDIS_PREFIX", "chaos:", "SENDLOG_SIMULATOR", "false",
+                "SENDLOG_SIM_URL", "http://127.0.0.1:" + proxy.port());
+    }
+
+    private String url(String name) {
+        return "http://127.0.0.1:" + ports.get(name)[0];
+    }
+
+    /** One fault from the seeded schedule; it ends before the next begins. */
+    private void fault(double atSeconds) throws Exception {
+        faults++;
+        int kind = random.nextInt(7);
+        List<String> names = new ArrayList<>(fleet.keySet());
+        switch (kind) {
+            case 0, 1 -> {
+                ServiceProcess victim = fleet.get(names.get(random.nextInt(names.size())));
+                int downMs = 1000 + random.nextInt(4000);
+                log(atSeconds, "kill -9 " + victim.name() + ", restart after " + downMs + " ms");
+                victim.kill();
+                Thread.sleep(downMs);
+                victim.start();
+            }
+            case 2 -> {
+                log(atSeconds, "Redis restarted with its data lost");
+                redis.restart();
+            }
+            case 3 -> {
+                int ms = 2000 + random.nextInt(4000);
+                log(atSeconds, "Redis paused for " + ms + " ms");
+                redis.pause();
+                Thread.sleep(ms);
+                redis.resume();
+            }
+            case 4 -> {
+                log(atSeconds, "PostgreSQL restarted (fast shutdown)");
+                postgres.close();
+                Thread.sleep(500 + random.nextInt(1500));
+                postgres = LocalPostgres.start(dir.resolve("postgres"), postgresPort, Map.of("max_connections", "300"));
+            }
+            case 5 -> {
+                int delay = 200 + random.nextInt(800);
+                int ms = 3000 + random.nextInt(5000);
+                log(atSeconds, "network to the provider delayed " + delay + " ms for " + ms + " ms");
+                proxy.delay(delay);
+                Thread.sleep(ms);
+                proxy.normal();
+            }
+            default -> {
+                int ms = 2000 + random.nextInt(3000);
+                log(atSeconds, "network to the provider cut for " + ms + " ms");
+                proxy.cut();
+                Thread.sleep(ms);
+                proxy.normal();
+            }
+        }
+    }
+
+    private void log(double atSeconds, String what) {
+        out.printf(Locale.ROOT, "chaos: t+%.1fs fault %d: %s%n", atSeconds, faults, what);
+    }
+
+    /** Everything back up: every process alive, Redis running, the network clean. */
+    private void heal() throws Exception {
+        proxy.normal();
+        if (!redis.isRunning()) {
+            redis.restart();
+        }
+        for (ServiceProcess p : fleet.values()) {
+            if (!p.isAlive()) {
+                p.start();
+            }
+        }
+        for (ServiceProcess p : fleet.values()) {
+            p.awaitReady(Duration.ofSeconds(120));
+        }
+        out.println("chaos: faults stopped, fleet healthy again; draining");
+    }
+
+    private ChaosCheck.Result drainAndCheck(ChaosLoad load) throws Exception {
+        PGSimpleDataSource ds = new PGSimpleDataSource();
+        ds.setUrl("jdbc:postgresql://127.0.0.1:" + postgresPort + "/sendlog");
+        ds.setUser(LocalPostgres.SUPERUSER);
+        long deadline = System.nanoTime() + drainTimeout.toNanos();
+        ChaosCheck.Result result;
+        while (true) {
+            JsonNode stats = json("http://127.0.0.1:" + simulatorPort + "/v1/stats");
+            long pending = stats.path("callbacksSent").asLong() - stats.path("callbacksDelivered").asLong()
+                    - stats.path("callbacksFailed").asLong();
+            result = ChaosCheck.check(ds, load.accepted(), keys(), stats.path("callbacksFailed").asLong());
+            boolean drained = result.unfinished() == 0 && result.openCallbacks() == 0 && pending == 0;
+            if (drained || System.nanoTime() > deadline) {
+                if (!drained) {
+                    out.printf(Locale.ROOT, "chaos: drain timed out: %d messages not final, %d callbacks open, %d pending at the "
+                            + "provider%n", result.unfinished(), result.openCallbacks(), pending);
+                }
+                long inbox = ChaosCheck.count(ds, "SELECT count(*) FROM callback_inbox");
+                if (stats.path("callbacksDelivered").asLong() > inbox) {
+                    // A callback the provider saw answered 200 must have an inbox row.
+                    result = new ChaosCheck.Result(result.accepted(), result.sent(), result.delivered(), result.undelivered(),
+                            result.unknown(), result.rejected(), result.dead(), result.unfinished(), result.lost(),
+                            result.doubleCharged(), result.doubleAccepted(), result.missingKeys(), result.unchargedSent(),
+                            result.openCallbacks(), result.callbacksLost() + stats.path("callbacksDelivered").asLong() - inbox);
+                }
+                return result;
+            }
+            Thread.sleep(5000);
+        }
+    }
+
+    private Set<String> keys() throws Exception {
+        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + simulatorPort + "/v1/keys")).build(),
+                HttpResponse.BodyHandlers.ofString());
+        return new HashSet<>(r.body().lines().toList());
+    }
+
+    private JsonNode json(String url) throws Exception {
+        return JSON.readTree(http.send(HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.ofString()).body());
+    }
+
+    private void awaitHttp(String url) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (System.nanoTime() < deadline) {
+            try {
+                if (http.send(HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.discarding()).statusCode() == 200) {
+                    return;
+                }
+            } catch (java.io.IOException notYet) {
+                // not listening yet
+            }
+            Thread.sleep(200);
+        }
+        throw new IllegalStateException(url + " did not answer");
+    }
+
+    private void shutdown() {
+        for (ServiceProcess p : fleet.values()) {
+            try {
+                p.stop();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        try {
+            if (simulator != null) {
+                simulator.stop();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        try {
+            if (proxy != null) {
+                proxy.close();
+            }
+        } catch (java.io.IOException e) {
+            out.println("chaos: closing the proxy failed: " + e);
+        }
+        if (redis != null) {
+            redis.close();
+        }
+        if (postgres != null) {
+            postgres.close();
+        }
+    }
+}

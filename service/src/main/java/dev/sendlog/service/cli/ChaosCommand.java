@@ -1,0 +1,34 @@
+package dev.sendlog.service.cli;
+
+import dev.sendlog.service.chaos.ChaosRun;
+import io.dropwizard.core.cli.Command;
+import io.dropwizard.core.setup.Bootstrap;
+import java.nio.file.Path;
+import java.time.Duration;
+import net.sourceforge.argparse4j.inf.Namespace;
+import net.sourceforge.argparse4j.inf.Subparser;
+
+/** {@code chaos [--seconds 120] [--seed N] [--rate 30]}: the chaos run; exits non-zero on any loss or double charge. */
+public final class ChaosCommand extends Command {
+    public ChaosCommand() {
+        super("chaos", "Runs the pipeline as separate processes under a seeded fault schedule and checks nothing was lost");
+    }
+
+    @Override
+    public void configure(Subparser subparser) {
+        subparser.addArgument("--seconds").type(Integer.class).setDefault(120).help("seconds of load under faults");
+        subparser.addArgument("--seed").type(Long.class).help("the fault schedule's seed (printed; random when absent)");
+        subparser.addArgument("--rate").type(Integer.class).setDefault(30).help("messages per second");
+        subparser.addArgument("--drain-seconds").type(Integer.class).setDefault(300).help("how long to wait for the drain");
+    }
+
+    @Override
+    public void run(Bootstrap<?> bootstrap, Namespace namespace) throws Exception {
+        Long seed = namespace.getLong("seed");
+        String jar = Path.of(ChaosCommand.class.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
+        boolean ok = new ChaosRun(jar, Duration.ofSeconds(namespace.getInt("seconds")),
+                seed == null ? System.nanoTime() : seed, namespace.getInt("rate"),
+                Duration.ofSeconds(namespace.getInt("drain_seconds")), System.out).run();
+        System.exit(ok ? 0 : 1);
+    }
+}
