@@ -39,6 +39,8 @@ public class ServiceHarness implements BeforeAllCallback, AfterAllCallback {
             .latencyMs(5).receiptMode(ReceiptMode.NONE).build();
     private boolean privateRedis;
     private long privateRedisMaxBytes;
+    private long callbackRedisMaxBytes = -1;
+    private PrivateRedis callbackRedis;
     private TestDatabase database;
     private PrivateRedis ownRedis;
     private RedisEndpoint redis;
@@ -78,9 +80,19 @@ public class ServiceHarness implements BeforeAllCallback, AfterAllCallback {
         return this;
     }
 
+    /** The callback job type on a redis-server of its own (limited to {@code maxBytes}, 0 for none). */
+    public ServiceHarness separateCallbackRedis(long maxBytes) {
+        this.callbackRedisMaxBytes = maxBytes;
+        return this;
+    }
+
     @Override
     public void beforeAll(ExtensionContext context) throws Exception {
         database = TestDatabase.create();
+        if (callbackRedisMaxBytes >= 0) {
+            callbackRedis = (callbackRedisMaxBytes > 0 ? PrivateRedis.withMaxMemoryBytes(callbackRedisMaxBytes) : new PrivateRedis()).start();
+            overrides.put("redis.callbackUri", callbackRedis.endpoint().uri());
+        }
         if (privateRedis) {
             ownRedis = (privateRedisMaxBytes > 0 ? PrivateRedis.withMaxMemoryBytes(privateRedisMaxBytes) : new PrivateRedis()).start();
             redis = ownRedis.endpoint();
@@ -135,6 +147,9 @@ public class ServiceHarness implements BeforeAllCallback, AfterAllCallback {
                 if (simulator != null) {
                     simulator.close();
                 }
+                if (callbackRedis != null) {
+                    callbackRedis.close();
+                }
                 if (ownRedis != null) {
                     ownRedis.close();
                 } else if (redis != null) {
@@ -178,6 +193,10 @@ public class ServiceHarness implements BeforeAllCallback, AfterAllCallback {
 
     public ProviderSimulator simulator() {
         return simulator;
+    }
+
+    public PrivateRedis callbackRedisServer() {
+        return callbackRedis;
     }
 
     public PrivateRedis privateRedisServer() {
