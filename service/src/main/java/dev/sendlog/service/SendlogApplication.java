@@ -87,6 +87,7 @@ import dev.sendlog.compactor.Compactor;
 import dev.sendlog.service.core.ProjectionRebuild;
 import dev.sendlog.service.tasks.RunNowTask;
 import dev.sendlog.simulator.ProviderSimulator;
+import io.dropwizard.assets.AssetsBundle;
 import io.dropwizard.auth.AuthDynamicFeature;
 import io.dropwizard.auth.AuthValueFactoryProvider;
 import io.dropwizard.auth.CachingAuthenticator;
@@ -154,6 +155,7 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
                 .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION)
                 .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
                 .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS);
+        bootstrap.addBundle(new AssetsBundle("/console", "/console", "index.html", "console"));
         bootstrap.addCommand(new DbCommand());
         bootstrap.addCommand(new SimulatorCommand());
         bootstrap.addCommand(new LoadTestCommand());

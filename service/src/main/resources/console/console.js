@@ -1,0 +1,492 @@
+// The sendlog support console: plain JavaScript, no build step, talking to the API of API.md on the same origin.
+// Every value that comes from the API is put on the page as text (textContent, setAttribute), never as HTML.
+"use strict";
+
+(() => {
+  const KEY = "sendlog.console.key";
+  const PAGE_SIZE = 50;
+  // API.md: a re-drive is taken only for DEAD, UNKNOWN (before it was sent) and RETRYING; the service decides.
+  const REDRIVABLE = new Set(["DEAD", "UNKNOWN", "RETRYING"]);
+  // Statuses that change without anyone acting: an open message in one of these is read again every few seconds.
+  const MOVING = new Set(["ACCEPTED", "SENDING", "RETRYING"]);
+  const FOLLOW_MS = 2000;
+  const FIELDS = ["id", "tenant", "status", "to", "reference", "gateway", "providerId", "attempts", "acceptedAt",
+    "updatedAt", "lastError"];
+  const NO_MESSAGE = "00000000-0000-0000-0000-000000000000";
+
+  const $ = (id) => document.getElementById(id);
+
+  const state = {
+    role: null, // "support" or "admin"
+    view: "search",
+    listView: "search", // where "Back" returns from a message
+    search: { params: null, cursor: null },
+    dead: { cursor: null },
+    parked: { cursor: null },
+    openId: null,
+    follow: null,
+  };
+
+  /** A problem+json answer (RFC 9457), or a network failure shaped like one. */
+  class Problem extends Error {
+    constructor(status, body) {
+      const problem = body && typeof body === "object" ? body : {};
+      super(problem.title || `HTTP ${status}`);
+      this.status = status;
+      this.title = problem.title || `HTTP ${status}`;
+      this.detail = typeof problem.detail === "string" ? problem.detail : "";
+      this.errors = Array.isArray(problem.errors) ? problem.errors : [];
+    }
+  }
+
+  /** Builds an element; children are nodes or text (strings become text nodes, never markup). */
+  function el(tag, attributes, ...children) {
+    const node = document.createElement(tag);
+    for (const [name, value] of Object.entries(attributes || {})) {
+      if (value === null || value === undefined || value === false) {
+        continue;
+      }
+      if (name.startsWith("on")) {
+        node.addEventListener(name.slice(2), value);
+      } else {
+        node.setAttribute(name, value === true ? "" : String(value));
+      }
+    }
+    for (const child of children.flat()) {
+      if (child !== null && child !== undefined) {
+        node.append(child instanceof Node ? child : String(child));
+      }
+    }
+    return node;
+  }
+
+  const text = (value) => (value === null || value === undefined || value === "" ? "—" : String(value));
+
+  async function api(method, path, body) {
+    const headers = { Accept: "application/json", Authorization: `Bearer ${sessionStorage.getItem(KEY) || ""}` };
+    const init = { method, headers, cache: "no-store", credentials: "omit" };
+    if (body !== undefined) {
+      headers["Content-Type"] = "application/json";
+      init.body = JSON.stringify(body);
+    }
+    let response;
+    try {
+      response = await fetch(path, init);
+    } catch (e) {
+      throw new Problem(0, { title: "The service did not answer", detail: String(e.message || e) });
+    }
+    const type = response.headers.get("Content-Type") || "";
+    let json = null;
+    if (type.includes("json")) {
+      try {
+        json = await response.json();
+      } catch (e) {
+        json = null;
+      }
+    }
+    if (!response.ok) {
+      throw new Problem(response.status, json || { title: `HTTP ${response.status} ${response.statusText}` });
+    }
+    return json;
+  }
+
+  // ---- banners ----
+
+  function showError(e) {
+    const problem = e instanceof Problem ? e : new Problem(0, { title: "Unexpected error", detail: String(e) });
+    $("error-title").textContent = problem.status ? `${problem.status} ${problem.title}` : problem.title;
+    $("error-detail").textContent = problem.detail;
+    $("error-fields").replaceChildren(...problem.errors.map((f) =>
+      el("li", {}, `${text(f && f.field)}: ${text(f && (f.problem || f.message))}`)));
+    $("error").hidden = false;
+    $("notice").hidden = true;
+  }
+
+  function notice(message) {
+    $("notice").textContent = message;
+    $("notice").hidden = false;
+  }
+
+  function clearBanners() {
+    $("error").hidden = true;
+    $("notice").hidden = true;
+  }
+
+  /** Runs a user action: clears old banners, shows its error if it fails. */
+  async function act(action) {
+    clearBanners();
+    try {
+      await action();
+    } catch (e) {
+      showError(e);
+    }
+  }
+
+  // ---- signing in ----
+
+  async function signIn(key) {
+    sessionStorage.setItem(KEY, key);
+    try {
+      try {
+        await api("GET", "/v1/admin/dead?limit=1");
+      } catch (e) {
+        if (e.status === 403) {
+          throw new Problem(403, { title: "Forbidden", detail: "this is a client key; the console needs a support or admin key" });
+        }
+        throw e;
+      }
+      state.role = await probeRole();
+    } catch (e) {
+      sessionStorage.removeItem(KEY);
+      throw e;
+    }
+    $("key").value = "";
+    $("who").textContent = `signed in as ${state.role}`;
+    $("session").hidden = false;
+    $("view-sign-in").hidden = true;
+    $("app").hidden = false;
+    document.body.dataset.role = state.role;
+    show("search");
+  }
+
+  /**
+   * Support or admin? The API has no "who am I": a re-drive of a message that cannot exist answers 403 to a
+   * support key and 404 to an admin key, and changes nothing either way.
+   */
+  async function probeRole() {
+    try {
+      await api("POST", `/v1/admin/messages/${NO_MESSAGE}/redrive`);
+      return "admin";
+    } catch (e) {
+      if (e.status === 403) {
+        return "support";
+      }
+      if (e.status === 404) {
+        return "admin";
+      }
+      throw e;
+    }
+  }
+
+  function signOut() {
+    sessionStorage.removeItem(KEY);
+    stopFollowing();
+    state.role = null;
+    state.openId = null;
+    delete document.body.dataset.role;
+    for (const id of ["search-rows", "dead-rows", "parked-rows", "message-fields", "message-actions", "timeline"]) {
+      $(id).replaceChildren();
+    }
+    $("search-form").reset();
+    $("search-results").hidden = true;
+    for (const id of ["search-more", "dead-more", "parked-more", "search-empty", "dead-empty", "parked-empty"]) {
+      $(id).hidden = true;
+    }
+    clearBanners();
+    $("session").hidden = true;
+    $("app").hidden = true;
+    $("view-sign-in").hidden = false;
+    $("key").focus();
+  }
+
+  // ---- views ----
+
+  function show(view) {
+    state.view = view;
+    if (view !== "message") {
+      state.listView = view;
+      stopFollowing();
+      state.openId = null;
+    }
+    for (const name of ["search", "dead", "parked", "message"]) {
+      $(`view-${name}`).hidden = name !== view;
+    }
+    for (const tab of document.querySelectorAll("nav button")) {
+      tab.setAttribute("aria-selected", String(tab.dataset.view === view));
+    }
+  }
+
+  function openLink(id) {
+    return el("button", { type: "button", class: "link", "data-test": "open", "data-id": id,
+      onclick: () => act(() => openMessage(id)) }, id);
+  }
+
+  function statusBadge(status) {
+    return el("span", { class: `status status-${String(status).toLowerCase()}`, "data-test": "status" }, text(status));
+  }
+
+  function messageRow(m, test, extra) {
+    return el("tr", { "data-test": test, "data-id": m.id, "data-status": m.status },
+      el("td", {}, openLink(m.id)),
+      el("td", {}, statusBadge(m.status)),
+      el("td", {}, text(m.to)),
+      el("td", {}, text(m.reference)),
+      el("td", {}, text(m.tenant)),
+      el("td", { class: "number" }, text(m.attempts)),
+      el("td", {}, text(m.acceptedAt)),
+      el("td", {}, text(m.updatedAt)),
+      extra || []);
+  }
+
+  // ---- search ----
+
+  /** A datetime-local value read as UTC, in the RFC 3339 form the API takes. */
+  function utc(value) {
+    if (!value) {
+      return null;
+    }
+    return `${value.length === 16 ? `${value}:00` : value}Z`;
+  }
+
+  function searchParams() {
+    const params = new URLSearchParams();
+    const add = (name, value) => {
+      if (value !== null && value.trim() !== "") {
+        params.set(name, value.trim());
+      }
+    };
+    add("to", $("search-to").value);
+    add("reference", $("search-reference").value);
+    add("status", $("search-status").value);
+    add("since", utc($("search-since").value) || "");
+    add("until", utc($("search-until").value) || "");
+    add("tenant", $("search-tenant").value);
+    return params;
+  }
+
+  async function search(more) {
+    const params = new URLSearchParams(more ? state.search.params : searchParams());
+    if (!more) {
+      state.search.params = params.toString();
+    }
+    params.set("limit", String(PAGE_SIZE));
+    if (more) {
+      params.set("cursor", state.search.cursor);
+    }
+    const page = await api("GET", `/v1/messages?${params}`);
+    const rows = page.items.map((m) => messageRow(m, "result-row"));
+    if (more) {
+      $("search-rows").append(...rows);
+    } else {
+      $("search-rows").replaceChildren(...rows);
+    }
+    state.search.cursor = page.nextCursor;
+    $("search-more").hidden = !page.nextCursor;
+    $("search-results").hidden = $("search-rows").children.length === 0;
+    $("search-empty").hidden = $("search-rows").children.length > 0;
+  }
+
+  // ---- dead ----
+
+  async function loadDead(more) {
+    const params = new URLSearchParams({ limit: String(PAGE_SIZE) });
+    if (more) {
+      params.set("cursor", state.dead.cursor);
+    }
+    const page = await api("GET", `/v1/admin/dead?${params}`);
+    const rows = page.items.map((m) => messageRow(m, "dead-row", [
+      el("td", { class: "error-text" }, text(m.lastError)),
+      el("td", {}, state.role === "admin" ? redriveButton(m.id) : []),
+    ]));
+    if (more) {
+      $("dead-rows").append(...rows);
+    } else {
+      $("dead-rows").replaceChildren(...rows);
+    }
+    state.dead.cursor = page.nextCursor;
+    $("dead-more").hidden = !page.nextCursor;
+    $("dead-empty").hidden = $("dead-rows").children.length > 0;
+  }
+
+  function redriveButton(id) {
+    const button = el("button", { type: "button", "data-test": "redrive", "data-id": id }, "Re-drive");
+    button.addEventListener("click", () => act(() => redrive(id, button)));
+    return button;
+  }
+
+  async function redrive(id, button) {
+    button.disabled = true;
+    try {
+      const answer = await api("POST", `/v1/admin/messages/${encodeURIComponent(id)}/redrive`);
+      notice(`Message ${id} re-driven (attempt ${text(answer && answer.attempt)}).`);
+      button.replaceWith(el("span", { class: "done", "data-test": "redriven" }, "re-driven"));
+    } finally {
+      button.disabled = false;
+    }
+    if (state.openId === id) {
+      await loadMessage();
+    }
+  }
+
+  // ---- parked ----
+
+  async function loadParked(more) {
+    const params = new URLSearchParams({ limit: String(PAGE_SIZE) });
+    if ($("parked-all").checked) {
+      params.set("all", "true");
+    }
+    if (more) {
+      params.set("cursor", state.parked.cursor);
+    }
+    const page = await api("GET", `/v1/admin/parked?${params}`);
+    const rows = page.items.map(parkedRow);
+    if (more) {
+      $("parked-rows").append(...rows);
+    } else {
+      $("parked-rows").replaceChildren(...rows);
+    }
+    state.parked.cursor = page.nextCursor;
+    $("parked-more").hidden = !page.nextCursor;
+    $("parked-empty").hidden = $("parked-rows").children.length > 0;
+  }
+
+  function parkedRow(p) {
+    const body = p.body !== undefined && p.body !== null
+      ? el("pre", { "data-test": "parked-body" }, p.body)
+      : el("pre", { "data-test": "parked-body", class: "base64", title: "not UTF-8: base64" }, text(p.bodyBase64));
+    const resolution = el("td", { "data-test": "parked-resolution" });
+    if (p.resolution) {
+      resolution.append(p.resolution);
+    } else if (state.role === "admin") {
+      resolution.append(resolveForm(p, resolution));
+    } else {
+      resolution.append("unresolved");
+    }
+    return el("tr", { "data-test": "parked-row", "data-id": p.id },
+      el("td", { class: "number" }, text(p.id)),
+      el("td", {}, text(p.parkedAt)),
+      el("td", {}, text(p.gateway)),
+      el("td", { "data-test": "parked-reason" }, text(p.reason)),
+      el("td", {}, p.messageId ? openLink(p.messageId) : "not matched"),
+      el("td", {}, body),
+      resolution);
+  }
+
+  function resolveForm(p, cell) {
+    const status = el("select", { "data-test": "resolve-status", "aria-label": "status to apply" },
+      ["DELIVERED", "UNDELIVERED", "UNKNOWN"].map((s) => el("option", {}, s)));
+    const messageId = p.messageId ? null
+      : el("input", { type: "text", "data-test": "resolve-message", placeholder: "message id", spellcheck: "false" });
+    const note = el("input", { type: "text", "data-test": "resolve-note", placeholder: "note" });
+    const resolve = (body, button) => act(async () => {
+      button.disabled = true;
+      try {
+        const noteText = note.value.trim();
+        if (noteText) {
+          body.note = noteText;
+        }
+        await api("POST", `/v1/admin/parked/${encodeURIComponent(p.id)}/resolve`, body);
+      } finally {
+        button.disabled = false;
+      }
+      notice(`Parked input ${p.id} resolved: ${body.action}.`);
+      cell.replaceChildren(el("span", { class: "done" }, body.action === "apply" ? `apply ${body.status}` : "discard"));
+    });
+    const apply = el("button", { type: "button", "data-test": "resolve-apply" }, "Apply");
+    apply.addEventListener("click", () => {
+      const body = { action: "apply", status: status.value };
+      if (messageId && messageId.value.trim()) {
+        body.messageId = messageId.value.trim();
+      }
+      resolve(body, apply);
+    });
+    const discard = el("button", { type: "button", "data-test": "resolve-discard" }, "Discard");
+    discard.addEventListener("click", () => resolve({ action: "discard" }, discard));
+    return el("div", { class: "resolve" }, status, messageId, apply, note, discard);
+  }
+
+  // ---- one message ----
+
+  async function openMessage(id) {
+    stopFollowing();
+    state.openId = id;
+    $("message-id").textContent = id;
+    $("message-fields").replaceChildren();
+    $("message-actions").replaceChildren();
+    $("timeline").replaceChildren();
+    show("message");
+    await loadMessage();
+  }
+
+  async function loadMessage() {
+    const id = state.openId;
+    stopFollowing();
+    const path = `/v1/messages/${encodeURIComponent(id)}`;
+    const [message, history] = await Promise.all([api("GET", path), api("GET", `${path}/events`)]);
+    if (state.openId !== id) {
+      return;
+    }
+    $("message-fields").replaceChildren(...FIELDS.flatMap((name) => [
+      el("dt", {}, name),
+      el("dd", { "data-field": name, id: name === "status" ? "message-status" : null },
+        name === "status" ? statusBadge(message.status) : text(message[name])),
+    ]));
+    $("message-actions").replaceChildren(state.role === "admin" && REDRIVABLE.has(message.status) ? redriveButton(id) : []);
+    $("timeline").replaceChildren(...history.events.map((e) => eventItem(e, false)));
+    if (MOVING.has(message.status)) {
+      state.follow = setTimeout(() => {
+        state.follow = null;
+        loadMessage().catch(showError);
+      }, FOLLOW_MS);
+    }
+  }
+
+  function stopFollowing() {
+    if (state.follow !== null) {
+      clearTimeout(state.follow);
+      state.follow = null;
+    }
+  }
+
+  /** One event of the history; a COMPACTED entry lists the events that compaction folded into it. */
+  function eventItem(e, folded) {
+    const item = el("li", { "data-test": "event", "data-type": e.type, "data-seq": e.seq,
+      "data-folded": folded ? "true" : null, class: folded ? "event folded" : "event" },
+      el("div", { class: "event-head" },
+        el("span", { class: "seq" }, `#${text(e.seq)}`),
+        el("span", { class: "type" }, text(e.type)),
+        el("time", {}, text(e.at)),
+        el("span", { class: "actor" }, text(e.actor))));
+    const data = e.data && typeof e.data === "object" ? e.data : null;
+    if (e.type === "COMPACTED" && data && Array.isArray(data.events)) {
+      item.append(el("p", { class: "hint" }, `compaction folded ${data.events.length} events:`),
+        el("ol", { class: "folded-events" }, data.events.map((inner) => eventItem(inner, true))));
+    } else if (data && Object.keys(data).length > 0) {
+      item.append(el("pre", { class: "data" }, JSON.stringify(data, null, 2)));
+    }
+    return item;
+  }
+
+  // ---- wiring ----
+
+  document.addEventListener("DOMContentLoaded", () => {
+    $("sign-in-form").addEventListener("submit", (event) => {
+      event.preventDefault();
+      act(() => signIn($("key").value.trim()));
+    });
+    $("sign-out").addEventListener("click", signOut);
+    $("error-close").addEventListener("click", () => { $("error").hidden = true; });
+    $("tab-search").addEventListener("click", () => { clearBanners(); show("search"); });
+    $("tab-dead").addEventListener("click", () => act(async () => { show("dead"); await loadDead(false); }));
+    $("tab-parked").addEventListener("click", () => act(async () => { show("parked"); await loadParked(false); }));
+    $("search-form").addEventListener("submit", (event) => {
+      event.preventDefault();
+      act(() => search(false));
+    });
+    $("search-more").addEventListener("click", () => act(() => search(true)));
+    $("dead-reload").addEventListener("click", () => act(() => loadDead(false)));
+    $("dead-more").addEventListener("click", () => act(() => loadDead(true)));
+    $("parked-reload").addEventListener("click", () => act(() => loadParked(false)));
+    $("parked-all").addEventListener("change", () => act(() => loadParked(false)));
+    $("parked-more").addEventListener("click", () => act(() => loadParked(true)));
+    $("message-back").addEventListener("click", () => { clearBanners(); show(state.listView); });
+    $("message-refresh").addEventListener("click", () => act(loadMessage));
+
+    const stored = sessionStorage.getItem(KEY);
+    if (stored) {
+      act(() => signIn(stored));
+    } else {
+      $("key").focus();
+    }
+  });
+})();
