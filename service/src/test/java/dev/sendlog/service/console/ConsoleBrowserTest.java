@@ -1,0 +1,478 @@
+package dev.sendlog.service.console;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.sendlog.service.receipts.CallbackSignature;
+import dev.sendlog.service.support.ApiResponse;
+import dev.sendlog.service.support.Messages;
+import dev.sendlog.service.support.ServiceHarness;
+import dev.sendlog.simulator.ReceiptMode;
+import dev.sendlog.simulator.SimulatorConfig;
+import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.function.Function;
+import java.util.logging.Level;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ConditionEvaluationResult;
+import org.junit.jupiter.api.extension.ExecutionCondition;
+import org.junit.jupiter.api.extension.ExtensionContext;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.openqa.selenium.By;
+import org.openqa.selenium.WebDriver;
+import org.openqa.selenium.WebElement;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.chrome.ChromeDriverService;
+import org.openqa.selenium.chrome.ChromeOptions;
+import org.openqa.selenium.logging.LogEntry;
+import org.openqa.selenium.logging.LogType;
+import org.openqa.selenium.logging.LoggingPreferences;
+import org.openqa.selenium.support.ui.ExpectedConditions;
+import org.openqa.selenium.support.ui.WebDriverWait;
+
+/**
+ * The support console in real headless Chromium (Debian's chromium and chromium-driver) against the real
+ * service: sign-in, search, the timeline (with what compaction folded), the DEAD list and an admin's re-drive,
+ * parked input and its resolution, and problem+json errors shown to the user.
+ */
+class ConsoleBrowserTest {
+    private static final Path CHROMIUM = Path.of("/usr/bin/chromium");
+    private static final Path CHROMEDRIVER = Path.of("/usr/bin/chromedriver");
+    private static final Duration WAIT = Duration.ofSeconds(30);
+    private static final SimulatorConfig NORMAL = SimulatorConfig.defaults().toBuilder().latencyMs(5)
+            .receiptMode(ReceiptMode.NONE).build();
+
+    /** Checked before the service starts, so a machine without Chromium fails (or skips) at once. */
+    @RegisterExtension
+    @Order(1)
+    static final Chromium CHROME = new Chromium();
+
+    @RegisterExtension
+    @Order(2)
+    static final ServiceHarness SERVICE = new ServiceHarness();
+
+    private WebDriver browser;
+    private WebDriverWait wait;
+    private Path profile;
+
+    @BeforeEach
+    void openBrowser() throws IOException {
+        profile = Files.createTempDirectory("sendlog-console-chromium");
+        ChromeOptions options = new ChromeOptions();
+        options.setBinary(CHROMIUM.toFile());
+        options.addArguments("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                "--disable-component-update", "--disable-sync", "--disable-quic", "--no-first-run",
+                "--disable-dev-shm-usage", "--window-size=1400,1000", "--user-data-dir=" + profile);
+        LoggingPreferences logs = new LoggingPreferences();
+        logs.enable(LogType.BROWSER, Level.ALL);
+        options.setCapability("goog:loggingPrefs", logs);
+        ChromeDriverService driver = new ChromeDriverService.Builder()
+                .usingDriverExecutable(CHROMEDRIVER.toFile())
+                .usingAnyFreePort()
+                .withLogFile(new File("target/chromedriver.log"))
+                .build();
+        browser = new ChromeDriver(driver, options);
+        wait = new WebDriverWait(browser, WAIT);
+    }
+
+    @AfterEach
+    void closeBrowser() throws IOException {
+        SERVICE.simulator().updateConfig(NORMAL);
+        try {
+            if (browser != null) {
+                assertThat(pageErrors()).as("errors in the browser console").isEmpty();
+            }
+        } finally {
+            if (browser != null) {
+                browser.quit();
+            }
+            deleteTree(profile);
+        }
+    }
+
+    @Test
+    void supportSignsInFindsAMessageByRecipientAndFollowsItsTimelineToTheProvider() {
+        String to = Messages.recipient();
+        String id = Messages.submitOne(SERVICE, to);
+
+        signIn("support-1", "support");
+        type("search-to", to);
+        click(By.id("search-submit"));
+        WebElement row = wait.until(ExpectedConditions.visibilityOfElementLocated(row("result-row", id)));
+        assertThat(row.getText()).contains(to, "acme");
+        row.findElement(By.cssSelector("[data-test=open]")).click();
+
+        // The page reads the message again while it is moving (ACCEPTED, SENDING), until the provider took it.
+        wait.until(d -> field("status").equals("SENT"));
+        wait.until(d -> eventTypes().contains("PROVIDER_ACCEPTED"));
+        assertThat(eventTypes()).first().isEqualTo("ACCEPTED");
+        assertThat(eventTypes()).containsSubsequence("ACCEPTED", "CLAIMED", "PROVIDER_ACCEPTED");
+        assertThat(field("id")).isEqualTo(id);
+        assertThat(field("to")).isEqualTo(to);
+        assertThat(field("tenant")).isEqualTo("acme");
+        assertThat(field("attempts")).isEqualTo("1");
+        assertThat(field("providerId")).isNotEqualTo("—");
+        assertThat(browser.findElements(By.cssSelector("[data-test=redrive]"))).isEmpty();
+    }
+
+    @Test
+    void aDeadMessageIsListedSupportCannotRedriveItAndAnAdminRedrivesItUntilSent() {
+        SERVICE.simulator().updateConfig(NORMAL.toBuilder().transientErrorRate(1.0).build());
+        String id = Messages.submitOne(SERVICE, Messages.recipient());
+        Messages.awaitAdvancing(SERVICE, Duration.ofSeconds(2), Duration.ofSeconds(90), () -> assertThat(
+                SERVICE.api().get("/v1/messages/" + id, "support-1").json().get("status").asText()).isEqualTo("DEAD"));
+
+        signIn("support-1", "support");
+        click(By.id("tab-dead"));
+        WebElement dead = awaitReloading(By.id("dead-reload"), row("dead-row", id));
+        assertThat(dead.getText()).contains("DEAD", "attempt limit 4");
+        assertThat(browser.findElements(By.cssSelector("[data-test=redrive]"))).as("no re-drive for support").isEmpty();
+        dead.findElement(By.cssSelector("[data-test=open]")).click();
+        wait.until(d -> field("status").equals("DEAD"));
+        assertThat(eventTypes()).contains("ATTEMPT_FAILED").last().isEqualTo("DEAD");
+        assertThat(browser.findElement(By.id("message-actions")).findElements(By.tagName("button"))).isEmpty();
+
+        SERVICE.simulator().updateConfig(NORMAL);
+        signOut();
+        signIn("admin-1", "admin");
+        click(By.id("tab-dead"));
+        awaitReloading(By.id("dead-reload"), row("dead-row", id)).findElement(By.cssSelector("[data-test=open]")).click();
+        wait.until(d -> field("status").equals("DEAD"));
+        click(By.cssSelector("#message-actions [data-test=redrive]"));
+
+        wait.until(d -> text("notice").startsWith("Message " + id + " re-driven"));
+        wait.until(d -> field("status").equals("SENT"));
+        assertThat(eventTypes()).containsSubsequence("DEAD", "REDRIVEN", "CLAIMED", "PROVIDER_ACCEPTED");
+        assertThat(texts(By.cssSelector("[data-test=event][data-type=REDRIVEN]"), WebElement::getText))
+                .as("the timers' re-drives, then the admin's").last().asString().contains("admin:ops-admin", "ADMIN");
+        assertThat(SERVICE.api().get("/v1/messages/" + id, "admin-1").json().get("status").asText()).isEqualTo("SENT");
+    }
+
+    @Test
+    void aCompactedEntryShowsTheEventsItFoldedInTheTimeline() throws SQLException {
+        String reference = "console-" + UUID.randomUUID();
+        ApiResponse submitted = SERVICE.api().post("/v1/messages", "client-a",
+                "{\"to\":\"" + Messages.recipient() + "\",\"body\":\"hello\",\"reference\":\"" + reference + "\"}");
+        assertThat(submitted.status()).as(submitted.raw()).isEqualTo(202);
+        String id = submitted.json().get("id").asText();
+        Messages.awaitStatus(SERVICE, id, "SENT", WAIT);
+        int folded = compactAllButTheLastEvent(id);
+
+        signIn("support-1", "support");
+        type("search-reference", reference);
+        click(By.id("search-submit"));
+        wait.until(ExpectedConditions.elementToBeClickable(row("result-row", id))).findElement(By.cssSelector("[data-test=open]"))
+                .click();
+        wait.until(d -> !d.findElements(By.cssSelector("#timeline > [data-type=COMPACTED]")).isEmpty());
+
+        List<String> top = texts(By.cssSelector("#timeline > li"), e -> e.getAttribute("data-type"));
+        assertThat(top).containsExactly("COMPACTED", "PROVIDER_ACCEPTED");
+        List<String> inside = texts(By.cssSelector("#timeline > [data-type=COMPACTED] [data-test=event]"),
+                e -> e.getAttribute("data-type"));
+        assertThat(inside).hasSize(folded).first().isEqualTo("ACCEPTED");
+        assertThat(inside).contains("CLAIMED");
+        assertThat(browser.findElements(By.cssSelector("[data-test=event][data-folded=true]"))).hasSize(folded);
+        assertThat(eventTypes()).as("folded events are in the timeline too")
+                .containsSubsequence("COMPACTED", "ACCEPTED", "CLAIMED", "PROVIDER_ACCEPTED");
+        assertThat(field("status")).isEqualTo("SENT");
+    }
+
+    @Test
+    void parkedInputShowsItsRawBodyAsTextAndAnAdminDiscardsIt() {
+        String raw = "stat:DELIVRD <b id=\"injected\">not json</b> & <script>document.title='x'</script> " + UUID.randomUUID();
+        byte[] bytes = raw.getBytes(StandardCharsets.UTF_8);
+        ApiResponse stored = SERVICE.api().postBytes("/v1/callbacks/sim", null, "application/json", bytes,
+                "X-Signature", CallbackSignature.sign("sim-secret", bytes));
+        assertThat(stored.status()).as(stored.raw()).isEqualTo(200);
+        long parkedId = await().atMost(WAIT).until(() -> parkedIdOf(raw), n -> n > 0);
+
+        signIn("support-1", "support");
+        click(By.id("tab-parked"));
+        WebElement row = awaitReloading(By.id("parked-reload"), row("parked-row", Long.toString(parkedId)));
+        assertThat(row.findElement(By.cssSelector("[data-test=parked-body]")).getText()).isEqualTo(raw);
+        assertThat(row.findElement(By.cssSelector("[data-test=parked-reason]")).getText()).isEqualTo("body is not JSON");
+        assertThat(row.findElement(By.cssSelector("[data-test=parked-resolution]")).getText()).isEqualTo("unresolved");
+        assertThat(browser.findElements(By.id("injected"))).as("the raw body is text, not markup").isEmpty();
+        assertThat(browser.getTitle()).isEqualTo("sendlog support console");
+
+        signOut();
+        signIn("admin-1", "admin");
+        click(By.id("tab-parked"));
+        row = awaitReloading(By.id("parked-reload"), row("parked-row", Long.toString(parkedId)));
+        row.findElement(By.cssSelector("[data-test=resolve-note]")).sendKeys("garbage from a test");
+        row.findElement(By.cssSelector("[data-test=resolve-discard]")).click();
+        wait.until(ExpectedConditions.textToBe(By.id("notice"), "Parked input " + parkedId + " resolved: discard."));
+
+        JsonNode all = SERVICE.api().get("/v1/admin/parked?all=true&limit=500", "support-1").json().get("items");
+        assertThat(all).anySatisfy(p -> {
+            assertThat(p.get("id").asLong()).isEqualTo(parkedId);
+            assertThat(p.get("resolution").asText()).isEqualTo("discard: garbage from a test by admin:ops-admin");
+        });
+        click(By.id("parked-all"));
+        wait.until(ExpectedConditions.textToBe(By.cssSelector(rowCss("parked-row", Long.toString(parkedId))
+                + " [data-test=parked-resolution]"), "discard: garbage from a test by admin:ops-admin"));
+    }
+
+    @Test
+    void theConsoleIsServedBesideTheApiWhichKeepsItsPaths() {
+        ApiResponse page = SERVICE.api().get("/console/", null);
+        assertThat(page.status()).isEqualTo(200);
+        assertThat(page.headers().firstValue("Content-Type")).hasValueSatisfying(t -> assertThat(t).startsWith("text/html"));
+        assertThat(page.raw()).contains("sendlog support console");
+        assertThat(SERVICE.api().get("/console/console.js", null).status()).isEqualTo(200);
+        assertThat(SERVICE.api().get("/console/console.css", null).status()).isEqualTo(200);
+        ApiResponse api = SERVICE.api().get("/v1/messages", null);
+        assertThat(api.status()).isEqualTo(401);
+        assertThat(api.headers().firstValue("Content-Type")).hasValue("application/problem+json");
+        assertThat(SERVICE.api().get("/v1/messages", "support-1").status()).isEqualTo(200);
+
+        // Without the slash the same page is served (not redirected): it names its assets by absolute paths.
+        browser.get(SERVICE.api().baseUrl() + "/console");
+        type("key", "support-1");
+        click(By.id("sign-in"));
+        wait.until(ExpectedConditions.textToBe(By.id("who"), "signed in as support"));
+    }
+
+    @Test
+    void aWrongKeyAndAClientKeyAreRefusedWithTheProblemShown() {
+        browser.get(SERVICE.api().baseUrl() + "/console/");
+        type("key", "not-a-key");
+        click(By.id("sign-in"));
+        wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("error")));
+        assertThat(text("error-title")).isEqualTo("401 Unauthorized");
+        assertThat(text("error-detail")).isEqualTo("a valid key is required: Authorization: Bearer <key>");
+        assertThat(browser.findElement(By.id("app")).isDisplayed()).isFalse();
+
+        type("key", "client-a");
+        click(By.id("sign-in"));
+        wait.until(ExpectedConditions.textToBe(By.id("error-title"), "403 Forbidden"));
+        assertThat(text("error-detail")).contains("client key");
+        assertThat(browser.findElement(By.id("app")).isDisplayed()).isFalse();
+
+        // A search the API refuses: the problem's title, detail and field errors are shown.
+        signIn("support-1", "support");
+        ((org.openqa.selenium.JavascriptExecutor) browser).executeScript(
+                "document.getElementById('search-since').type = 'text';");
+        type("search-since", "yesterday");
+        click(By.id("search-submit"));
+        wait.until(ExpectedConditions.textToBe(By.id("error-title"), "400 Invalid request"));
+        assertThat(text("error-detail")).isEqualTo("the search is invalid");
+        assertThat(text("error-fields")).startsWith("since: must be an RFC 3339 UTC time");
+    }
+
+    // ---- page helpers ----
+
+    private void signIn(String key, String role) {
+        browser.get(SERVICE.api().baseUrl() + "/console/");
+        type("key", key);
+        click(By.id("sign-in"));
+        wait.until(ExpectedConditions.textToBe(By.id("who"), "signed in as " + role));
+        wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("search-form")));
+    }
+
+    private void signOut() {
+        click(By.id("sign-out"));
+        wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("key")));
+    }
+
+    private void type(String id, String value) {
+        WebElement input = wait.until(ExpectedConditions.visibilityOfElementLocated(By.id(id)));
+        input.clear();
+        input.sendKeys(value);
+    }
+
+    private void click(By by) {
+        wait.until(ExpectedConditions.elementToBeClickable(by)).click();
+    }
+
+    private String text(String id) {
+        return browser.findElement(By.id(id)).getText();
+    }
+
+    /** Clicks reload until the row shows up (the DEAD list reads the status projection, which may lag). */
+    private WebElement awaitReloading(By reload, By row) {
+        return wait.until(d -> {
+            List<WebElement> found = d.findElements(row);
+            if (!found.isEmpty() && found.getFirst().isDisplayed()) {
+                return found.getFirst();
+            }
+            d.findElement(reload).click();
+            return null;
+        });
+    }
+
+    private static By row(String test, String id) {
+        return By.cssSelector(rowCss(test, id));
+    }
+
+    private static String rowCss(String test, String id) {
+        return "tr[data-test=" + test + "][data-id='" + id + "']";
+    }
+
+    /** A field of the open message; "" while the page has not shown it yet. */
+    private String field(String name) {
+        List<WebElement> dd = browser.findElements(By.cssSelector("#message-fields dd[data-field=" + name + "]"));
+        return dd.isEmpty() ? "" : dd.getFirst().getText();
+    }
+
+    /** Every event of the open message's timeline in page order, folded ones included. */
+    private List<String> eventTypes() {
+        return texts(By.cssSelector("#timeline [data-test=event]"), e -> e.getAttribute("data-type"));
+    }
+
+    private List<String> texts(By by, Function<WebElement, String> of) {
+        return browser.findElements(by).stream().map(of).toList();
+    }
+
+    /** Severe browser console entries, less the failed requests whose answers the page shows itself (401, 403, 404). */
+    private List<String> pageErrors() {
+        List<String> errors = new ArrayList<>();
+        for (LogEntry entry : browser.manage().logs().get(LogType.BROWSER)) {
+            if (entry.getLevel().intValue() >= Level.SEVERE.intValue()
+                    && !entry.getMessage().contains("Failed to load resource")) {
+                errors.add(entry.getMessage());
+            }
+        }
+        return errors;
+    }
+
+    // ---- data helpers ----
+
+    private static long parkedIdOf(String raw) {
+        for (JsonNode p : SERVICE.api().get("/v1/admin/parked?limit=500", "support-1").json().get("items")) {
+            if (raw.equals(p.path("body").asText())) {
+                return p.get("id").asLong();
+            }
+        }
+        return 0;
+    }
+
+    /**
+     * Does what compaction will do to a finished message: its events but the last are replaced by one COMPACTED
+     * snapshot that lists them and takes the seq of the last one it holds. Returns how many it folded.
+     */
+    private static int compactAllButTheLastEvent(String id) throws SQLException {
+        ObjectMapper json = new ObjectMapper();
+        UUID messageId = UUID.fromString(id);
+        try (Connection c = SERVICE.dataSource().getConnection()) {
+            c.setAutoCommit(false);
+            ArrayNode events = json.createArrayNode();
+            int last;
+            int shard;
+            OffsetDateTime at;
+            try (PreparedStatement st = c.prepareStatement("""
+                    SELECT seq, type, version, at, actor, data::text, shard FROM message_events
+                    WHERE message_id = ? ORDER BY seq FOR UPDATE""")) {
+                st.setObject(1, messageId);
+                try (ResultSet rs = st.executeQuery()) {
+                    List<ObjectNode> rows = new ArrayList<>();
+                    last = 0;
+                    shard = 0;
+                    at = null;
+                    while (rs.next()) {
+                        ObjectNode e = json.createObjectNode();
+                        e.put("seq", rs.getInt(1));
+                        e.put("type", rs.getString(2));
+                        e.put("version", rs.getInt(3));
+                        at = rs.getObject(4, OffsetDateTime.class);
+                        e.put("at", at.toInstant().toString());
+                        e.put("actor", rs.getString(5));
+                        e.set("data", json.readTree(rs.getString(6)));
+                        rows.add(e);
+                        last = rs.getInt(1);
+                        shard = rs.getInt(7);
+                    }
+                    assertThat(rows).hasSizeGreaterThan(2);
+                    rows.subList(0, rows.size() - 1).forEach(events::add);
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+            int snapshotSeq = last - 1;
+            ObjectNode data = json.createObjectNode();
+            data.set("events", events);
+            try (PreparedStatement delete = c.prepareStatement("DELETE FROM message_events WHERE message_id = ? AND seq <= ?");
+                 PreparedStatement insert = c.prepareStatement("""
+                         INSERT INTO message_events (message_id, seq, shard, type, version, actor, at, data)
+                         VALUES (?, ?, ?, 'COMPACTED', 1, 'compactor', ?, ?::jsonb)""")) {
+                delete.setObject(1, messageId);
+                delete.setInt(2, snapshotSeq);
+                assertThat(delete.executeUpdate()).isEqualTo(events.size());
+                insert.setObject(1, messageId);
+                insert.setInt(2, snapshotSeq);
+                insert.setInt(3, shard);
+                insert.setObject(4, at);
+                insert.setString(5, data.toString());
+                insert.executeUpdate();
+            }
+            c.commit();
+            return events.size();
+        }
+    }
+
+    private static void deleteTree(Path root) throws IOException {
+        if (root == null || !Files.exists(root)) {
+            return;
+        }
+        try (Stream<Path> paths = Files.walk(root)) {
+            for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        }
+    }
+
+    /**
+     * Debian's chromium and chromium-driver must be there: when they are not, the class fails with how to install
+     * them, or is skipped with that message when {@code -Dsendlog.console.optional=true}. Checked before the
+     * service starts.
+     */
+    static final class Chromium implements ExecutionCondition, BeforeAllCallback {
+        private static String missing() {
+            List<String> missing = Stream.of(CHROMIUM, CHROMEDRIVER).filter(p -> !Files.isExecutable(p))
+                    .map(Path::toString).toList();
+            return missing.isEmpty() ? null : "the console's browser tests need Chromium and its driver, missing: " + missing
+                    + "; install them with: apt-get install -y chromium chromium-driver"
+                    + " (or run with -Dsendlog.console.optional=true to skip these tests)";
+        }
+
+        @Override
+        public ConditionEvaluationResult evaluateExecutionCondition(ExtensionContext context) {
+            String missing = missing();
+            return missing != null && Boolean.getBoolean("sendlog.console.optional")
+                    ? ConditionEvaluationResult.disabled(missing)
+                    : ConditionEvaluationResult.enabled("chromium is required");
+        }
+
+        @Override
+        public void beforeAll(ExtensionContext context) {
+            String missing = missing();
+            if (missing != null) {
+                throw new IllegalStateException(missing);
+            }
+        }
+    }
+}
