@@ -173,31 +173,23 @@ class ConsoleBrowserTest {
     }
 
     @Test
-    void aCompactedEntryShowsTheEventsItFoldedInTheTimeline() throws SQLException {
+    void aCompactedMessageShowsItsWholeHistoryInTheTimeline() throws SQLException {
         String reference = "console-" + UUID.randomUUID();
         ApiResponse submitted = SERVICE.api().post("/v1/messages", "client-a",
                 "{\"to\":\"" + Messages.recipient() + "\",\"body\":\"hello\",\"reference\":\"" + reference + "\"}");
         assertThat(submitted.status()).as(submitted.raw()).isEqualTo(202);
         String id = submitted.json().get("id").asText();
         Messages.awaitStatus(SERVICE, id, "SENT", WAIT);
-        int folded = compactAllButTheLastEvent(id);
+        compactAllButTheLastEvent(id);
 
         signIn("support-1", "support");
         type("search-reference", reference);
         click(By.id("search-submit"));
         wait.until(ExpectedConditions.elementToBeClickable(row("result-row", id))).findElement(By.cssSelector("[data-test=open]"))
                 .click();
-        wait.until(d -> !d.findElements(By.cssSelector("#timeline > [data-type=COMPACTED]")).isEmpty());
-
-        List<String> top = texts(By.cssSelector("#timeline > li"), e -> e.getAttribute("data-type"));
-        assertThat(top).containsExactly("COMPACTED", "PROVIDER_ACCEPTED");
-        List<String> inside = texts(By.cssSelector("#timeline > [data-type=COMPACTED] [data-test=event]"),
-                e -> e.getAttribute("data-type"));
-        assertThat(inside).hasSize(folded).first().isEqualTo("ACCEPTED");
-        assertThat(inside).contains("CLAIMED");
-        assertThat(browser.findElements(By.cssSelector("[data-test=event][data-folded=true]"))).hasSize(folded);
-        assertThat(eventTypes()).as("folded events are in the timeline too")
-                .containsSubsequence("COMPACTED", "ACCEPTED", "CLAIMED", "PROVIDER_ACCEPTED");
+        wait.until(d -> !d.findElements(By.cssSelector("#timeline [data-test=event]")).isEmpty());
+        // The API opens compaction snapshots back into the events they folded: the timeline reads as before compaction.
+        assertThat(eventTypes()).containsSubsequence("ACCEPTED", "CLAIMED", "PROVIDER_ACCEPTED").doesNotContain("COMPACTED");
         assertThat(field("status")).isEqualTo("SENT");
     }
 
@@ -334,9 +326,18 @@ class ConsoleBrowserTest {
     }
 
     /** A field of the open message; "" while the page has not shown it yet. */
+    /** A field of the open message; read again when the page re-renders it under the test's hands. */
     private String field(String name) {
-        List<WebElement> dd = browser.findElements(By.cssSelector("#message-fields dd[data-field=" + name + "]"));
-        return dd.isEmpty() ? "" : dd.getFirst().getText();
+        for (int i = 0; ; i++) {
+            try {
+                List<WebElement> dd = browser.findElements(By.cssSelector("#message-fields dd[data-field=" + name + "]"));
+                return dd.isEmpty() ? "" : dd.getFirst().getText();
+            } catch (org.openqa.selenium.StaleElementReferenceException rerendered) {
+                if (i >= 5) {
+                    throw rerendered;
+                }
+            }
+        }
     }
 
     /** Every event of the open message's timeline in page order, folded ones included. */
@@ -345,7 +346,15 @@ class ConsoleBrowserTest {
     }
 
     private List<String> texts(By by, Function<WebElement, String> of) {
-        return browser.findElements(by).stream().map(of).toList();
+        for (int i = 0; ; i++) {
+            try {
+                return browser.findElements(by).stream().map(of).toList();
+            } catch (org.openqa.selenium.StaleElementReferenceException rerendered) {
+                if (i >= 5) {
+                    throw rerendered;
+                }
+            }
+        }
     }
 
     /** Severe browser console entries, less the failed requests whose answers the page shows itself (401, 403, 404). */
