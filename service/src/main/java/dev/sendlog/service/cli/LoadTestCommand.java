@@ -1,6 +1,7 @@
 package dev.sendlog.service.cli;
 
 import dev.sendlog.service.loadtest.LoadTest;
+import dev.sendlog.service.loadtest.SearchBench;
 import dev.sendlog.service.loadtest.WriteCost;
 import io.dropwizard.core.cli.Command;
 import io.dropwizard.core.setup.Bootstrap;
@@ -19,6 +20,8 @@ public final class LoadTestCommand extends Command {
 
     @Override
     public void configure(Subparser subparser) {
+        subparser.addArgument("--search").action(Arguments.storeTrue())
+                .help("the search benchmark: fills --database-url with --messages messages and times pages of searches");
         subparser.addArgument("--write-cost").action(Arguments.storeTrue())
                 .help("the write-cost benchmark: one message's life through the event log and through a mutable outbox row");
         subparser.addArgument("--database-url").setDefault("jdbc:postgresql://127.0.0.1:5432/sendlog_bench_wal")
@@ -41,7 +44,9 @@ public final class LoadTestCommand extends Command {
 
     @Override
     public void run(Bootstrap<?> bootstrap, Namespace namespace) throws Exception {
-        if (namespace.getBoolean("write_cost")) {
+        if (namespace.getBoolean("search")) {
+            new SearchBench(namespace.getString("database_url"), namespace.getInt("messages")).run(System.out);
+        } else if (namespace.getBoolean("write_cost")) {
             new WriteCost(namespace.getString("database_url"), "postgres", namespace.getInt("messages")).run(System.out);
         } else if (namespace.getBoolean("e2e")) {
             LoadTest.endToEnd(namespace, System.out);

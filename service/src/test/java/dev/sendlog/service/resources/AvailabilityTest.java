@@ -53,11 +53,14 @@ class AvailabilityTest {
             assertThat(r.status()).as(r.raw()).isEqualTo(503);
             assertThat(r.header("Retry-After")).isNotNull();
             assertThat(r.contentType()).startsWith("application/problem+json");
+            // Every check on the maintenance pool waits out its connection timeout now, so one health answer takes seconds.
+            await().atMost(Duration.ofSeconds(45)).until(() -> !SERVICE.healthy("database"));
         } finally {
             adminExec("ALTER DATABASE " + db + " ALLOW_CONNECTIONS true");
         }
         // Connections broken during the outage are replaced as they are found; within seconds requests succeed again.
         await().atMost(Duration.ofSeconds(15)).until(() -> SERVICE.api().post("/v1/messages", "client-a", BODY).status() == 202);
+        await().atMost(Duration.ofSeconds(45)).until(() -> SERVICE.healthy("database"));
     }
 
     /** Runs a statement from the cluster's admin database (a database cannot refuse its own connections). */

@@ -1,0 +1,97 @@
+package dev.sendlog.service.loadtest;
+
+import dev.sendlog.compactor.PartitionManager;
+import dev.sendlog.events.MessageIds;
+import dev.sendlog.projections.MessageStatus;
+import dev.sendlog.schema.Migrations;
+import dev.sendlog.service.core.MessageReader;
+import dev.sendlog.service.core.SearchQuery;
+import dev.sendlog.service.db.EventStore;
+import dev.sendlog.events.EventCodec;
+import java.io.PrintStream;
+import java.sql.Connection;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.ZoneOffset;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.UUID;
+import org.jooq.DSLContext;
+import org.jooq.SQLDialect;
+import org.jooq.impl.DSL;
+import org.postgresql.ds.PGSimpleDataSource;
+
+/**
+ * Search at scale: fills a database with {@code messages} messages (ten tenants, recipients shared by five messages
+ * each, statuses spread as a busy day spreads them, one event each) and times a page of 50 of the searches the API
+ * serves, through the same reader the API uses (index lookups, then the page's histories folded).
+ */
+public final class SearchBench {
+    private final PGSimpleDataSource ds = new PGSimpleDataSource();
+    private final int messages;
+
+    public SearchBench(String jdbcUrl, int messages) {
+        ds.setUrl(jdbcUrl);
+        ds.setUser("postgres");
+        this.messages = messages;
+    }
+
+    public void run(PrintStream out) throws Exception {
+        Migrations.migrate(ds);
+        LocalDate day = LocalDate.now(ZoneOffset.UTC);
+        new PartitionManager(ds, Duration.ofSeconds(5)).ensure(day, 1);
+        long startMs = day.atStartOfDay(ZoneOffset.UTC).toInstant().toEpochMilli() + 3_600_000;
+        long t0 = System.nanoTime();
+        try (Connection c = ds.getConnection(); Statement st = c.createStatement()) {
+            String id = "(lpad(to_hex(" + startMs + " + i * 20), 12, '0') || '7' || lpad(to_hex(i % 4096), 3, '0') || '8' "
+                    + "|| lpad(to_hex(i), 15, '0'))::uuid";
+            st.execute("INSERT INTO messages (id, tenant, shard, reference, recipient, body, gateway, accepted_at) "
+                    + "SELECT " + id + ", 'tenant-' || (i % 10), (i % 16)::int2, 'ref-' || i, '+49151' || lpad((i % 200000)::text, 7, '0'), "
+                    + "'message ' || i, 'sim', to_timestamp((" + startMs + " + i * 20) / 1000.0) FROM generate_series(1, " + messages + ") i");
+            st.execute("INSERT INTO message_events (message_id, seq, shard, type, version, actor, at, data) "
+                    + "SELECT id, 1, shard, 'ACCEPTED', 1, 'api', accepted_at, jsonb_build_object('tenant', tenant, 'gateway', gateway) "
+                    + "FROM messages");
+            st.execute("INSERT INTO message_status (message_id, tenant, shard, status, last_seq, attempts, recipient, reference, gateway, "
+                    + "accepted_at, updated_at) SELECT id, tenant, shard, CASE WHEN random() < 0.001 THEN 'DEAD' WHEN random() < 0.02 "
+                    + "THEN 'UNDELIVERED' WHEN random() < 0.05 THEN 'UNKNOWN' ELSE 'DELIVERED' END, 1, 1, recipient, reference, gateway, "
+                    + "accepted_at, accepted_at FROM messages");
+            st.execute("ANALYZE");
+        }
+        out.printf(Locale.ROOT, "## Search over %d messages (filled in %.0f s, %s)%n", messages, (System.nanoTime() - t0) / 1e9, Instant.now());
+        DSLContext dsl = DSL.using(ds, SQLDialect.POSTGRES);
+        MessageReader reader = new MessageReader(dsl, new EventStore(new EventCodec()));
+        Instant from = Instant.ofEpochMilli(startMs + 20L * messages / 2);
+        UUID middle = MessageIds.lowerBound(from);
+        Map<String, SearchQuery> searches = new LinkedHashMap<>();
+        searches.put("a client's newest messages", new SearchQuery("tenant-3", null, null, null, null, null, 50, null));
+        searches.put("by recipient", new SearchQuery("tenant-3", "+491510012343", null, null, null, null, 50, null));
+        searches.put("by reference", new SearchQuery("tenant-7", null, "ref-777777", null, null, null, 50, null));
+        searches.put("by status DELIVERED", new SearchQuery("tenant-3", null, null, MessageStatus.DELIVERED, null, null, 50, null));
+        searches.put("by status DEAD (rare)", new SearchQuery("tenant-3", null, null, MessageStatus.DEAD, null, null, 50, null));
+        searches.put("support: recipient, every tenant", new SearchQuery(null, "+491510012343", null, null, null, null, 50, null));
+        searches.put("time range (one minute)", new SearchQuery("tenant-5", null, null, null, from, from.plusSeconds(60), 50, null));
+        searches.put("a page deep in (keyset cursor)", new SearchQuery("tenant-1", null, null, null, null, null, 50, middle));
+        searches.put("support: everything by status UNKNOWN", new SearchQuery(null, null, null, MessageStatus.UNKNOWN, null, null, 50, null));
+        out.println("| search (page of 50) | p50 ms | p99 ms | items |");
+        out.println("|---|---:|---:|---:|");
+        for (Map.Entry<String, SearchQuery> e : searches.entrySet()) {
+            for (int i = 0; i < 5; i++) {
+                reader.search(e.getValue());
+            }
+            long[] times = new long[40];
+            int items = 0;
+            for (int i = 0; i < times.length; i++) {
+                long s = System.nanoTime();
+                items = reader.search(e.getValue()).size();
+                times[i] = System.nanoTime() - s;
+            }
+            Arrays.sort(times);
+            out.printf(Locale.ROOT, "| %s | %.1f | %.1f | %d |%n", e.getKey(), times[times.length / 2] / 1e6,
+                    times[times.length - 1] / 1e6, Math.min(items, 50));
+        }
+    }
+}
