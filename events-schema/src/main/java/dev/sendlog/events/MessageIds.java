@@ -15,6 +15,8 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class MessageIds {
     private static final long VERSION_7 = 0x7000L;
     private static final long VARIANT_RFC = 0x8000_0000_0000_0000L;
+    /** The last millisecond 48 bits hold: 10889-08-02T05:31:50.655Z. */
+    private static final long MAX_MILLIS = (1L << 48) - 1;
 
     private final InstantSource clock;
     private final SecureRandom random = new SecureRandom();
@@ -46,8 +48,17 @@ public final class MessageIds {
         return Instant.ofEpochMilli(epochMillisOf(id));
     }
 
-    /** The smallest id that any generator can produce at or after {@code at}: a partition bound. */
+    /**
+     * The smallest id that any generator can produce at or after {@code at}: a partition bound. Before 1970 that is
+     * the smallest uuid; past the last millisecond 48 bits hold, no id is that late, so it is the largest uuid.
+     */
     public static UUID lowerBound(Instant at) {
+        if (at.getEpochSecond() < 0) {
+            return new UUID(0L, 0L);
+        }
+        if (at.getEpochSecond() > MAX_MILLIS / 1000 || at.toEpochMilli() > MAX_MILLIS) {
+            return new UUID(-1L, -1L);
+        }
         return new UUID(at.toEpochMilli() << 16, 0L);
     }
 }

@@ -60,6 +60,20 @@ class MessageIdsTest {
     }
 
     @Test
+    void lowerBoundsOutsideTheIdRangeAreTheSmallestAndLargestUuidInsteadOfOverflowing() {
+        UUID smallest = new UUID(0L, 0L);
+        UUID largest = new UUID(-1L, -1L);
+        assertThat(MessageIds.lowerBound(Instant.parse("1969-12-31T23:59:59.999Z"))).isEqualTo(smallest);
+        assertThat(MessageIds.lowerBound(Instant.MIN)).isEqualTo(smallest);
+        assertThat(MessageIds.lowerBound(Instant.EPOCH)).isEqualTo(smallest);
+        assertThat(MessageIds.lowerBound(Instant.ofEpochMilli((1L << 48) - 1)).getMostSignificantBits())
+                .isEqualTo(0xFFFF_FFFF_FFFF_0000L);
+        assertThat(MessageIds.lowerBound(Instant.ofEpochMilli(1L << 48))).isEqualTo(largest);
+        assertThat(MessageIds.lowerBound(Instant.parse("+999999999-12-31T23:59:59Z"))).isEqualTo(largest);
+        assertThat(MessageIds.lowerBound(Instant.MAX)).isEqualTo(largest);
+    }
+
+    @Test
     void shardsSpreadIdsOverEveryShard() {
         MessageIds ids = new MessageIds(InstantSource.system());
         int[] counts = new int[16];

@@ -1,0 +1,49 @@
+package dev.sendlog.service.badinput;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sendlog.service.support.ApiResponse;
+import dev.sendlog.service.support.Messages;
+import dev.sendlog.service.support.ServiceHarness;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/** Each test pins down one bug the bad-input fuzz tests found: the input that broke the service, and the right answer. */
+class BadInputRegressionTest {
+    @RegisterExtension
+    static final ServiceHarness SERVICE = new ServiceHarness("components", "API,MAINTENANCE");
+
+    private static RawResponse send(RawRequest request) {
+        return new RawHttp(SERVICE.api().baseUrl()).send(request);
+    }
+
+    private static void assertProblem(RawResponse r, int status) {
+        assertThat(r.status()).as(r.toString()).isEqualTo(status);
+        assertThat(ProblemProperty.violation(r)).as(r.toString()).isNull();
+    }
+
+    @Test
+    void aSearchTimeOutsideWhatAMessageIdCanHoldIsAnsweredNotA500() {
+        String id = Messages.submitOne(SERVICE, Messages.recipient());
+        for (String since : new String[] {"%2B999999999-12-31T23:59:59Z", "%2B10889-08-02T05:31:50.656Z"}) {
+            ApiResponse r = SERVICE.api().get("/v1/messages?since=" + since, "client-a");
+            assertThat(r.status()).as(since).isEqualTo(200);
+            assertThat(r.json().get("items")).isEmpty();
+        }
+        assertThat(ids(SERVICE.api().get("/v1/messages?limit=500&until=%2B999999999-12-31T23:59:59Z", "client-a"))).contains(id);
+        assertThat(ids(SERVICE.api().get("/v1/messages?limit=500&since=-999999999-01-01T00:00:00Z", "client-a"))).contains(id);
+        assertThat(ids(SERVICE.api().get("/v1/messages?limit=500&since=1969-12-31T23:59:59Z", "client-a"))).contains(id);
+        assertThat(SERVICE.api().get("/v1/messages?until=1969-12-31T23:59:59Z", "client-a").json().get("items")).isEmpty();
+        assertThat(SERVICE.api().get("/v1/messages?status=ACCEPTED&since=%2B999999999-12-31T23:59:59Z", "support-1").status())
+                .isEqualTo(200);
+    }
+
+    private static List<String> ids(ApiResponse page) {
+        assertThat(page.status()).as(page.raw()).isEqualTo(200);
+        List<String> ids = new ArrayList<>();
+        page.json().get("items").forEach(item -> ids.add(item.get("id").asText()));
+        return ids;
+    }
+}
