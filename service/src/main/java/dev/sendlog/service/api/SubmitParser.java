@@ -202,8 +202,8 @@ public final class SubmitParser {
         return null;
     }
 
-    /** Why PostgreSQL could not store the text verbatim, or null when it can. */
-    static String unstorable(String text) {
+    /** Why PostgreSQL could not store (or compare) the text verbatim, or null when it can. */
+    public static String unstorable(String text) {
         for (int i = 0; i < text.length(); i++) {
             char c = text.charAt(i);
             if (c == 0) {

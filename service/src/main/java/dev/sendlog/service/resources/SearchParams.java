@@ -1,6 +1,7 @@
 package dev.sendlog.service.resources;
 
 import dev.sendlog.projections.MessageStatus;
+import dev.sendlog.service.api.SubmitParser;
 import dev.sendlog.service.auth.Caller;
 import dev.sendlog.service.core.SearchQuery;
 import dev.sendlog.service.errors.ApiProblem;
@@ -51,6 +52,9 @@ final class SearchParams {
                 errors.add(new FieldError("cursor", "is not a cursor this API returned"));
             }
         }
+        text("to", to, errors);
+        text("reference", reference, errors);
+        text("tenant", tenant, errors);
         String scope = caller.tenant();
         if (caller.role().seesAllTenants()) {
             scope = tenant;
@@ -61,6 +65,14 @@ final class SearchParams {
             throw ApiProblem.badRequest("the search is invalid", errors);
         }
         return new SearchQuery(scope, blankToNull(to), blankToNull(reference), byStatus, sinceAt, untilAt, n, before);
+    }
+
+    /** Text PostgreSQL cannot compare (a NUL) is refused here; the query would fail on it. */
+    private static void text(String name, String value, List<FieldError> errors) {
+        String problem = value == null ? null : SubmitParser.unstorable(value);
+        if (problem != null) {
+            errors.add(new FieldError(name, problem));
+        }
     }
 
     private static Instant instant(String name, String value, List<FieldError> errors) {

@@ -40,6 +40,16 @@ class BadInputRegressionTest {
                 .isEqualTo(200);
     }
 
+    @Test
+    void searchTextWithANulIsRefusedWith400NamingTheParameterNotA500() {
+        for (String param : new String[] {"to", "reference", "tenant"}) {
+            ApiResponse r = SERVICE.api().get("/v1/messages?" + param + "=a%00b", "support-1");
+            assertThat(r.status()).as(param).isEqualTo(400);
+            assertThat(r.contentType()).startsWith("application/problem+json");
+            assertThat(r.json().get("errors").get(0).get("field").asText()).isEqualTo(param);
+        }
+    }
+
     private static List<String> ids(ApiResponse page) {
         assertThat(page.status()).as(page.raw()).isEqualTo(200);
         List<String> ids = new ArrayList<>();
