@@ -50,6 +50,22 @@ class BadInputRegressionTest {
         }
     }
 
+    @Test
+    void anAcceptOrContentTypeThatDoesNotParseIsIgnoredInsteadOfBreakingTheAnswer() {
+        String id = Messages.submitOne(SERVICE, Messages.recipient());
+        for (String accept : new String[] {"*/*;q=x", "application/json;q=2", "garbage/"}) {
+            RawResponse r = send(RawRequest.get("/v1/messages/" + id).header("Authorization", "Bearer client-a")
+                    .header("Accept", accept).build());
+            assertThat(r.status()).as(accept).isEqualTo(200);
+        }
+        RawResponse notJson = send(RawRequest.post("/v1/messages").header("Authorization", "Bearer client-a")
+                .header("Content-Type", "application/json; q=x; charset=utf-8").body("{\"to\":\"+4912\",\"body\":\"b\"}").build());
+        assertProblem(notJson, 415);
+        RawResponse unknownId = send(RawRequest.get("/v1/messages/nope").header("Authorization", "Bearer client-a")
+                .header("Accept", "*/*;q=x").build());
+        assertProblem(unknownId, 404);
+    }
+
     private static List<String> ids(ApiResponse page) {
         assertThat(page.status()).as(page.raw()).isEqualTo(200);
         List<String> ids = new ArrayList<>();
