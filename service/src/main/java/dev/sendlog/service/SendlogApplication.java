@@ -68,6 +68,7 @@ import dev.sendlog.service.db.PoolRole;
 import dev.sendlog.service.db.Pools;
 import dev.sendlog.service.errors.BodyLimitFilter;
 import dev.sendlog.service.errors.HeaderSyntaxFilter;
+import dev.sendlog.service.errors.ProblemErrorHandler;
 import dev.sendlog.service.errors.ProblemMappers;
 import dev.sendlog.service.health.DatabaseHealthCheck;
 import dev.sendlog.service.health.PartitionsHealthCheck;
@@ -366,6 +367,7 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
         ProblemMappers.register(env.jersey(), metrics);
         env.jersey().register(new BodyLimitFilter(MAX_BODY_BYTES));
         env.jersey().register(new HeaderSyntaxFilter());
+        ProblemErrorHandler.install(env);
 
         ApiKeyStore keys = new ApiKeyStore(pools.dsl(PoolRole.API));
         CachingAuthenticator<String, Caller> authenticator = new CachingAuthenticator<>(metrics,

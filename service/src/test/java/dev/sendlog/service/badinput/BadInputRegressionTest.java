@@ -66,6 +66,21 @@ class BadInputRegressionTest {
         assertProblem(unknownId, 404);
     }
 
+    @Test
+    void whatJettyRefusesItselfIsAnsweredAsProblemJsonToo() {
+        RawRequest.Builder nulInHeader = RawRequest.get("/v1/messages").header("Authorization", "Bearer client-a")
+                .header("Idempotency-Key", new byte[] {'a', 0, 'b'});
+        assertProblem(send(nulInHeader.build()), 400);
+        assertProblem(send(RawRequest.get("/v1/messages").header("X-Big", "x".repeat(20_000)).build()), 431);
+        assertProblem(send(RawRequest.get("/v1/messages?to=" + "x".repeat(20_000)).build()), 414);
+        assertProblem(send(RawRequest.get("/v1/messages/%00").header("Authorization", "Bearer client-a").build()), 400);
+        assertProblem(send(RawRequest.post("/v1/messages").header("Authorization", "Bearer client-a")
+                .framing(RawRequest.Framing.TWO_LENGTHS).body("{}").build()), 400);
+        for (String method : new String[] {"FOO", "PUT", "DELETE", "PATCH"}) {
+            assertProblem(send(RawRequest.method(method, "/v1/messages").header("Authorization", "Bearer client-a").build()), 405);
+        }
+    }
+
     private static List<String> ids(ApiResponse page) {
         assertThat(page.status()).as(page.raw()).isEqualTo(200);
         List<String> ids = new ArrayList<>();
