@@ -192,6 +192,7 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
                 "sendlog started components={} api=http://127.0.0.1:{} admin=http://127.0.0.1:{} database={}",
                 config.components, Ports.application(server), Ports.admin(server), target.jdbcUrl()));
 
+        CaseSensitiveHeaderCache.install(env);
         String instance = instanceName();
         PoolBudget.Budget budget = PoolBudget.compute(config, simpleDataSource(target));
         if (!budget.fits()) {

@@ -1,0 +1,134 @@
+package dev.sendlog.service.badinput;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sendlog.service.support.ApiResponse;
+import dev.sendlog.service.support.Messages;
+import dev.sendlog.service.support.ServiceHarness;
+import java.util.List;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Who may do what (API.md): no key or a wrong key is 401 everywhere; a client never learns that another tenant's
+ * message exists (404, not 403); admin endpoints refuse client keys, and the repairs refuse support keys (403).
+ */
+class AccessControlTest {
+    @RegisterExtension
+    static final ServiceHarness SERVICE = new ServiceHarness("components", "API,MAINTENANCE");
+
+    private static String acmeMessage;
+
+    /** An endpoint as method, path and body (null for none). */
+    private record Call(String method, String path, String body) {
+        ApiResponse as(String key) {
+            return method.equals("GET") ? SERVICE.api().get(path, key) : SERVICE.api().post(path, key, body);
+        }
+
+        @Override
+        public String toString() {
+            return method + " " + path;
+        }
+    }
+
+    @BeforeAll
+    static void aMessageOfTenantAcme() {
+        acmeMessage = Messages.submitOne(SERVICE, Messages.recipient());
+    }
+
+    private static List<Call> everyEndpoint() {
+        return List.of(
+                new Call("POST", "/v1/messages", "{\"to\":\"+4912\",\"body\":\"b\"}"),
+                new Call("POST", "/v1/messages/batch", "{\"messages\":[{\"to\":\"+4912\",\"body\":\"b\"}]}"),
+                new Call("GET", "/v1/messages/" + acmeMessage, null),
+                new Call("GET", "/v1/messages/" + acmeMessage + "/events", null),
+                new Call("GET", "/v1/messages?limit=5", null),
+                new Call("GET", "/v1/admin/dead", null),
+                new Call("GET", "/v1/admin/parked", null),
+                new Call("POST", "/v1/admin/messages/" + acmeMessage + "/redrive", ""),
+                new Call("POST", "/v1/admin/parked/1/resolve", "{\"action\":\"discard\",\"note\":\"n\"}"));
+    }
+
+    @Test
+    void noKeyOrAWrongKeyIs401ProblemJsonWithAChallengeOnEveryEndpoint() {
+        for (Call call : everyEndpoint()) {
+            for (String key : new String[] {null, "wrong-key", "", "CLIENT-A", "client-a.", "a".repeat(300)}) {
+                ApiResponse r = call.as(key);
+                assertThat(r.status()).as(call + " with key [" + key + "]").isEqualTo(401);
+                assertThat(r.contentType()).startsWith("application/problem+json");
+                assertThat(r.json().get("status").asInt()).isEqualTo(401);
+                assertThat(r.header("WWW-Authenticate")).startsWith("Bearer");
+            }
+        }
+    }
+
+    @Test
+    void aKeyThatDiffersOnlyInCaseIsRefusedEvenRightAfterTheRealKeyOnTheSameConnection() {
+        RawRequest.Builder real = RawRequest.get("/v1/messages?limit=1").header("Authorization", "Bearer client-b");
+        List<RawResponse> answers = new RawHttp(SERVICE.api().baseUrl()).sendOnOneConnection(List.of(real.build(),
+                RawRequest.get("/v1/messages?limit=1").header("Authorization", "Bearer CLIENT-B").build(),
+                RawRequest.get("/v1/messages?limit=1").header("Authorization", "Bearer Client-B").build()));
+        assertThat(answers).extracting(RawResponse::status).containsExactly(200, 401, 401);
+    }
+
+    @Test
+    void aClientReadingAnotherTenantsMessageGets404AsForAMissingOneNot403() {
+        ApiResponse missing = SERVICE.api().get("/v1/messages/" + java.util.UUID.randomUUID(), "client-b");
+        for (String path : List.of("/v1/messages/" + acmeMessage, "/v1/messages/" + acmeMessage + "/events")) {
+            ApiResponse foreign = SERVICE.api().get(path, "client-b");
+            assertThat(foreign.status()).as(path).isEqualTo(404);
+            assertThat(foreign.contentType()).startsWith("application/problem+json");
+            assertThat(foreign.json().get("title")).isEqualTo(missing.json().get("title"));
+        }
+        assertThat(SERVICE.api().get("/v1/messages/" + acmeMessage, "client-a").status()).isEqualTo(200);
+        assertThat(SERVICE.api().get("/v1/messages/" + acmeMessage, "support-1").status()).isEqualTo(200);
+    }
+
+    @Test
+    void aClientSearchNeverReturnsAnotherTenantsMessages() {
+        String to = SERVICE.api().get("/v1/messages/" + acmeMessage, "client-a").json().get("to").asText();
+        ApiResponse byRecipient = SERVICE.api().get("/v1/messages?to=" + UrlJunk.encode(to), "client-b");
+        assertThat(byRecipient.status()).isEqualTo(200);
+        assertThat(byRecipient.json().get("items")).isEmpty();
+        ApiResponse otherTenant = SERVICE.api().get("/v1/messages?tenant=acme", "client-b");
+        assertThat(otherTenant.status()).isEqualTo(400);
+        assertThat(otherTenant.contentType()).startsWith("application/problem+json");
+        ApiResponse pastTheirMessage = SERVICE.api().get("/v1/messages?cursor=ffffffff-ffff-ffff-ffff-ffffffffffff", "client-b");
+        pastTheirMessage.json().get("items").forEach(item -> assertThat(item.get("tenant").asText()).isEqualTo("globex"));
+        assertThat(SERVICE.api().get("/v1/messages?to=" + UrlJunk.encode(to), "support-1").json().get("items")).hasSize(1);
+    }
+
+    @Test
+    void aClientKeyOnAdminEndpointsIs403() {
+        for (Call call : everyEndpoint().subList(5, 9)) {
+            ApiResponse r = call.as("client-a");
+            assertThat(r.status()).as(call.toString()).isEqualTo(403);
+            assertThat(r.contentType()).startsWith("application/problem+json");
+            assertThat(r.json().get("status").asInt()).isEqualTo(403);
+        }
+    }
+
+    @Test
+    void aSupportKeyReadsAdminListsButMayNotRedriveOrResolve() {
+        assertThat(SERVICE.api().get("/v1/admin/dead", "support-1").status()).isEqualTo(200);
+        assertThat(SERVICE.api().get("/v1/admin/parked", "support-1").status()).isEqualTo(200);
+        for (Call call : everyEndpoint().subList(7, 9)) {
+            ApiResponse r = call.as("support-1");
+            assertThat(r.status()).as(call.toString()).isEqualTo(403);
+            assertThat(r.contentType()).startsWith("application/problem+json");
+        }
+        // The same calls pass the role check for an admin: an accepted message cannot be re-driven, there is no parked row 1.
+        assertThat(everyEndpoint().get(7).as("admin-1").status()).isEqualTo(409);
+        assertThat(everyEndpoint().get(8).as("admin-1").status()).isEqualTo(404);
+    }
+
+    @Test
+    void supportAndAdminKeysMayNotSubmit() {
+        for (String key : new String[] {"support-1", "admin-1"}) {
+            for (Call call : everyEndpoint().subList(0, 2)) {
+                assertThat(call.as(key).status()).as(call + " as " + key).isEqualTo(403);
+            }
+        }
+    }
+}
