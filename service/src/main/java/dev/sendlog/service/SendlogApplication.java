@@ -11,6 +11,7 @@ import dev.sendlog.schema.Migrations;
 import dev.sendlog.service.api.SubmitParser;
 import dev.sendlog.service.auth.ApiKeyAuthenticator;
 import dev.sendlog.service.auth.ApiKeyStore;
+import dev.sendlog.service.auth.BearerHeaderAuthFilter;
 import dev.sendlog.service.auth.Caller;
 import dev.sendlog.service.auth.CallerAuthorizer;
 import dev.sendlog.service.auth.ProblemUnauthorizedHandler;
@@ -93,7 +94,6 @@ import io.dropwizard.assets.AssetsBundle;
 import io.dropwizard.auth.AuthDynamicFeature;
 import io.dropwizard.auth.AuthValueFactoryProvider;
 import io.dropwizard.auth.CachingAuthenticator;
-import io.dropwizard.auth.oauth.OAuthCredentialAuthFilter;
 import io.dropwizard.configuration.EnvironmentVariableSubstitutor;
 import io.dropwizard.configuration.SubstitutingSourceProvider;
 import io.dropwizard.core.Application;
@@ -375,7 +375,7 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
                 new ApiKeyAuthenticator(keys),
                 com.github.benmanes.caffeine.cache.Caffeine.newBuilder()
                         .maximumSize(10_000).expireAfterWrite(Duration.ofSeconds(config.auth.cacheSeconds)));
-        env.jersey().register(new AuthDynamicFeature(new OAuthCredentialAuthFilter.Builder<Caller>()
+        env.jersey().register(new AuthDynamicFeature(new BearerHeaderAuthFilter.Builder<Caller>()
                 .setAuthenticator(authenticator)
                 .setAuthorizer(new CallerAuthorizer())
                 .setPrefix("Bearer")

@@ -73,6 +73,15 @@ class AccessControlTest {
     }
 
     @Test
+    void aKeyInTheQueryStringIsNotAKey() {
+        for (String path : List.of("/v1/messages?access_token=client-a", "/v1/messages/" + acmeMessage + "?access_token=client-a")) {
+            ApiResponse r = SERVICE.api().get(path, null);
+            assertThat(r.status()).as(path).isEqualTo(401);
+            assertThat(r.contentType()).startsWith("application/problem+json");
+        }
+    }
+
+    @Test
     void aClientReadingAnotherTenantsMessageGets404AsForAMissingOneNot403() {
         ApiResponse missing = SERVICE.api().get("/v1/messages/" + java.util.UUID.randomUUID(), "client-b");
         for (String path : List.of("/v1/messages/" + acmeMessage, "/v1/messages/" + acmeMessage + "/events")) {
