@@ -1,0 +1,165 @@
+package dev.sendlog.service.badinput;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+
+/**
+ * Requests to the client API: submissions and batches (bodies from {@link SubmitBodies}), reads of one message and
+ * of its events, searches with garbage parameters, and odd methods and paths; each with odd headers, content types,
+ * framing and keys sometimes. A client reading another tenant's message must get exactly 404.
+ */
+final class ClientApiCases {
+    static final String[] STATUSES = {"ACCEPTED", "SENDING", "RETRYING", "SENT", "IN_TRANSIT", "DELIVERED", "UNDELIVERED",
+            "UNKNOWN", "REJECTED", "DEAD"};
+
+    private final Junk junk;
+    private final HeaderJunk headers;
+    private final UrlJunk url;
+    private final SubmitBodies bodies;
+    private final List<String> acmeIds;
+    private final List<String> globexIds;
+
+    ClientApiCases(Junk junk, List<String> acmeIds, List<String> globexIds) {
+        this.junk = junk;
+        this.headers = new HeaderJunk(junk);
+        this.url = new UrlJunk(junk);
+        this.bodies = new SubmitBodies(junk);
+        this.acmeIds = acmeIds;
+        this.globexIds = globexIds;
+    }
+
+    FuzzCase next() {
+        int roll = junk.below(100);
+        if (roll < 40) {
+            return submit(false);
+        }
+        if (roll < 55) {
+            return submit(true);
+        }
+        if (roll < 70) {
+            return readOne();
+        }
+        if (roll < 92) {
+            return search();
+        }
+        return other();
+    }
+
+    private FuzzCase submit(boolean batch) {
+        String target = batch ? "/v1/messages/batch" : "/v1/messages";
+        if (junk.chance(0.05)) {
+            target += "?" + junk.pick("x=" + url.value(), "&&", "=", "to=%00", "%ZZ");
+        }
+        RawRequest.Builder b = RawRequest.post(target);
+        String tenant = headers.authorization(b, 0.9, HeaderJunk.CLIENT_A, HeaderJunk.CLIENT_A, HeaderJunk.CLIENT_B, "support-1");
+        if (batch && junk.chance(0.1)) {
+            b.header("Idempotency-Key", junk.token(10)).note("batch-with-key-header");
+        } else if (!batch) {
+            headers.idempotencyKey(b);
+        }
+        headers.contentType(b, 0.9);
+        headers.accept(b);
+        headers.framing(b);
+        byte[] body;
+        if (junk.chance(0.03)) {
+            body = ("{\"to\":\"+4912\",\"body\":\"" + "x".repeat(junk.between(65 * 1024, 200 * 1024)) + "\"}").getBytes();
+            b.note("over-64KiB");
+        } else {
+            body = batch ? bodies.batch() : bodies.single();
+            b.note(bodies.notes());
+        }
+        b.body(body);
+        return new FuzzCase(batch ? FuzzCase.Kind.BATCH : FuzzCase.Kind.SUBMIT, b.build(), Set.of(), tenant);
+    }
+
+    private FuzzCase readOne() {
+        String segment;
+        String whose = "";
+        switch (junk.below(10)) {
+            case 0, 1 -> {
+                segment = junk.pick(acmeIds);
+                whose = "acme";
+            }
+            case 2, 3 -> {
+                segment = junk.pick(globexIds);
+                whose = "globex";
+            }
+            case 4 -> segment = UUID.randomUUID().toString();
+            case 5 -> segment = junk.pick("1-1-1-1-1", "00000000-0000-0000-0000-000000000000", "ffffffff-ffff-ffff-ffff-ffffffffffff",
+                    "0-0-0-0-0", "-1--1--1", "7fffffff-ffff-7fff-bfff-ffffffffffff", "01a229c0-5400-7000-8000-00000000000g");
+            case 6 -> {
+                segment = junk.pick(acmeIds).toUpperCase(java.util.Locale.ROOT);
+                whose = "acme";
+            }
+            default -> segment = url.value();
+        }
+        String target = "/v1/messages/" + segment + (junk.chance(0.3) ? "/events" : "");
+        RawRequest.Builder b = RawRequest.get(target);
+        String tenant = headers.authorization(b, 0.9, HeaderJunk.CLIENT_A, HeaderJunk.CLIENT_B, "support-1", "admin-1");
+        boolean oddAccept = headers.accept(b);
+        Set<Integer> allowed = Set.of();
+        if (tenant != null && !whose.isEmpty() && !tenant.equals("ops")) {
+            // An Accept without JSON may be refused (406, or 400 when it does not parse) before the message is looked up.
+            int right = tenant.equals(whose) ? 200 : 404;
+            allowed = oddAccept ? Set.of(right, 400, 406) : Set.of(right);
+            b.note(tenant.equals(whose) ? "own-message" : "other-tenants-message");
+        }
+        return new FuzzCase(FuzzCase.Kind.READ, b.build(), allowed, tenant);
+    }
+
+    private FuzzCase search() {
+        List<String> params = new ArrayList<>();
+        int n = junk.between(0, 5);
+        for (int i = 0; i < n; i++) {
+            String name = junk.pick("to", "reference", "status", "since", "until", "limit", "cursor", "tenant", "to", "reference",
+                    "unknown", "", "LIMIT");
+            params.add(name + (junk.chance(0.05) ? "" : "=" + searchValue(name)));
+        }
+        String target = "/v1/messages" + (params.isEmpty() && junk.chance(0.5) ? "" : "?" + String.join("&", params));
+        RawRequest.Builder b = RawRequest.get(target);
+        String tenant = headers.authorization(b, 0.9, HeaderJunk.CLIENT_A, HeaderJunk.CLIENT_B, "support-1", "admin-1");
+        headers.accept(b);
+        return new FuzzCase(FuzzCase.Kind.SEARCH, b.build(), Set.of(), tenant);
+    }
+
+    private String searchValue(String name) {
+        if (junk.chance(0.3)) {
+            return url.value();
+        }
+        return switch (name) {
+            case "status" -> junk.pick(junk.pick(STATUSES), "delivered", "Delivered", "DELIVERED ", "SENDING,SENT", "PENDING");
+            case "since", "until" -> UrlJunk.encode(junk.pick("2026-11-30T00:00:00Z", "2026-11-30T00:00:00.123456789Z",
+                    "+999999999-12-31T23:59:59Z", "-999999999-01-01T00:00:00Z", "1969-12-31T23:59:59Z", "1970-01-01T00:00:00Z",
+                    "0000-01-01T00:00:00Z", "+10889-08-02T05:31:50.655Z", "+10889-08-02T05:31:50.656Z", "+20000-01-01T00:00:00Z",
+                    "2026-13-01T00:00:00Z", "2026-02-30T00:00:00Z", "2026-11-30", "2026-11-30T00:00:00+01:00",
+                    "2026-11-30T00:00:00", "1764460800", "yesterday", "2026-11-30T24:00:00Z"));
+            case "limit" -> junk.pick("0", "-1", "1", "50", "500", "501", "1e3", "99999999999999999999", "2147483648", "%205", "0x10",
+                    "NaN", "%2B5", UrlJunk.encode("٥"));
+            case "cursor" -> junk.pick(junk.pick(acmeIds), junk.pick(globexIds), UUID.randomUUID().toString(), "1-1-1-1-1",
+                    "00000000-0000-0000-0000-000000000000", "ffffffff-ffff-ffff-ffff-ffffffffffff", "nope");
+            case "tenant" -> junk.pick("acme", "globex", "ops", "", "%00", UrlJunk.encode("' OR '1'='1"), UrlJunk.encode(junk.text(10)));
+            case "to" -> junk.pick("%2B4915112345678", "+4915112345678", UrlJunk.encode(junk.text(20)), "%2B49%25");
+            case "reference" -> junk.pick(UrlJunk.encode(junk.text(20)), "%25", "_", UrlJunk.encode("'; DROP TABLE messages; --"));
+            default -> UrlJunk.encode(junk.text(10));
+        };
+    }
+
+    private FuzzCase other() {
+        String id = junk.pick(acmeIds);
+        String target = junk.pick("/v1/messages", "/v1/messages/" + id, "/v1/messages/batch", "/v1/messages/" + id + "/events",
+                "/v1/messages/" + id + "/events/1", "/v1//messages", "/v1/messages/", "/", "/v1", "/v1/messages/batch/x",
+                "/v1/admin/dead", "/v1/admin/parked", "/v1/admin/messages/" + id + "/redrive", "/v1/callbacks/sim",
+                "http://127.0.0.1/v1/messages", "/v1/messages?#", "/v1/./messages", "/v1/../v1/messages", "/%2e%2e/v1/messages",
+                "/v1/messages/%2F", "/v1/messages;jsessionid=x");
+        String method = junk.pick("GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE", "FOO", "get", "CONNECT");
+        RawRequest.Builder b = RawRequest.method(method, target).note("odd-method-or-path");
+        String tenant = headers.authorization(b, 0.8, HeaderJunk.CLIENT_A, "support-1");
+        if (!method.equals("GET") && junk.chance(0.5)) {
+            headers.contentType(b, 0.7);
+            b.body(bodies.single());
+        }
+        return new FuzzCase(FuzzCase.Kind.OTHER, b.build(), Set.of(), tenant);
+    }
+}

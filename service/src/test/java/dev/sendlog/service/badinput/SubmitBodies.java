@@ -1,0 +1,260 @@
+package dev.sendlog.service.badinput;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Bodies for POST /v1/messages and /batch: a valid message, then up to three field mutations (a wrong type, a
+ * missing or unknown field, a duplicated key, unstorable or huge text, deep nesting, odd metadata), then perhaps
+ * a mutation of the whole body (truncated, invalid UTF-8, random bytes, empty, another top-level type, trailing
+ * data, a byte order mark, UTF-16).
+ */
+final class SubmitBodies {
+    private static final String[] FIELDS = {"to", "body", "reference", "gateway", "metadata"};
+
+    private final Junk junk;
+    private final List<String> notes = new ArrayList<>();
+
+    SubmitBodies(Junk junk) {
+        this.junk = junk;
+    }
+
+    /** What the last body's mutations were. */
+    String notes() {
+        return String.join(" ", notes);
+    }
+
+    byte[] single() {
+        notes.clear();
+        return wholeBody(message(false));
+    }
+
+    byte[] batch() {
+        notes.clear();
+        List<String> members = new ArrayList<>();
+        members.add("\"messages\":" + messages());
+        if (junk.chance(0.05)) {
+            members.add(Junk.quote(junk.pick("message", "idempotencyKey", junk.text(6))) + ":" + junk.notAString());
+            notes.add("unknown-top-field");
+        }
+        if (junk.chance(0.03)) {
+            members.add("\"messages\":[]");
+            notes.add("duplicate-messages-key");
+        }
+        return wholeBody("{" + String.join(",", members) + "}");
+    }
+
+    private String messages() {
+        switch (junk.below(20)) {
+            case 0 -> {
+                notes.add("messages-not-array");
+                return junk.notAString();
+            }
+            case 1 -> {
+                notes.add("messages-empty");
+                return "[]";
+            }
+            case 2 -> {
+                notes.add("messages-1001");
+                return "[" + String.join(",", java.util.Collections.nCopies(1001, "{\"to\":\"+4912\",\"body\":\"b\"}")) + "]";
+            }
+            case 3 -> {
+                notes.add("messages-items-wrong-type");
+                return "[" + junk.notAString() + "," + message(true) + "]";
+            }
+            default -> {
+                int n = junk.chance(0.8) ? junk.between(1, 5) : junk.between(6, 60);
+                List<String> items = new ArrayList<>(n);
+                for (int i = 0; i < n; i++) {
+                    items.add(message(true));
+                }
+                return "[" + String.join(",", items) + "]";
+            }
+        }
+    }
+
+    /** One message object, valid before its mutations. */
+    String message(boolean batchItem) {
+        List<String[]> fields = new ArrayList<>();
+        fields.add(new String[] {Junk.quote("to"), Junk.quote("+49" + (1000 + junk.below(1_000_000_000)))});
+        fields.add(new String[] {Junk.quote("body"), Junk.quote(junk.text(junk.chance(0.9) ? 40 : 1600))});
+        if (junk.chance(0.5)) {
+            fields.add(new String[] {Junk.quote("reference"), Junk.quote(junk.text(junk.chance(0.9) ? 20 : 128))});
+        }
+        if (junk.chance(0.3)) {
+            fields.add(new String[] {Junk.quote("gateway"), Junk.quote(junk.pick("sim", "other"))});
+        }
+        if (junk.chance(0.3)) {
+            fields.add(new String[] {Junk.quote("metadata"), metadata()});
+        }
+        if (batchItem && junk.chance(0.3)) {
+            fields.add(new String[] {Junk.quote("idempotencyKey"), Junk.quote(idempotencyKey())});
+        }
+        int mutations = junk.chance(batchItem ? 0.85 : 0.45) ? 0 : junk.between(1, 3);
+        for (int i = 0; i < mutations; i++) {
+            mutate(fields, batchItem);
+        }
+        StringBuilder s = new StringBuilder("{");
+        for (int i = 0; i < fields.size(); i++) {
+            s.append(i == 0 ? "" : ",").append(junk.chance(0.05) ? " \n\t" : "").append(fields.get(i)[0]).append(':')
+                    .append(fields.get(i)[1]);
+        }
+        return s.append('}').toString();
+    }
+
+    private String idempotencyKey() {
+        return switch (junk.below(6)) {
+            case 0 -> junk.text(20);
+            case 1 -> "k".repeat(junk.between(129, 400));
+            case 2 -> "";
+            case 3 -> junk.unstorableText();
+            default -> junk.token(junk.between(1, 40));
+        };
+    }
+
+    private void mutate(List<String[]> fields, boolean batchItem) {
+        String field = junk.pick(FIELDS);
+        switch (junk.below(12)) {
+            case 0 -> {
+                set(fields, field, junk.notAString());
+                notes.add("wrong-type:" + field);
+            }
+            case 1 -> {
+                fields.removeIf(f -> f[0].equals(Junk.quote(field)));
+                notes.add("missing:" + field);
+            }
+            case 2 -> {
+                String name = junk.chance(0.5) ? junk.text(10) : junk.pick("To", "BODY", "messages", "idempotencyKey", "tenant", "", "id");
+                if (batchItem && name.equals("idempotencyKey")) {
+                    name = "idempotency_key";
+                }
+                fields.add(junk.below(fields.size() + 1), new String[] {Junk.quote(name), junk.chance(0.5) ? Junk.quote(junk.text(5)) : junk.notAString()});
+                notes.add("unknown-field");
+            }
+            case 3 -> {
+                fields.add(new String[] {Junk.quote(field), Junk.quote(junk.text(5))});
+                notes.add("duplicate-key:" + field);
+            }
+            case 4 -> {
+                set(fields, field, junk.chance(0.5) ? Junk.quote(junk.unstorableText()) : junk.quoteOddly(junk.unstorableText()));
+                notes.add("unstorable:" + field);
+            }
+            case 5 -> {
+                set(fields, field, Junk.quote(junk.huge(junk.pick(65, 129, 1601, 4097, 20_000))));
+                notes.add("huge:" + field);
+            }
+            case 6 -> {
+                set(fields, field, junk.nested(junk.pick(10, 999, 1001, 3000)));
+                notes.add("nested:" + field);
+            }
+            case 7 -> {
+                set(fields, "metadata", junk.chance(0.5) ? metadata() : junk.notAString());
+                notes.add("metadata");
+            }
+            case 8 -> {
+                set(fields, field, junk.quoteOddly(junk.text(12)));
+                notes.add("odd-escapes:" + field);
+            }
+            case 9 -> {
+                set(fields, field, Junk.quote(junk.pick("", " ", "\u0000", "null", "\uFEFF")));
+                notes.add("empty-ish:" + field);
+            }
+            case 10 -> {
+                String raw = junk.pick("'single'", "unquoted", "\"a\" \"b\"", "\"tab\there\"", "\"line\nbreak\"", "\"\\x41\"",
+                        "\"\\u12\"", "NaN", "Infinity", "01", "+1", ".5", "0x10", "\"a\",", "/*c*/\"a\"", "//c\n\"a\"");
+                set(fields, field, raw);
+                notes.add("not-json-value:" + field);
+            }
+            default -> {
+                set(fields, field, Junk.quote(junk.text(junk.pick(1, 64, 65, 128, 129, 1600, 1601))));
+                notes.add("edge-length:" + field);
+            }
+        }
+    }
+
+    /** An object of odd keys and values: nasty text, numbers of every size, nesting, arrays, maybe too big. */
+    private String metadata() {
+        int n = junk.chance(0.9) ? junk.between(0, 6) : junk.between(50, 300);
+        List<String> members = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            String value = switch (junk.below(8)) {
+                case 0 -> junk.notAString();
+                case 1 -> junk.nested(junk.between(1, 30));
+                case 2 -> junk.pick("1e400", "-1e400", "1e-400", "123456789012345678901234567890.123456789", "-0", "0.1", "1E+2");
+                default -> Junk.quote(junk.text(20));
+            };
+            members.add(Junk.quote(junk.chance(0.2) ? "" : junk.text(10)) + ":" + value);
+        }
+        return "{" + String.join(",", members) + "}";
+    }
+
+    private static void set(List<String[]> fields, String field, String value) {
+        String key = Junk.quote(field);
+        for (String[] f : fields) {
+            if (f[0].equals(key)) {
+                f[1] = value;
+                return;
+            }
+        }
+        fields.add(new String[] {key, value});
+    }
+
+    private byte[] wholeBody(String json) {
+        if (junk.chance(0.8)) {
+            return json.getBytes(StandardCharsets.UTF_8);
+        }
+        byte[] utf8 = json.getBytes(StandardCharsets.UTF_8);
+        switch (junk.below(12)) {
+            case 0 -> {
+                notes.add("truncated");
+                return java.util.Arrays.copyOf(utf8, junk.below(Math.max(1, utf8.length)));
+            }
+            case 1, 2 -> {
+                notes.add("invalid-utf8");
+                return junk.withInvalidUtf8(json);
+            }
+            case 3 -> {
+                notes.add("random-bytes");
+                return junk.bytes(junk.between(1, 2000));
+            }
+            case 4 -> {
+                notes.add("empty");
+                return new byte[0];
+            }
+            case 5 -> {
+                notes.add("top-level-not-object");
+                return junk.pick("[" + json + "]", "\"" + json.replace("\"", "'") + "\"", "42", "null", "true", " ", "[]")
+                        .getBytes(StandardCharsets.UTF_8);
+            }
+            case 6 -> {
+                notes.add("trailing-data");
+                return (json + junk.pick(" x", json, ",", "}", " // c", "\u0000")).getBytes(StandardCharsets.UTF_8);
+            }
+            case 7 -> {
+                notes.add("bom");
+                byte[] bom = {(byte) 0xEF, (byte) 0xBB, (byte) 0xBF};
+                byte[] out = new byte[utf8.length + 3];
+                System.arraycopy(bom, 0, out, 0, 3);
+                System.arraycopy(utf8, 0, out, 3, utf8.length);
+                return out;
+            }
+            case 8 -> {
+                notes.add("utf-16");
+                return json.getBytes(junk.chance(0.5) ? StandardCharsets.UTF_16 : StandardCharsets.UTF_16LE);
+            }
+            case 9 -> {
+                notes.add("deep-nesting-10000");
+                return junk.nested(10_000).getBytes(StandardCharsets.UTF_8);
+            }
+            case 10 -> {
+                notes.add("deep-nesting-in-field");
+                return ("{\"metadata\":" + junk.nested(10_000) + "," + json.substring(1)).getBytes(StandardCharsets.UTF_8);
+            }
+            default -> {
+                notes.add("whitespace-only");
+                return junk.pick(" ", "\n\n", "\t \r\n").getBytes(StandardCharsets.UTF_8);
+            }
+        }
+    }
+}
