@@ -14,7 +14,8 @@ import java.util.regex.Pattern;
  * Treats an Accept or Content-Type header that does not parse (including a quality value such as {@code q=x}) as
  * absent. Left to Jersey, such a header fails request matching and then the writing of the error answer too, so the
  * client got an empty 400 or a 500. Without it, a JSON endpoint answers 415 as for any body that is not declared
- * JSON, and a signed provider callback is still stored.
+ * JSON, and a signed provider callback is still stored. (A Content-Type without a subtype never gets here: Jersey
+ * refuses it with a 400 before any filter runs.)
  */
 @PreMatching
 @Priority(Priorities.AUTHENTICATION - 200)

@@ -2,9 +2,11 @@ package dev.sendlog.service.badinput;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sendlog.service.receipts.CallbackSignature;
 import dev.sendlog.service.support.ApiResponse;
 import dev.sendlog.service.support.Messages;
 import dev.sendlog.service.support.ServiceHarness;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -64,6 +66,10 @@ class BadInputRegressionTest {
         RawResponse unknownId = send(RawRequest.get("/v1/messages/nope").header("Authorization", "Bearer client-a")
                 .header("Accept", "*/*;q=x").build());
         assertProblem(unknownId, 404);
+        byte[] receipt = "{\"id\":\"p1\",\"status\":\"DELIVRD\",\"timestamp\":\"2611300931\"}".getBytes(StandardCharsets.UTF_8);
+        RawResponse callback = send(RawRequest.post("/v1/callbacks/sim").header("Content-Type", "application/json; q=x")
+                .header("X-Signature", CallbackSignature.sign("sim-secret", receipt)).body(receipt).build());
+        assertThat(callback.status()).as("a signed callback is stored whatever its Content-Type says").isEqualTo(200);
     }
 
     @Test
