@@ -121,6 +121,7 @@ public final class Poller {
         faults.at(FaultPoint.BETWEEN_PUBLISH_AND_APPEND);
         try (Timer.Context ignored = appendTimer.time()) {
             dsl.transaction(cfg -> {
+                leases.boundLockHold(cfg.dsl());
                 store.append(cfg.dsl(), publishedEvents);
                 for (Map.Entry<Short, TailCursor> e : advanced.entrySet()) {
                     ShardLeases.writePublishCursor(cfg.dsl(), leases.owner(), owned.get(e.getKey()), e.getValue());

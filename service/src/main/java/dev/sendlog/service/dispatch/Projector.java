@@ -113,6 +113,7 @@ public final class Projector {
                 }
             });
             dsl.transaction(cfg -> {
+                leases.boundLockHold(cfg.dsl());
                 StatusProjection.upsert(cfg.dsl(), statuses);
                 for (Map.Entry<Short, TailCursor> e : advanced.entrySet()) {
                     ShardLeases.writeProjectCursor(cfg.dsl(), leases.owner(), owned.get(e.getKey()), e.getValue());

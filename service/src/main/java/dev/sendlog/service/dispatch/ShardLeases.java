@@ -3,6 +3,7 @@ package dev.sendlog.service.dispatch;
 import static dev.sendlog.schema.jooq.Tables.POLLERS;
 import static dev.sendlog.schema.jooq.Tables.SHARD_LEASES;
 
+import com.codahale.metrics.Counter;
 import com.codahale.metrics.MetricRegistry;
 import dev.sendlog.schema.jooq.tables.records.ShardLeasesRecord;
 import java.time.Duration;
@@ -19,9 +20,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Shard ownership by lease. Each poller takes its fair share ({@code ceil(shards / live pollers)}) of the
- * free or expired shards, renews what it holds at a third of the lease time, and gives back what is above
- * its share so a newcomer can take it. Every take increments the shard's epoch; writes of a shard's
+ * Shard ownership by lease. Each poller takes its fair share of the free or expired shards, renews what it
+ * holds at a third of the lease time, and gives back what is above its share so a newcomer can take it. The
+ * shares are even: with {@code S} shards and {@code L} live pollers, every poller's share is {@code S / L}, and
+ * the first {@code S % L} pollers in name order take one more (16 shards on 3 pollers: 6, 5, 5). Every take increments the shard's epoch; writes of a shard's
  * owner are fenced by (owner, epoch) so a poller that lost its lease (a long pause) cannot write over the
  * new owner. Times are the database's, so processes on different hosts agree.
  */
@@ -35,6 +37,7 @@ public final class ShardLeases {
     private final String owner;
     private final int shardCount;
     private final Duration ttl;
+    private final Counter leasesLost;
     private volatile Map<Short, ShardLease> owned = Map.of();
 
     public ShardLeases(DSLContext dsl, String owner, int shardCount, Duration ttl, MetricRegistry metrics) {
@@ -43,6 +46,7 @@ public final class ShardLeases {
         this.shardCount = shardCount;
         this.ttl = ttl;
         metrics.registerGauge("poller.shards.owned", () -> owned.size());
+        this.leasesLost = metrics.counter("poller.leases.lost");
     }
 
     public String owner() {
@@ -82,9 +86,10 @@ public final class ShardLeases {
             next.put(r.getShard(), lease(r));
         }
 
-        int live = dsl.fetchCount(POLLERS, POLLERS.HEARTBEAT_AT.gt(
-                DSL.field("now() - ({0} * interval '1 millisecond')", java.time.Instant.class, DSL.val(ttl.toMillis()))));
-        int share = (shardCount + Math.max(1, live) - 1) / Math.max(1, live);
+        List<String> live = dsl.select(POLLERS.OWNER).from(POLLERS).where(POLLERS.HEARTBEAT_AT.gt(
+                DSL.field("now() - ({0} * interval '1 millisecond')", java.time.Instant.class, DSL.val(ttl.toMillis()))))
+                .orderBy(POLLERS.OWNER).fetch(POLLERS.OWNER);
+        int share = share(shardCount, live, owner);
 
         if (next.size() < share) {
             var free = dsl.select(SHARD_LEASES.SHARD).from(SHARD_LEASES)
@@ -110,7 +115,7 @@ public final class ShardLeases {
             owned = Collections.unmodifiableMap(next);
             dsl.update(SHARD_LEASES).setNull(SHARD_LEASES.OWNER).set(SHARD_LEASES.EXPIRES_AT, now)
                     .where(SHARD_LEASES.SHARD.in(released)).and(SHARD_LEASES.OWNER.eq(owner)).execute();
-            LOG.info("shards released for rebalancing shards={} owner={} share={} live={}", released, owner, share, live);
+            LOG.info("shards released for rebalancing shards={} owner={} share={} live={}", released, owner, share, live.size());
         }
         owned = Collections.unmodifiableMap(next);
         dsl.deleteFrom(POLLERS).where(POLLERS.HEARTBEAT_AT.lt(
@@ -118,10 +123,25 @@ public final class ShardLeases {
                 .execute();
     }
 
+    /**
+     * A poller's even share: {@code shards / live}, one more for the first {@code shards % live} live pollers in
+     * name order. Every poller computes it from the same table, so the shares add up to the shard count.
+     */
+    static int share(int shardCount, List<String> liveOwners, String owner) {
+        int live = Math.max(1, liveOwners.size());
+        int rank = liveOwners.indexOf(owner);
+        if (rank < 0) {
+            // Not yet visible as live (its heartbeat is not committed): the largest share, as the first refresh did.
+            return (shardCount + live - 1) / live;
+        }
+        return shardCount / live + (rank < shardCount % live ? 1 : 0);
+    }
+
     /** Forgets a shard whose fenced write failed; the next refresh learns who holds it. */
     public synchronized void lost(short shard) {
         Map<Short, ShardLease> next = new TreeMap<>(owned);
         if (next.remove(shard) != null) {
+            leasesLost.inc();
             LOG.warn("shard lost shard={} owner={}", shard, owner);
         }
         owned = Collections.unmodifiableMap(next);
@@ -151,6 +171,16 @@ public final class ShardLeases {
     private static ShardLease lease(ShardLeasesRecord r) {
         return new ShardLease(r.getShard(), r.getEpoch(), new TailCursor(r.getPublishXid(), r.getPublishPosition()),
                 new TailCursor(r.getProjectXid(), r.getProjectPosition()));
+    }
+
+    /**
+     * Called first in every transaction that writes a cursor (and so locks lease rows). A process frozen while it
+     * holds such a lock (a long pause, SIGSTOP, a stalled VM) would keep the shard from its next owner forever,
+     * because takers skip locked rows: the server ends such a transaction once it has been idle for a third of
+     * the lease, so the shard moves within the lease time plus that.
+     */
+    public void boundLockHold(DSLContext tx) {
+        tx.execute("SET LOCAL idle_in_transaction_session_timeout = " + Math.max(200, ttl.toMillis() / 3));
     }
 
     /** A fenced cursor write: only the owner at this epoch may move it. Throws {@link LeaseLostException} otherwise. */

@@ -8,7 +8,9 @@ import com.codahale.metrics.MetricRegistry;
 import dev.sendlog.testkit.TestDatabaseExtension;
 import java.time.Duration;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
+import java.util.stream.IntStream;
 import org.jooq.DSLContext;
 import org.jooq.SQLDialect;
 import org.jooq.impl.DSL;
@@ -85,5 +87,66 @@ class ShardLeasesTest {
                 .isInstanceOf(LeaseLostException.class);
         ShardLeases.writePublishCursor(dsl, "poller-new", current, new TailCursor(20, 20));
         assertThat(dsl.fetchValue("SELECT publish_xid FROM shard_leases WHERE shard = " + stale.shard())).isEqualTo(20L);
+    }
+
+    @Test
+    void sharesAreEvenAndAddUpToTheShardCountWhateverThePollerCount() {
+        for (int shards = 1; shards <= 64; shards++) {
+            for (int pollers = 1; pollers <= 9; pollers++) {
+                List<String> live = IntStream.range(0, pollers).mapToObj(i -> "poller-" + i).toList();
+                int total = 0;
+                int min = Integer.MAX_VALUE;
+                int max = 0;
+                for (String owner : live) {
+                    int share = ShardLeases.share(shards, live, owner);
+                    total += share;
+                    min = Math.min(min, share);
+                    max = Math.max(max, share);
+                }
+                assertThat(total).as("%d shards on %d pollers", shards, pollers).isEqualTo(shards);
+                assertThat(max - min).as("%d shards on %d pollers", shards, pollers).isLessThanOrEqualTo(1);
+            }
+        }
+        assertThat(List.of("a", "b", "c").stream().map(o -> ShardLeases.share(16, List.of("a", "b", "c"), o)).toList())
+                .containsExactly(6, 5, 5);
+    }
+
+    @Test
+    void threePollersSettleOnSixFiveAndFiveOfSixteenShards() {
+        DSLContext dsl = DSL.using(DB.dataSource(), SQLDialect.POSTGRES);
+        List<ShardLeases> pollers = List.of("p-a", "p-b", "p-c").stream()
+                .map(o -> new ShardLeases(dsl, o, 16, Duration.ofSeconds(30), new MetricRegistry())).toList();
+        pollers.get(0).init();
+        for (int round = 0; round < 4; round++) {
+            pollers.forEach(ShardLeases::refresh);
+        }
+        assertThat(pollers.stream().map(p -> p.owned().size()).toList()).containsExactly(6, 5, 5);
+        Set<Short> union = new HashSet<>();
+        pollers.forEach(p -> union.addAll(p.owned().keySet()));
+        assertThat(union).hasSize(16);
+    }
+
+    @Test
+    void aFrozenOwnerHoldingALeaseRowLockDoesNotKeepTheShardFromTheNextOwner() throws Exception {
+        ShardLeases frozen = poller("poller-frozen", Duration.ofSeconds(1));
+        frozen.init();
+        frozen.refresh();
+        ShardLease held = frozen.owned().values().iterator().next();
+        try (java.sql.Connection c = DB.dataSource().getConnection()) {
+            c.setAutoCommit(false);
+            DSLContext tx = DSL.using(c, SQLDialect.POSTGRES);
+            frozen.boundLockHold(tx);
+            ShardLeases.writePublishCursor(tx, "poller-frozen", held, new TailCursor(5, 5));
+            // ...and the process freezes here, its transaction open, the lease row locked.
+
+            ShardLeases next = poller("poller-next", Duration.ofSeconds(1));
+            await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(100)).untilAsserted(() -> {
+                next.refresh();
+                assertThat(next.owned()).containsKey(held.shard());
+            });
+            assertThat(next.owned().get(held.shard()).publishCursor()).as("the frozen write never committed")
+                    .isEqualTo(new TailCursor(0, 0));
+            assertThatThrownBy(c::commit).as("the server ended the frozen transaction").isInstanceOf(java.sql.SQLException.class);
+        }
     }
 }
