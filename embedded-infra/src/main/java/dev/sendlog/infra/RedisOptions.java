@@ -12,9 +12,10 @@ import java.util.Optional;
  * @param maxMemoryBytes    0 for no limit; otherwise the limit with {@code maxmemory-policy noeviction}
  * @param persistence       false (the default): no RDB snapshots, no AOF, a restart starts empty
  * @param executable        a redis-server binary; empty to find one ({@link RedisBinary})
+ * @param clusterNode       run with cluster mode enabled (its cluster state in {@code nodes.conf} in the data folder)
  */
 public record RedisOptions(Path dataDir, int port, boolean fallBackToFreePort, long maxMemoryBytes,
-                           boolean persistence, Optional<Path> executable) {
+                           boolean persistence, Optional<Path> executable, boolean clusterNode) {
     public RedisOptions {
         Objects.requireNonNull(dataDir, "dataDir");
         Objects.requireNonNull(executable, "executable");
@@ -28,28 +29,33 @@ public record RedisOptions(Path dataDir, int port, boolean fallBackToFreePort, l
 
     /** A free port, no memory limit, no persistence, the binary found on this machine. */
     public static RedisOptions inDirectory(Path dataDir) {
-        return new RedisOptions(dataDir, 0, false, 0, false, Optional.empty());
+        return new RedisOptions(dataDir, 0, false, 0, false, Optional.empty(), false);
     }
 
     public RedisOptions withPort(int newPort) {
-        return new RedisOptions(dataDir, newPort, false, maxMemoryBytes, persistence, executable);
+        return new RedisOptions(dataDir, newPort, false, maxMemoryBytes, persistence, executable, clusterNode);
     }
 
     /** {@code preferredPort}, or a free port when it is busy. */
     public RedisOptions withPreferredPort(int preferredPort) {
-        return new RedisOptions(dataDir, preferredPort, true, maxMemoryBytes, persistence, executable);
+        return new RedisOptions(dataDir, preferredPort, true, maxMemoryBytes, persistence, executable, clusterNode);
     }
 
     public RedisOptions withMaxMemoryBytes(long bytes) {
-        return new RedisOptions(dataDir, port, fallBackToFreePort, bytes, persistence, executable);
+        return new RedisOptions(dataDir, port, fallBackToFreePort, bytes, persistence, executable, clusterNode);
     }
 
     public RedisOptions withPersistence(boolean enabled) {
-        return new RedisOptions(dataDir, port, fallBackToFreePort, maxMemoryBytes, enabled, executable);
+        return new RedisOptions(dataDir, port, fallBackToFreePort, maxMemoryBytes, enabled, executable, clusterNode);
     }
 
     public RedisOptions withExecutable(Path redisServer) {
-        return new RedisOptions(dataDir, port, fallBackToFreePort, maxMemoryBytes, persistence, Optional.of(redisServer));
+        return new RedisOptions(dataDir, port, fallBackToFreePort, maxMemoryBytes, persistence, Optional.of(redisServer), clusterNode);
+    }
+
+    /** A node for a Redis Cluster: cluster mode on, no slots until it is given some. */
+    public RedisOptions asClusterNode() {
+        return new RedisOptions(dataDir, port, fallBackToFreePort, maxMemoryBytes, persistence, executable, true);
     }
 
     PortChoice portChoice() {

@@ -115,6 +115,10 @@ public final class RedisProcess implements AutoCloseable {
         } else {
             command.addAll(List.of("--save", "", "--appendonly", "no"));
         }
+        if (options.clusterNode()) {
+            command.addAll(List.of("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
+                    "--cluster-node-timeout", "5000"));
+        }
         if (options.maxMemoryBytes() > 0) {
             command.addAll(List.of("--maxmemory", Long.toString(options.maxMemoryBytes()),
                     "--maxmemory-policy", "noeviction"));

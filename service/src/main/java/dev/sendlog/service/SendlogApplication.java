@@ -269,14 +269,16 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
         MetricRegistry metrics = env.metrics();
         ReceiptSettings r = config.receipts;
         // The callback job type has its own Redis client and connections, and may have its own Redis.
-        RedisConnections callbackRedis = new RedisConnections(local.callbackRedisUri(), Duration.ofSeconds(5));
+        RedisConnections callbackRedis = new RedisConnections(local.callbackRedisUri(), Duration.ofSeconds(5),
+                config.redis.cluster);
         env.lifecycle().manage(managed(callbackRedis::close));
         JobStream callbackStream = new JobStream(callbackRedis, StreamKeys.callback(config.redis.keyPrefix),
                 StreamKeys.CALLBACK_GROUP, instance);
-        env.healthChecks().register("redis-callback", new RedisHealthCheck(callbackRedis.connect(),
-                config.redis.keyPrefix + "{callback}:health:" + instance, config.alarms.redisMemoryWarnPercent,
+        String callbackProbe = config.redis.keyPrefix + "{callback}:health:" + instance;
+        env.healthChecks().register("redis-callback", new RedisHealthCheck(callbackRedis.connect(callbackProbe), callbackProbe,
+                config.alarms.redisMemoryWarnPercent,
                 config.alarms.redisMemoryFailPercent, metrics, "callback"));
-        env.healthChecks().register("workers-callback", new QueueHealthCheck(callbackRedis.connect(), callbackStream.key(),
+        env.healthChecks().register("workers-callback", new QueueHealthCheck(callbackRedis.connect(callbackStream.key()), callbackStream.key(),
                 StreamKeys.CALLBACK_GROUP, Duration.ofMillis(config.alarms.maxQueueAge.toMilliseconds()), metrics, "callback"));
         if (config.components.contains(Components.API)) {
             Inbox inbox = new Inbox(pools.dsl(PoolRole.CALLBACKS), callbackStream, clock, r.inboxWriters, metrics);
@@ -309,14 +311,15 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
         PipelineSettings p = config.pipeline;
         Limits limits = new Limits(p.maxAttempts, p.maxPublishes, Duration.ofMillis(p.confirmTimeout.toMilliseconds()),
                 Duration.ofMillis(p.claimTimeout.toMilliseconds()));
-        RedisConnections sendRedis = new RedisConnections(local.sendRedisUri(), Duration.ofSeconds(5));
+        RedisConnections sendRedis = new RedisConnections(local.sendRedisUri(), Duration.ofSeconds(5), config.redis.cluster);
         env.lifecycle().manage(managed(sendRedis::close));
         JobStream sendStream = new JobStream(sendRedis, StreamKeys.send(config.redis.keyPrefix), StreamKeys.SEND_GROUP,
                 instance);
-        env.healthChecks().register("redis-send", new RedisHealthCheck(sendRedis.connect(),
-                config.redis.keyPrefix + "health:" + instance, config.alarms.redisMemoryWarnPercent,
+        String sendProbe = config.redis.keyPrefix + "{send}:health:" + instance;
+        env.healthChecks().register("redis-send", new RedisHealthCheck(sendRedis.connect(sendProbe), sendProbe,
+                config.alarms.redisMemoryWarnPercent,
                 config.alarms.redisMemoryFailPercent, metrics, "send"));
-        env.healthChecks().register("workers-send", new QueueHealthCheck(sendRedis.connect(), sendStream.key(),
+        env.healthChecks().register("workers-send", new QueueHealthCheck(sendRedis.connect(sendStream.key()), sendStream.key(),
                 StreamKeys.SEND_GROUP, Duration.ofMillis(config.alarms.maxQueueAge.toMilliseconds()), metrics, "send"));
         EventAppender appender = new EventAppender(pools.dsl(PoolRole.PIPELINE), events, p.appendWriters, metrics, "append");
         env.lifecycle().manage(appender);

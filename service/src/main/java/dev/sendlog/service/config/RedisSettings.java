@@ -19,4 +19,12 @@ public class RedisSettings {
     @NotNull
     @JsonProperty
     public String keyPrefix = "sendlog:";
+
+    /**
+     * The URIs name a node of a Redis Cluster (any one; the client learns the rest). Every key of a job type
+     * carries the job type as its hash tag ({@code {send}}, {@code {callback}}), so each job type stays on one node
+     * and its stream commands never cross slots. Applies to both job types; the URIs must then be set.
+     */
+    @JsonProperty
+    public boolean cluster = false;
 }

@@ -42,6 +42,9 @@ public final class LocalInfrastructure implements Managed, AutoCloseable {
         if (!config.redis.sendUri.isBlank()) {
             return config.redis.sendUri;
         }
+        if (config.redis.cluster) {
+            throw new IllegalStateException("redis.cluster is set: redis.sendUri must name a node of the cluster");
+        }
         if (redisUri == null) {
             RedisHandle handle = LocalServices.redis(Path.of(config.localStateDir));
             startedHere.add(handle);

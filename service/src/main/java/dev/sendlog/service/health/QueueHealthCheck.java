@@ -2,10 +2,10 @@ package dev.sendlog.service.health;
 
 import com.codahale.metrics.MetricRegistry;
 import com.codahale.metrics.health.HealthCheck;
+import dev.sendlog.service.queue.QueueConnection;
 import io.lettuce.core.Range;
 import io.lettuce.core.StreamMessage;
-import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import io.lettuce.core.models.stream.PendingMessages;
 import java.time.Duration;
 import java.util.List;
@@ -17,12 +17,12 @@ import java.util.Map;
  * no extra bookkeeping. Exported as a gauge too.
  */
 public final class QueueHealthCheck extends HealthCheck {
-    private final StatefulRedisConnection<String, String> connection;
+    private final QueueConnection connection;
     private final String stream;
     private final String group;
     private final Duration max;
 
-    public QueueHealthCheck(StatefulRedisConnection<String, String> connection, String stream, String group, Duration max,
+    public QueueHealthCheck(QueueConnection connection, String stream, String group, Duration max,
                             MetricRegistry metrics, String jobType) {
         this.connection = connection;
         this.stream = stream;
@@ -44,7 +44,7 @@ public final class QueueHealthCheck extends HealthCheck {
 
     /** Age of the oldest entry not yet acknowledged (0 when the stream is empty or missing). */
     long oldestAgeMs() {
-        RedisCommands<String, String> redis = connection.sync();
+        RedisClusterCommands<String, String> redis = connection.sync();
         long oldest = Long.MAX_VALUE;
         try {
             PendingMessages pending = redis.xpending(stream, group);

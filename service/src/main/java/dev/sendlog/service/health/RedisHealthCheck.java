@@ -2,8 +2,8 @@ package dev.sendlog.service.health;
 
 import com.codahale.metrics.MetricRegistry;
 import com.codahale.metrics.health.HealthCheck;
+import dev.sendlog.service.queue.QueueConnection;
 import io.lettuce.core.SetArgs;
-import io.lettuce.core.api.StatefulRedisConnection;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -12,13 +12,13 @@ import java.util.concurrent.atomic.AtomicLong;
  * is exported as a percentage of maxmemory, warned about and failed on at the configured thresholds.
  */
 public final class RedisHealthCheck extends HealthCheck {
-    private final StatefulRedisConnection<String, String> connection;
+    private final QueueConnection connection;
     private final String probeKey;
     private final int warnPercent;
     private final int failPercent;
     private final AtomicLong memoryPercent = new AtomicLong(-1);
 
-    public RedisHealthCheck(StatefulRedisConnection<String, String> connection, String probeKey, int warnPercent,
+    public RedisHealthCheck(QueueConnection connection, String probeKey, int warnPercent,
                             int failPercent, MetricRegistry metrics, String jobType) {
         this.connection = connection;
         this.probeKey = probeKey;
@@ -49,7 +49,8 @@ public final class RedisHealthCheck extends HealthCheck {
 
     private long refreshMemory() {
         try {
-            String info = connection.sync().info("memory");
+            // On a cluster, the node that holds the job type's keys (they share one hash tag, as the probe key does).
+            String info = connection.nodeOf(probeKey).info("memory");
             long used = field(info, "used_memory");
             long max = field(info, "maxmemory");
             memoryPercent.set(max <= 0 ? 0 : Math.round(100.0 * used / max));

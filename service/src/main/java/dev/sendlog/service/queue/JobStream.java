@@ -9,7 +9,6 @@ import io.lettuce.core.StreamMessage;
 import io.lettuce.core.XAutoClaimArgs;
 import io.lettuce.core.XGroupCreateArgs;
 import io.lettuce.core.XReadArgs;
-import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.models.stream.ClaimedMessages;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -29,9 +28,9 @@ public final class JobStream {
     private final String key;
     private final String group;
     private final String consumer;
-    private final StatefulRedisConnection<String, String> publisher;
-    private final StatefulRedisConnection<String, String> reader;
-    private final StatefulRedisConnection<String, String> acker;
+    private final QueueConnection publisher;
+    private final QueueConnection reader;
+    private final QueueConnection acker;
 
     /**
      * @param key      the stream key, hash-tagged so a job type stays on one cluster node
@@ -41,10 +40,10 @@ public final class JobStream {
         this.key = key;
         this.group = group;
         this.consumer = consumer;
-        this.publisher = redis.connect();
+        this.publisher = redis.connect(key);
         this.publisher.setAutoFlushCommands(false);
-        this.reader = redis.connect();
-        this.acker = redis.connect();
+        this.reader = redis.connect(key);
+        this.acker = redis.connect(key);
     }
 
     public String key() {

@@ -1,42 +1,104 @@
 package dev.sendlog.service.queue;
 
+import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.SocketOptions;
 import io.lettuce.core.TimeoutOptions;
-import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.cluster.ClusterClientOptions;
+import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
+import io.lettuce.core.cluster.RedisClusterClient;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * The Redis client of one job type (each job type has its own, and may point at its own server).
+ * The Redis client of one job type (each job type has its own, and may point at its own server or cluster).
  * Commands fail at once while disconnected instead of piling up in memory: the log in PostgreSQL is
- * the buffer, not the client.
+ * the buffer, not the client. With {@code cluster}, the URI names any node of a Redis Cluster; the client
+ * learns the topology from it and follows slot moves and failovers.
  */
 public final class RedisConnections implements AutoCloseable {
-    private final RedisClient client;
-    private final List<StatefulRedisConnection<String, String>> open = new ArrayList<>();
+    private static final Logger LOG = LoggerFactory.getLogger(RedisConnections.class);
+    private static final Duration WARM_UP = Duration.ofSeconds(10);
+
+    private final AbstractRedisClient client;
+    private final List<QueueConnection> open = new ArrayList<>();
     private final String uri;
 
     public RedisConnections(String uri, Duration commandTimeout) {
+        this(uri, commandTimeout, false);
+    }
+
+    public RedisConnections(String uri, Duration commandTimeout, boolean cluster) {
         this.uri = uri;
-        this.client = RedisClient.create(RedisURI.create(uri));
-        client.setOptions(ClientOptions.builder()
-                .autoReconnect(true)
+        if (cluster) {
+            RedisClusterClient c = RedisClusterClient.create(RedisURI.create(uri));
+            c.setOptions(common(ClusterClientOptions.builder(), commandTimeout)
+                    .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
+                            .enableAllAdaptiveRefreshTriggers()
+                            .enablePeriodicRefresh(Duration.ofSeconds(30))
+                            .build())
+                    .build());
+            this.client = c;
+        } else {
+            RedisClient c = RedisClient.create(RedisURI.create(uri));
+            c.setOptions(common(ClientOptions.builder(), commandTimeout).build());
+            this.client = c;
+        }
+    }
+
+    private static <B extends ClientOptions.Builder> B common(B builder, Duration commandTimeout) {
+        builder.autoReconnect(true)
                 .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
                 .requestQueueSize(100_000)
                 .socketOptions(SocketOptions.builder().connectTimeout(Duration.ofSeconds(2)).keepAlive(true).build())
-                .timeoutOptions(TimeoutOptions.enabled(commandTimeout))
-                .build());
+                .timeoutOptions(TimeoutOptions.enabled(commandTimeout));
+        return builder;
     }
 
-    /** A new connection of its own (a blocking reader or a pipelining publisher must not share one). */
-    public synchronized StatefulRedisConnection<String, String> connect() {
-        StatefulRedisConnection<String, String> c = client.connect();
+    /**
+     * A new connection of its own (a blocking reader or a pipelining publisher must not share one) for commands on
+     * {@code key}'s job type. On a cluster the client connects to a slot's node lazily, and with REJECT_COMMANDS a
+     * command that meets the connection still being made is rejected; so the connection to the key's node is made
+     * here, before the caller's first command, and from then on only a node that was up and went down rejects.
+     */
+    public synchronized QueueConnection connect(String key) {
+        QueueConnection c;
+        if (client instanceof RedisClusterClient cluster) {
+            c = new QueueConnection(cluster.connect());
+            warmUp(c, key);
+        } else {
+            c = new QueueConnection(((RedisClient) client).connect());
+        }
         open.add(c);
         return c;
+    }
+
+    private static void warmUp(QueueConnection c, String key) {
+        long deadline = System.nanoTime() + WARM_UP.toNanos();
+        while (true) {
+            try {
+                c.sync().exists(key);
+                return;
+            } catch (RedisException e) {
+                if (System.nanoTime() > deadline) {
+                    LOG.warn("no connection to the cluster node of {} after {}; commands fail until it is reachable: {}",
+                            key, WARM_UP, e.toString());
+                    return;
+                }
+                try {
+                    Thread.sleep(50);
+                } catch (InterruptedException interrupted) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+            }
+        }
     }
 
     public String uri() {
@@ -45,7 +107,7 @@ public final class RedisConnections implements AutoCloseable {
 
     @Override
     public synchronized void close() {
-        open.forEach(StatefulRedisConnection::close);
+        open.forEach(QueueConnection::close);
         open.clear();
         client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
     }

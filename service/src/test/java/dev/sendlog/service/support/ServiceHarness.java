@@ -7,6 +7,7 @@ import dev.sendlog.service.core.Faults;
 import dev.sendlog.simulator.ProviderSimulator;
 import dev.sendlog.simulator.ReceiptMode;
 import dev.sendlog.simulator.SimulatorConfig;
+import dev.sendlog.testkit.LocalRedisCluster;
 import dev.sendlog.testkit.PrivateRedis;
 import dev.sendlog.testkit.TestDatabase;
 import dev.sendlog.testkit.TestRedis;
@@ -43,6 +44,8 @@ public class ServiceHarness implements BeforeAllCallback, AfterAllCallback {
     private PrivateRedis callbackRedis;
     private TestDatabase database;
     private PrivateRedis ownRedis;
+    private int clusterMasters;
+    private LocalRedisCluster cluster;
     private RedisEndpoint redis;
     private String prefix;
     private ProviderSimulator simulator;
@@ -80,6 +83,12 @@ public class ServiceHarness implements BeforeAllCallback, AfterAllCallback {
         return this;
     }
 
+    /** Both job types on a Redis Cluster of the test's own ({@code masters} nodes), through Lettuce's cluster client. */
+    public ServiceHarness redisCluster(int masters) {
+        this.clusterMasters = masters;
+        return this;
+    }
+
     /** The callback job type on a redis-server of its own (limited to {@code maxBytes}, 0 for none). */
     public ServiceHarness separateCallbackRedis(long maxBytes) {
         this.callbackRedisMaxBytes = maxBytes;
@@ -93,7 +102,11 @@ public class ServiceHarness implements BeforeAllCallback, AfterAllCallback {
             callbackRedis = (callbackRedisMaxBytes > 0 ? PrivateRedis.withMaxMemoryBytes(callbackRedisMaxBytes) : new PrivateRedis()).start();
             overrides.put("redis.callbackUri", callbackRedis.endpoint().uri());
         }
-        if (privateRedis) {
+        if (clusterMasters > 0) {
+            cluster = LocalRedisCluster.start(clusterMasters);
+            redis = cluster.seed();
+            overrides.put("redis.cluster", "true");
+        } else if (privateRedis) {
             ownRedis = (privateRedisMaxBytes > 0 ? PrivateRedis.withMaxMemoryBytes(privateRedisMaxBytes) : new PrivateRedis()).start();
             redis = ownRedis.endpoint();
         } else {
@@ -150,7 +163,9 @@ public class ServiceHarness implements BeforeAllCallback, AfterAllCallback {
                 if (callbackRedis != null) {
                     callbackRedis.close();
                 }
-                if (ownRedis != null) {
+                if (cluster != null) {
+                    cluster.close();
+                } else if (ownRedis != null) {
                     ownRedis.close();
                 } else if (redis != null) {
                     TestRedis.deleteKeys(redis, prefix);
@@ -197,6 +212,10 @@ public class ServiceHarness implements BeforeAllCallback, AfterAllCallback {
 
     public PrivateRedis callbackRedisServer() {
         return callbackRedis;
+    }
+
+    public LocalRedisCluster redisClusterNodes() {
+        return cluster;
     }
 
     public PrivateRedis privateRedisServer() {
