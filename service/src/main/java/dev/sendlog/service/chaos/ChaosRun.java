@@ -90,7 +90,7 @@ public final class ChaosRun {
                     result.accepted(), result.sent(), result.delivered(), result.unknown(), result.dead(), result.lost(),
                     result.doubleCharged(), faults);
             out.printf(Locale.ROOT, "details: undelivered %d, rejected %d, not final %d, two acceptances %d, keys the provider never "
-                            + "saw %d, sent without exactly one charge %d, callbacks without outcome %d, callbacks lost %d, requests "
+                            + "saw %d, sent without exactly one charge %d, callbacks stored and still without outcome %d, callbacks lost %d, requests "
                             + "refused or failed %d (retried with their key), messages never accepted %d%n",
                     result.undelivered(), result.rejected(), result.unfinished(), result.doubleAccepted(), result.missingKeys(),
                     result.unchargedSent(), result.openCallbacks(), result.callbacksLost(), load.failedRequests(),
@@ -164,7 +164,8 @@ public final class ChaosRun {
                     "-Djava.io.tmpdir=" + dir.resolve("tmp"),
                     "-Ddw.server.applicationConnectors[0].port=" + p[0], "-Ddw.server.adminConnectors[0].port=" + p[1],
                     "-Ddw.publicBaseUrl=" + url("api-1"), "-Ddw.logging.level=WARN",
-                    "-Ddw.database.pools.api=4", "-Ddw.database.pools.pipeline=6", "-Ddw.database.pools.callbacks=4",
+                    "-Ddw.database.pools.api=4", "-Ddw.database.pools.pipeline=6", "-Ddw.database.pools.callbacks=8",
+                    "-Ddw.receipts.concurrency=32",
                     "-Ddw.database.pools.maintenance=2",
                     "-Ddw.pipeline.leaseTtl=5s", "-Ddw.pipeline.confirmTimeout=5s", "-Ddw.pipeline.claimTimeout=10s",
                     "-Ddw.pipeline.retryBase=200ms", "-Ddw.pipeline.retryCap=2s", "-Ddw.pipeline.maxAttempts=30",
