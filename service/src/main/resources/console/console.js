@@ -412,7 +412,10 @@
     const id = state.openId;
     stopFollowing();
     const path = `/v1/messages/${encodeURIComponent(id)}`;
-    const [message, history] = await Promise.all([api("GET", path), api("GET", `${path}/events`)]);
+    // The status first, then the history: read in that order, the timeline holds at least every event that led
+    // to the status shown (read in parallel, a SENT could show above a timeline without its PROVIDER_ACCEPTED).
+    const message = await api("GET", path);
+    const history = await api("GET", `${path}/events`);
     if (state.openId !== id) {
       return;
     }

@@ -174,8 +174,10 @@ class ReceiptsTest {
         assertThat(receipts(duplicated)).hasSize(1);
         assertThat(Sql.count(SERVICE.dataSource(), "SELECT count(*) FROM callback_outcomes WHERE message_id = '" + duplicated
                 + "' AND outcome = 'duplicate'")).isEqualTo(1);
-        await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
-                assertThat(receipts(outOfOrder)).extracting(r -> r.get("kind").asText()).containsExactly("DELIVERED", "INTERMEDIATE"));
+        // The simulator sends the final first, but two callbacks in flight at once may be recorded in either order;
+        // whichever comes second, the status stays DELIVERED (the fold's property tests cover every order).
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(receipts(outOfOrder))
+                .extracting(r -> r.get("kind").asText()).containsExactlyInAnyOrder("DELIVERED", "INTERMEDIATE"));
         assertThat(message(outOfOrder).get("status").asText()).isEqualTo("DELIVERED");
     }
 
