@@ -32,8 +32,10 @@ sealed interface SystemUnderTest {
         return Map.of();
     }
 
-    /** Answers 2xx once the system takes messages. */
-    String readinessUrl(Run run);
+    /** Answers 2xx once the system takes messages: the baselines' {@code GET /health}. */
+    default String readinessUrl(Run run) {
+        return "http://127.0.0.1:" + run.port() + "/health";
+    }
 
     /** Messages the system itself has recorded as accepted by the provider. */
     long delivered(Run run, Postgres postgres) throws IOException, InterruptedException, SQLException;
@@ -118,11 +120,6 @@ sealed interface SystemUnderTest {
         }
 
         @Override
-        public String readinessUrl(Run run) {
-            return "http://127.0.0.1:" + run.port() + "/health";
-        }
-
-        @Override
         public long delivered(Run run, Postgres postgres) throws SQLException {
             return postgres.queryLong(run.database(), "SELECT count(*) FROM outbox WHERE status = 'SENT'");
         }
@@ -150,11 +147,6 @@ sealed interface SystemUnderTest {
         @Override
         public List<String> command(Run run) {
             return baseline(jar, run);
-        }
-
-        @Override
-        public String readinessUrl(Run run) {
-            return "http://127.0.0.1:" + run.port() + "/health";
         }
 
         @Override
