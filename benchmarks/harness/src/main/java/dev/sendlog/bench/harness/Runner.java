@@ -54,7 +54,7 @@ final class Runner {
         Progress progress = new Progress(tag);
         try {
             awaitReady(system, run, process);
-            progress.step("ready");
+            progress.step("ready; load average " + Files.readString(Path.of("/proc/loadavg")).trim());
             long emptyBytes = postgres.databaseSize(database);
             LoadGenerator load = new LoadGenerator("http://127.0.0.1:" + run.port(), system.clientKey());
 
