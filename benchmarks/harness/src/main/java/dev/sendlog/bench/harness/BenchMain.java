@@ -61,6 +61,7 @@ public final class BenchMain {
 
         Process simulatorProcess = startSimulator(sendlogJar, work);
         List<RunResult> runs = new ArrayList<>();
+        List<Double> loads = new ArrayList<>();
         try {
             Simulator simulator = new Simulator(readSimulatorUrl(simulatorProcess));
             Runner runner = new Runner(postgres, simulator, o.text("redis"), work);
@@ -74,6 +75,7 @@ public final class BenchMain {
                     }
                 }
             }
+            loads.addAll(runner.loadAverages());
         } finally {
             simulatorProcess.destroy();
             simulatorProcess.waitFor(10, TimeUnit.SECONDS);
@@ -85,8 +87,9 @@ public final class BenchMain {
         Report report = new Report(new Report.Context(
                 ZonedDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm 'UTC'")),
                 Runtime.getRuntime().availableProcessors(),
-                "PostgreSQL " + postgres.text("SHOW server_version"), messages, warmup, repeats, levels, wall, systems),
-                runs);
+                "PostgreSQL " + postgres.text("SHOW server_version"), messages, warmup, repeats, levels, wall, systems,
+                loads.stream().mapToDouble(Double::doubleValue).min().orElse(Double.NaN),
+                loads.stream().mapToDouble(Double::doubleValue).max().orElse(Double.NaN)), runs);
         Path out = Path.of(o.text("out"));
         Files.createDirectories(out);
         report.charts(out);

@@ -37,7 +37,8 @@ final class Report {
 
     /** Everything the report says about how it was run. */
     record Context(String date, int cores, String postgresVersion, int messages, int warmup, int repeats,
-                   List<Integer> concurrency, String wallTime, List<SystemUnderTest> systems) {
+                   List<Integer> concurrency, String wallTime, List<SystemUnderTest> systems, double minLoad,
+                   double maxLoad) {
     }
 
     /** One colour per system: sendlog first. */
@@ -65,9 +66,10 @@ final class Report {
                         + "machine. Each cell is the median of %d runs per system, alternating between the systems "
                         + "(A B C A B C ...); each run submits %,d messages after a warm-up of %,d, through the same "
                         + "closed-loop HTTP load generator with as many clients as the concurrency, which is also each "
-                        + "system's number of provider workers. Whole run, build included: %s.%n%n",
+                        + "system's number of provider workers. Whole run, build included: %s. The 1-minute load "
+                        + "average at the start of the measured loads ranged from %.1f to %.1f.%n%n",
                 context.date(), context.cores(), context.postgresVersion(), context.repeats(), context.messages(),
-                context.warmup(), context.wallTime()));
+                context.warmup(), context.wallTime(), context.minLoad(), context.maxLoad()));
         md.append("| concurrency | system |");
         METRICS.forEach(m -> md.append(' ').append(m.heading()).append(" |"));
         md.append("\n|---:|---|");

@@ -27,6 +27,7 @@ import java.util.concurrent.TimeUnit;
 final class Runner {
     private static final Duration START_TIMEOUT = Duration.ofSeconds(120);
     private static final Duration DRAIN_TIMEOUT = Duration.ofSeconds(180);
+    private static final Path LOADAVG = Path.of("/proc/loadavg");
 
     private final Postgres postgres;
     private final Simulator simulator;
@@ -34,6 +35,8 @@ final class Runner {
     private final Path workDir;
     private final String java = ProcessHandle.current().info().command().orElse("java");
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+
+    private final List<Double> loadAverages = new ArrayList<>();
 
     Runner(Postgres postgres, Simulator simulator, String redisUri, Path workDir) {
         this.postgres = postgres;
@@ -54,7 +57,7 @@ final class Runner {
         Progress progress = new Progress(tag);
         try {
             awaitReady(system, run, process);
-            progress.step("ready; load average " + Files.readString(Path.of("/proc/loadavg")).trim());
+            progress.step("ready; load average " + Files.readString(LOADAVG).trim());
             long emptyBytes = postgres.databaseSize(database);
             LoadGenerator load = new LoadGenerator("http://127.0.0.1:" + run.port(), system.clientKey());
 
@@ -68,6 +71,7 @@ final class Runner {
             Map<Long, Long> cpu0 = ProcCpu.snapshot(ownPids);
             Map<Long, Long> pg0 = ProcCpu.snapshot(postgres.backendPids(database));
             long wal0 = postgres.walPosition();
+            loadAverages.add(loadAverage());
 
             LoadGenerator.Load measured = load.run(messages, concurrency, tag);
             progress.step(measured.accepted() + " accepted");
@@ -105,6 +109,15 @@ final class Runner {
             System.err.printf(Locale.ROOT, "  %s: %s (%.1f s)%n", tag, what, (now - last) / 1e9);
             last = now;
         }
+    }
+
+    /** The machine's 1-minute load average at the start of each measured load so far. */
+    List<Double> loadAverages() {
+        return List.copyOf(loadAverages);
+    }
+
+    private static double loadAverage() throws IOException {
+        return Double.parseDouble(Files.readString(LOADAVG).split(" ")[0]);
     }
 
     static RunResult result(SystemUnderTest system, int concurrency, int repeat, LoadGenerator.Load load,

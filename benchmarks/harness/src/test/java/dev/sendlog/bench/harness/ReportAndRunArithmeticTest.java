@@ -54,11 +54,12 @@ class ReportAndRunArithmeticTest {
             }
         }
         Report report = new Report(new Report.Context("today", 2, "PostgreSQL 15", 100, 10, 3, List.of(16),
-                "1 min", systems), runs);
+                "1 min", systems, 0.5, 2.5), runs);
 
         assertThat(report.median("sendlog", 16, RunResult::e2ePerSecond)).isEqualTo(1000);
         assertThat(report.median("mutable", 16, RunResult::e2ePerSecond)).isEqualTo(200);
         String md = report.markdown(".");
+        assertThat(md).contains("load average at the start of the measured loads ranged from 0.5 to 2.5");
         assertThat(md).contains("| 16 | sendlog | 0 | 0.0 | 0.0 | 1000 | 0 | 100 |");
         assertThat(md).contains("| 16 | mutable outbox (baseline) | n/a | n/a | n/a | 5.00× | n/a | 0.50× |");
         assertThat(md).contains("against mutable outbox (baseline): e2e throughput 5.00× (target ≥ 3×: **met**);"
@@ -70,7 +71,7 @@ class ReportAndRunArithmeticTest {
     @Test
     void chartsAreWrittenAsPngs(@TempDir Path folder) throws Exception {
         Report report = new Report(new Report.Context("today", 2, "PostgreSQL 15", 100, 10, 1, List.of(16, 64),
-                "1 min", List.of(SENDLOG, PEER)), List.of(run("sendlog", 16, 1, 900, 50), run("sendlog", 64, 1, 1900, 70),
+                "1 min", List.of(SENDLOG, PEER), 0.5, 2.5), List.of(run("sendlog", 16, 1, 900, 50), run("sendlog", 64, 1, 1900, 70),
                 run("peer", 16, 1, 300, 80)));
 
         report.charts(folder);
