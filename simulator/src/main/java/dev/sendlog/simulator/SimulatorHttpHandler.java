@@ -8,6 +8,10 @@ import java.io.IOException;
 import java.io.OutputStreamWriter;
 import java.io.Writer;
 import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -44,6 +48,7 @@ final class SimulatorHttpHandler implements HttpHandler {
             case "POST /v1/submit" -> submitHandler.handle(exchange);
             case "GET /v1/stats" -> HttpResponses.json(exchange, 200, simulator.stats());
             case "GET /v1/keys" -> writeKeys(exchange);
+            case "GET /v1/records" -> writeRecords(exchange);
             case "GET /v1/callbacks/log" -> writeCallbackLog(exchange);
             case "GET /v1/config" -> HttpResponses.json(exchange, 200, simulator.config());
             case "PUT /v1/config" -> putConfig(exchange);
@@ -59,6 +64,25 @@ final class SimulatorHttpHandler implements HttpHandler {
         try (Writer out = writer(exchange, HttpResponses.TEXT)) {
             for (String key : simulator.state().keys()) {
                 out.write(key);
+                out.write('\n');
+            }
+        }
+    }
+
+    /**
+     * One JSON object per line for each recorded key: {@code key}, {@code providerId}, {@code reference} (may be
+     * null) and {@code recordedAtMicros}, the epoch microseconds of its first accepted submit. Benchmarks measure
+     * end-to-end latency against it without trusting the system under test.
+     */
+    private void writeRecords(HttpExchange exchange) throws IOException {
+        try (Writer out = writer(exchange, "application/x-ndjson")) {
+            for (SubmitRecord record : simulator.state().records()) {
+                Map<String, Object> line = new LinkedHashMap<>();
+                line.put("key", record.idempotencyKey());
+                line.put("providerId", record.providerId());
+                line.put("reference", record.reference());
+                line.put("recordedAtMicros", ChronoUnit.MICROS.between(Instant.EPOCH, record.recordedAt()));
+                out.write(Json.MAPPER.writeValueAsString(line));
                 out.write('\n');
             }
         }

@@ -36,6 +36,10 @@ final class SimulatorState {
         return recordsByKey.keySet();
     }
 
+    Collection<SubmitRecord> records() {
+        return recordsByKey.values();
+    }
+
     SimulatorCounters counters() {
         return counters;
     }

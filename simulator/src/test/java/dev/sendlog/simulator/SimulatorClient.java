@@ -83,7 +83,15 @@ final class SimulatorClient implements AutoCloseable {
     }
 
     List<JsonNode> callbackLog() throws Exception {
-        return get("/v1/callbacks/log").body().lines().map(line -> {
+        return ndjson("/v1/callbacks/log");
+    }
+
+    List<JsonNode> records() throws Exception {
+        return ndjson("/v1/records");
+    }
+
+    private List<JsonNode> ndjson(String path) throws Exception {
+        return get(path).body().lines().map(line -> {
             try {
                 return Json.MAPPER.readTree(line);
             } catch (IOException e) {

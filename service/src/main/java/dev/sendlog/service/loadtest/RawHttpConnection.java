@@ -14,21 +14,22 @@ import java.nio.charset.StandardCharsets;
  * One keep-alive HTTP/1.1 connection, as little client as a load generator needs: it writes a request and
  * reads the status and the whole body (Content-Length or chunked). The JDK's HttpClient costs about as
  * much CPU per request as the service under test; on a 2-core machine that would measure the client.
+ * Public because the benchmark harness ({@code benchmarks/harness}) drives every system with it.
  */
-final class RawHttpConnection implements AutoCloseable {
+public final class RawHttpConnection implements AutoCloseable {
     private final String host;
     private final int port;
     private Socket socket;
     private InputStream in;
     private OutputStream out;
 
-    RawHttpConnection(URI base) {
+    public RawHttpConnection(URI base) {
         this.host = base.getHost();
         this.port = base.getPort() < 0 ? 80 : base.getPort();
     }
 
     /** Sends a POST and returns the status; the body is read and dropped unless {@code body} is given. */
-    int post(String path, String authorization, byte[] payload, ByteArrayOutputStream body) throws IOException {
+    public int post(String path, String authorization, byte[] payload, ByteArrayOutputStream body) throws IOException {
         if (socket == null) {
             connect();
         }

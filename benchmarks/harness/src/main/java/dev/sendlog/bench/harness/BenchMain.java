@@ -1,0 +1,140 @@
+package dev.sendlog.bench.harness;
+
+import dev.sendlog.bench.baseline.Options;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The benchmark report: sendlog, the mutable-outbox baseline and the transactionoutbox peer, each scenario run
+ * {@code repeats} times alternating between the systems, against one provider simulator process.
+ * Writes {@code report.md}, {@code runs.csv} and the PNG charts to {@code --out}, and the report into the README
+ * between the bench markers when {@code --readme} is given.
+ */
+public final class BenchMain {
+    static final String README_BEGIN = "<!-- bench:begin (written by scripts/bench) -->";
+    static final String README_END = "<!-- bench:end -->";
+
+    private BenchMain() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        long started = System.nanoTime();
+        Options o = Options.parse(args, Map.ofEntries(
+                Map.entry("sendlog-jar", "service/target/sendlog.jar"), Map.entry("config", "config.yml"),
+                Map.entry("mutable-jar", "benchmarks/mutable-outbox/target/bench-mutable-outbox.jar"),
+                Map.entry("peer-jar", "benchmarks/transactionoutbox-peer/target/bench-transactionoutbox-peer.jar"),
+                Map.entry("pg-host", "127.0.0.1"), Map.entry("pg-port", "5432"), Map.entry("pg-user", "postgres"),
+                Map.entry("redis", "redis://127.0.0.1:6379"), Map.entry("concurrency", "16,64"),
+                Map.entry("repeats", "3"), Map.entry("messages", "6000"), Map.entry("warmup", "1000"),
+                Map.entry("systems", "sendlog,mutable,peer"), Map.entry("out", "benchmarks/results"),
+                Map.entry("work", "target/bench"), Map.entry("readme", ""), Map.entry("build-seconds", "0"),
+                Map.entry("mutable-batch", "500"), Map.entry("mutable-tick-ms", "100")));
+        Path work = Path.of(o.text("work")).toAbsolutePath();
+        Files.createDirectories(work);
+        Path sendlogJar = Path.of(o.text("sendlog-jar")).toAbsolutePath();
+        List<SystemUnderTest> all = List.of(
+                new SystemUnderTest.Sendlog(sendlogJar, Path.of(o.text("config")).toAbsolutePath()),
+                new SystemUnderTest.MutableOutbox(Path.of(o.text("mutable-jar")).toAbsolutePath(),
+                        o.number("mutable-batch"), o.number("mutable-tick-ms")),
+                new SystemUnderTest.TransactionOutboxPeer(Path.of(o.text("peer-jar")).toAbsolutePath()));
+        List<String> wanted = Arrays.asList(o.text("systems").split(","));
+        List<SystemUnderTest> systems = all.stream().filter(s -> wanted.contains(s.key())).toList();
+        List<Integer> levels = Arrays.stream(o.text("concurrency").split(",")).map(String::trim)
+                .map(Integer::parseInt).toList();
+        int repeats = o.number("repeats");
+        int messages = o.number("messages");
+        int warmup = o.number("warmup");
+        Postgres postgres = new Postgres(o.text("pg-host"), o.number("pg-port"), o.text("pg-user"));
+
+        Process simulatorProcess = startSimulator(sendlogJar, work);
+        List<RunResult> runs = new ArrayList<>();
+        List<Double> loads = new ArrayList<>();
+        try {
+            Simulator simulator = new Simulator(readSimulatorUrl(simulatorProcess));
+            Runner runner = new Runner(postgres, simulator, o.text("redis"), work);
+            System.out.println(RunResult.CSV_HEADER);
+            for (int c : levels) {
+                for (int repeat = 1; repeat <= repeats; repeat++) {
+                    for (SystemUnderTest system : systems) {
+                        RunResult r = runner.run(system, c, repeat, warmup, messages);
+                        runs.add(r);
+                        System.out.println(r.csv());
+                    }
+                }
+            }
+            loads.addAll(runner.loadAverages());
+        } finally {
+            simulatorProcess.destroy();
+            simulatorProcess.waitFor(10, TimeUnit.SECONDS);
+        }
+
+        long seconds = Math.round((System.nanoTime() - started) / 1e9) + Long.parseLong(o.text("build-seconds"));
+        String wall = String.format(Locale.ROOT, "%d min %02d s (build %s s)", seconds / 60, seconds % 60,
+                o.text("build-seconds"));
+        Report report = new Report(new Report.Context(
+                ZonedDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm 'UTC'")),
+                Runtime.getRuntime().availableProcessors(),
+                "PostgreSQL " + postgres.text("SHOW server_version"), messages, warmup, repeats, levels, wall, systems,
+                loads.stream().mapToDouble(Double::doubleValue).min().orElse(Double.NaN),
+                loads.stream().mapToDouble(Double::doubleValue).max().orElse(Double.NaN)), runs);
+        Path out = Path.of(o.text("out"));
+        Files.createDirectories(out);
+        report.charts(out);
+        Files.writeString(out.resolve("runs.csv"), report.runsCsv());
+        String markdown = report.markdown(".");
+        Files.writeString(out.resolve("report.md"), "# Benchmark report\n\n" + markdown);
+        System.out.println();
+        System.out.println(markdown);
+        if (!o.text("readme").isEmpty()) {
+            Path readme = Path.of(o.text("readme"));
+            Files.writeString(readme, withSection(Files.readString(readme),
+                    report.markdown(readme.toAbsolutePath().getParent().relativize(out.toAbsolutePath()).toString())));
+        }
+    }
+
+    /** The README with the text between the bench markers replaced (the markers must be there). */
+    static String withSection(String readme, String section) {
+        int begin = readme.indexOf(README_BEGIN);
+        int end = readme.indexOf(README_END);
+        if (begin < 0 || end < begin) {
+            throw new IllegalArgumentException("the README has no " + README_BEGIN + " ... " + README_END + " section");
+        }
+        return readme.substring(0, begin + README_BEGIN.length()) + "\n" + section + readme.substring(end);
+    }
+
+    private static Process startSimulator(Path sendlogJar, Path work) throws IOException {
+        Path config = work.resolve("simulator.json");
+        Files.writeString(config, "{\"latencyMs\": 20, \"receiptMode\": \"NONE\"}");
+        String java = ProcessHandle.current().info().command().orElse("java");
+        return new ProcessBuilder(java, "-jar", sendlogJar.toString(), "simulator", "--port", "0",
+                "--config", config.toString()).redirectError(work.resolve("simulator.log").toFile()).start();
+    }
+
+    /** The simulator prints "simulator listening on {base URL}" once it listens. */
+    private static String readSimulatorUrl(Process simulator) throws IOException {
+        BufferedReader out = new BufferedReader(new InputStreamReader(simulator.getInputStream(), StandardCharsets.UTF_8));
+        for (String line = out.readLine(); line != null; line = out.readLine()) {
+            int at = line.indexOf("http://");
+            if (at >= 0) {
+                Thread drain = new Thread(() -> out.lines().forEach(l -> { }), "simulator-output");
+                drain.setDaemon(true);
+                drain.start();
+                return line.substring(at).trim();
+            }
+        }
+        throw new IllegalStateException("the simulator exited before listening; see simulator.log");
+    }
+}

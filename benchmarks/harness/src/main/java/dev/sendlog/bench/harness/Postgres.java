@@ -1,0 +1,90 @@
+package dev.sendlog.bench.harness;
+
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+
+/** The harness's own view of the cluster: databases per run, the WAL position, sizes, backends. */
+final class Postgres {
+    private final String host;
+    private final int port;
+    private final String user;
+
+    Postgres(String host, int port, String user) {
+        this.host = host;
+        this.port = port;
+        this.user = user;
+    }
+
+    String jdbcUrl(String database) {
+        return "jdbc:postgresql://" + host + ":" + port + "/" + database;
+    }
+
+    String user() {
+        return user;
+    }
+
+    Connection connect(String database) throws SQLException {
+        return DriverManager.getConnection(jdbcUrl(database), user, null);
+    }
+
+    void createDatabase(String name) throws SQLException {
+        admin("CREATE DATABASE " + name + " TEMPLATE template0");
+    }
+
+    void dropDatabase(String name) throws SQLException {
+        admin("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)");
+    }
+
+    /** The cluster's current WAL insert position in bytes. */
+    long walPosition() throws SQLException {
+        return queryLong("postgres", "SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::bigint");
+    }
+
+    long databaseSize(String name) throws SQLException {
+        return queryLong("postgres", "SELECT pg_database_size('" + name + "')");
+    }
+
+    /** The process ids of the backends connected to {@code database} (on this machine: readable in /proc). */
+    List<Long> backendPids(String database) throws SQLException {
+        List<Long> pids = new ArrayList<>();
+        try (Connection connection = connect("postgres");
+             PreparedStatement query = connection.prepareStatement(
+                     "SELECT pid FROM pg_stat_activity WHERE datname = ? AND pid <> pg_backend_pid()")) {
+            query.setString(1, database);
+            try (ResultSet rs = query.executeQuery()) {
+                while (rs.next()) {
+                    pids.add(rs.getLong(1));
+                }
+            }
+        }
+        return pids;
+    }
+
+    String text(String sql) throws SQLException {
+        try (Connection connection = connect("postgres"); Statement statement = connection.createStatement();
+             ResultSet rs = statement.executeQuery(sql)) {
+            rs.next();
+            return rs.getString(1);
+        }
+    }
+
+    long queryLong(String database, String sql) throws SQLException {
+        try (Connection connection = connect(database); Statement statement = connection.createStatement();
+             ResultSet rs = statement.executeQuery(sql)) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
+    private void admin(String sql) throws SQLException {
+        try (Connection connection = connect("postgres"); Statement statement = connection.createStatement()) {
+            statement.execute(sql);
+        }
+    }
+}

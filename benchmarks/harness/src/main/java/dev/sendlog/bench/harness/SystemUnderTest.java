@@ -1,0 +1,172 @@
+package dev.sendlog.bench.harness;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/** One of the compared systems: how to start it as its own process, where it listens, how much it delivered. */
+sealed interface SystemUnderTest {
+    /** Where one run of a system lives: its own database, Redis prefix and ports. */
+    record Run(String database, String jdbcUrl, String dbUser, String redisUri, String redisPrefix, int port,
+               int adminPort, int concurrency, String simulatorUrl, Path workDir) {
+    }
+
+    /** Short name, also used in database names. */
+    String key();
+
+    /** As the report shows it. */
+    String label();
+
+    /** The arguments after {@code java}. */
+    List<String> command(Run run);
+
+    default Map<String, String> environment(Run run) {
+        return Map.of();
+    }
+
+    /** Answers 2xx once the system takes messages: the baselines' {@code GET /health}. */
+    default String readinessUrl(Run run) {
+        return "http://127.0.0.1:" + run.port() + "/health";
+    }
+
+    /** Messages the system itself has recorded as accepted by the provider. */
+    long delivered(Run run, Postgres postgres) throws IOException, InterruptedException, SQLException;
+
+    /** The authorization key its client API wants (the baselines ignore it). */
+    default String clientKey() {
+        return "demo-client-key";
+    }
+
+    /** How it is configured, for the report, with C standing for the run's concurrency. */
+    String configuration();
+
+    /** sendlog as shipped: {@code sendlog.jar server config.yml}, send workers at the run's concurrency. */
+    record Sendlog(Path jar, Path config) implements SystemUnderTest {
+        private static final HttpClient HTTP = HttpClient.newHttpClient();
+        private static final ObjectMapper JSON = new ObjectMapper();
+
+        @Override
+        public String key() {
+            return "sendlog";
+        }
+
+        @Override
+        public String label() {
+            return "sendlog";
+        }
+
+        @Override
+        public List<String> command(Run run) {
+            return List.of("-Djava.io.tmpdir=" + run.workDir().resolve("tmp"),
+                    "-Ddw.server.applicationConnectors[0].port=" + run.port(),
+                    "-Ddw.server.adminConnectors[0].port=" + run.adminPort(),
+                    "-Ddw.logging.level=WARN",
+                    "-Ddw.pipeline.sendWorker.concurrency=" + run.concurrency(),
+                    "-jar", jar.toString(), "server", config.toString());
+        }
+
+        @Override
+        public Map<String, String> environment(Run run) {
+            return Map.of("SENDLOG_DATABASE_URL", run.jdbcUrl(), "SENDLOG_DATABASE_USER", run.dbUser(),
+                    "SENDLOG_REDIS_SEND_URI", run.redisUri(), "SENDLOG_REDIS_PREFIX", run.redisPrefix(),
+                    "SENDLOG_SIMULATOR", "false", "SENDLOG_SIM_URL", run.simulatorUrl(),
+                    "SENDLOG_PUBLIC_URL", "http://127.0.0.1:" + run.port());
+        }
+
+        @Override
+        public String readinessUrl(Run run) {
+            return "http://127.0.0.1:" + run.adminPort() + "/healthcheck";
+        }
+
+        @Override
+        public long delivered(Run run, Postgres postgres) throws IOException, InterruptedException {
+            HttpResponse<String> metrics = HTTP.send(HttpRequest.newBuilder(
+                    URI.create("http://127.0.0.1:" + run.adminPort() + "/metrics")).GET().build(),
+                    HttpResponse.BodyHandlers.ofString());
+            return JSON.readTree(metrics.body()).path("counters").path("messages.sent").path("count").asLong();
+        }
+
+        @Override
+        public String configuration() {
+            return "`sendlog.jar server config.yml` as shipped (group commit, 16 shards, pools api 10 + pipeline 12 +"
+                    + " callbacks 8 + maintenance 4 = 34 connections), logging at WARN, `pipeline.sendWorker.concurrency=C`";
+        }
+    }
+
+    /** The mutable-outbox BASELINE of {@code benchmarks/mutable-outbox}. */
+    record MutableOutbox(Path jar, int batch, int tickMillis) implements SystemUnderTest {
+        @Override
+        public String key() {
+            return "mutable";
+        }
+
+        @Override
+        public String label() {
+            return "mutable outbox (baseline)";
+        }
+
+        @Override
+        public List<String> command(Run run) {
+            return baseline(jar, run, "--redis", run.redisUri(), "--prefix", run.redisPrefix(),
+                    "--batch", Integer.toString(batch), "--tick-ms", Integer.toString(tickMillis));
+        }
+
+        @Override
+        public long delivered(Run run, Postgres postgres) throws SQLException {
+            return postgres.queryLong(run.database(), "SELECT count(*) FROM outbox WHERE status = 'SENT'");
+        }
+
+        @Override
+        public String configuration() {
+            return "C worker threads (BLPOP, provider call, UPDATE to SENT), one relay thread claiming " + batch
+                    + " PENDING rows per tick of " + tickMillis + " ms with FOR UPDATE SKIP LOCKED, then per row an RPUSH"
+                    + " and an UPDATE to QUEUED, one commit per tick; HikariCP C + 10 connections";
+        }
+    }
+
+    /** The transactionoutbox-core peer of {@code benchmarks/transactionoutbox-peer}. */
+    record TransactionOutboxPeer(Path jar) implements SystemUnderTest {
+        @Override
+        public String key() {
+            return "peer";
+        }
+
+        @Override
+        public String label() {
+            return "transactionoutbox 4.2.268 (peer)";
+        }
+
+        @Override
+        public List<String> command(Run run) {
+            return baseline(jar, run);
+        }
+
+        @Override
+        public long delivered(Run run, Postgres postgres) throws SQLException {
+            return postgres.queryLong(run.database(), "SELECT count(*) FROM messages WHERE provider_id IS NOT NULL");
+        }
+
+        @Override
+        public String configuration() {
+            return "TransactionManager.fromDataSource, Persistor.forDialect(POSTGRESQL_9), Submitter.withExecutor(a fixed"
+                    + " pool of C threads), blockAfterAttempts 5, attemptFrequency 30 s, flush() every 1 s; each accept"
+                    + " INSERTs a messages row and schedules the call in one transaction; HikariCP C + 10 connections";
+        }
+    }
+
+    private static List<String> baseline(Path jar, Run run, String... extra) {
+        List<String> args = new ArrayList<>(List.of("-jar", jar.toString(), "--port", Integer.toString(run.port()),
+                "--jdbc-url", run.jdbcUrl(), "--db-user", run.dbUser(), "--provider-url", run.simulatorUrl(),
+                "--workers", Integer.toString(run.concurrency())));
+        args.addAll(List.of(extra));
+        return args;
+    }
+}
