@@ -269,17 +269,8 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
         MetricRegistry metrics = env.metrics();
         ReceiptSettings r = config.receipts;
         // The callback job type has its own Redis client and connections, and may have its own Redis.
-        RedisConnections callbackRedis = new RedisConnections(local.callbackRedisUri(), Duration.ofSeconds(5),
-                config.redis.cluster);
-        env.lifecycle().manage(managed(callbackRedis::close));
-        JobStream callbackStream = new JobStream(callbackRedis, StreamKeys.callback(config.redis.keyPrefix),
-                StreamKeys.CALLBACK_GROUP, instance);
-        String callbackProbe = config.redis.keyPrefix + "{callback}:health:" + instance;
-        env.healthChecks().register("redis-callback", new RedisHealthCheck(callbackRedis.connect(callbackProbe), callbackProbe,
-                config.alarms.redisMemoryWarnPercent,
-                config.alarms.redisMemoryFailPercent, metrics, "callback"));
-        env.healthChecks().register("workers-callback", new QueueHealthCheck(callbackRedis.connect(callbackStream.key()), callbackStream.key(),
-                StreamKeys.CALLBACK_GROUP, Duration.ofMillis(config.alarms.maxQueueAge.toMilliseconds()), metrics, "callback"));
+        JobStream callbackStream = jobStore(config, env, local.callbackRedisUri(), "callback",
+                StreamKeys.callback(config.redis.keyPrefix), StreamKeys.CALLBACK_GROUP, instance);
         if (config.components.contains(Components.API)) {
             Inbox inbox = new Inbox(pools.dsl(PoolRole.CALLBACKS), callbackStream, clock, r.inboxWriters, metrics);
             env.lifecycle().manage(inbox);
@@ -305,22 +296,33 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
         }
     }
 
+    /**
+     * One job type's store: its own Redis client (closed with the application), its stream, and its two health
+     * checks, {@code redis-<type>} (writable, memory) and {@code workers-<type>} (oldest unacknowledged job). The probe
+     * key carries the job type's hash tag, so on a cluster it sits on the node that holds the stream.
+     */
+    private static JobStream jobStore(SendlogConfiguration config, Environment env, String uri, String jobType,
+                                      String streamKey, String group, String instance) {
+        MetricRegistry metrics = env.metrics();
+        RedisConnections redis = new RedisConnections(uri, Duration.ofSeconds(5), config.redis.cluster);
+        env.lifecycle().manage(managed(redis::close));
+        JobStream stream = new JobStream(redis, streamKey, group, instance);
+        String probe = config.redis.keyPrefix + "{" + jobType + "}:health:" + instance;
+        env.healthChecks().register("redis-" + jobType, new RedisHealthCheck(redis.connect(probe), probe,
+                config.alarms.redisMemoryWarnPercent, config.alarms.redisMemoryFailPercent, metrics, jobType));
+        env.healthChecks().register("workers-" + jobType, new QueueHealthCheck(redis.connect(streamKey), streamKey, group,
+                Duration.ofMillis(config.alarms.maxQueueAge.toMilliseconds()), metrics, jobType));
+        return stream;
+    }
+
     private void wireDispatch(SendlogConfiguration config, Environment env, Pools pools, EventStore events,
                               LocalInfrastructure local, String instance, Semaphore sendPermits) {
         MetricRegistry metrics = env.metrics();
         PipelineSettings p = config.pipeline;
         Limits limits = new Limits(p.maxAttempts, p.maxPublishes, Duration.ofMillis(p.confirmTimeout.toMilliseconds()),
                 Duration.ofMillis(p.claimTimeout.toMilliseconds()));
-        RedisConnections sendRedis = new RedisConnections(local.sendRedisUri(), Duration.ofSeconds(5), config.redis.cluster);
-        env.lifecycle().manage(managed(sendRedis::close));
-        JobStream sendStream = new JobStream(sendRedis, StreamKeys.send(config.redis.keyPrefix), StreamKeys.SEND_GROUP,
-                instance);
-        String sendProbe = config.redis.keyPrefix + "{send}:health:" + instance;
-        env.healthChecks().register("redis-send", new RedisHealthCheck(sendRedis.connect(sendProbe), sendProbe,
-                config.alarms.redisMemoryWarnPercent,
-                config.alarms.redisMemoryFailPercent, metrics, "send"));
-        env.healthChecks().register("workers-send", new QueueHealthCheck(sendRedis.connect(sendStream.key()), sendStream.key(),
-                StreamKeys.SEND_GROUP, Duration.ofMillis(config.alarms.maxQueueAge.toMilliseconds()), metrics, "send"));
+        JobStream sendStream = jobStore(config, env, local.sendRedisUri(), "send", StreamKeys.send(config.redis.keyPrefix),
+                StreamKeys.SEND_GROUP, instance);
         EventAppender appender = new EventAppender(pools.dsl(PoolRole.PIPELINE), events, p.appendWriters, metrics, "append");
         env.lifecycle().manage(appender);
 

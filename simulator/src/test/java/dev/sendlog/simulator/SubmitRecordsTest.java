@@ -1,6 +1,7 @@
 package dev.sendlog.simulator;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.IOException;
@@ -37,7 +38,8 @@ class SubmitRecordsTest {
         client.submit("key-1", "ref-1", null);
         client.submit("key-2", null, null);
         long between = ChronoUnit.MICROS.between(Instant.EPOCH, Instant.now());
-        Thread.sleep(5);
+        // The repeat must be recorded later than `between` for the test to tell the first submit's time from it.
+        await().until(() -> ChronoUnit.MICROS.between(Instant.EPOCH, Instant.now()) > between + 1000);
         client.submit("key-1", "ref-1-again", null);
         long after = ChronoUnit.MICROS.between(Instant.EPOCH, Instant.now());
 

@@ -59,7 +59,7 @@ class ShardFailoverTest {
             try {
                 while (loading.get()) {
                     accepted.addAll(Messages.submit(SERVICE, 20));
-                    Thread.sleep(100);
+                    Thread.sleep(100);   // pacing: a steady ~200 msg/s while pollers die and come back
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
