@@ -26,8 +26,12 @@ public final class LocalPostgres implements AutoCloseable {
 
     public static final String SUPERUSER = "postgres";
     public static final String ADMIN_DATABASE = "postgres";
-    /** Applied unless the caller overrides them. */
-    public static final Map<String, String> DEFAULT_SETTINGS = Map.of("max_connections", "200");
+    /**
+     * Applied unless the caller overrides them. {@code wal_level=logical} lets the poller's change-data-capture feed
+     * run on the embedded server too; it adds little to the WAL of a table without updates.
+     */
+    public static final Map<String, String> DEFAULT_SETTINGS = Map.of("max_connections", "200", "wal_level", "logical",
+            "max_replication_slots", "16", "max_wal_senders", "16");
 
     private static final String HOST = "127.0.0.1";
     private static final Duration INITDB_TIMEOUT = Duration.ofMinutes(2);

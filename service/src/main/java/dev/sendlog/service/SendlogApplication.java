@@ -19,6 +19,7 @@ import dev.sendlog.service.auth.Role;
 import dev.sendlog.service.cli.ChaosCommand;
 import dev.sendlog.service.cli.ComponentCommand;
 import dev.sendlog.service.cli.DbCommand;
+import dev.sendlog.service.cli.DropFeedSlotCommand;
 import dev.sendlog.service.cli.LoadTestCommand;
 import dev.sendlog.service.cli.MaintenanceCommand;
 import dev.sendlog.service.cli.SimulatorCommand;
@@ -32,7 +33,11 @@ import dev.sendlog.projections.Limits;
 import dev.sendlog.service.dispatch.Backoff;
 import dev.sendlog.service.dispatch.Checks;
 import dev.sendlog.service.dispatch.EventAppender;
+import dev.sendlog.service.dispatch.CdcFeed;
+import dev.sendlog.service.dispatch.FeedSlot;
 import dev.sendlog.service.dispatch.LogTail;
+import dev.sendlog.service.dispatch.WorkPublisher;
+import dev.sendlog.service.health.FeedSlotHealthCheck;
 import dev.sendlog.service.dispatch.Poller;
 import dev.sendlog.service.dispatch.Projector;
 import dev.sendlog.service.dispatch.SendWorker;
@@ -164,6 +169,7 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
         bootstrap.addCommand(new StatusCommand());
         bootstrap.addCommand(new ChaosCommand());
         bootstrap.addCommand(MaintenanceCommand.compact());
+        bootstrap.addCommand(new DropFeedSlotCommand());
         bootstrap.addCommand(MaintenanceCommand.rebuildProjection());
         bootstrap.addCommand(new ComponentCommand(this, "api", "Runs the HTTP API only", EnumSet.of(Components.API)));
         bootstrap.addCommand(new ComponentCommand(this, "poller",
@@ -333,12 +339,25 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
             Duration reconcileWindow = Duration.ofMillis(p.reconcileWindow.toMilliseconds());
             Poller poller = new Poller(leases, tail, pools.dsl(PoolRole.PIPELINE), events, sendStream, p, clock,
                     "poller-" + instance, faults, metrics);
+            CdcFeed cdcFeed = null;
+            if (p.feed == PipelineSettings.Feed.CDC) {
+                FeedSlot slot = new FeedSlot(pools.dsl(PoolRole.PIPELINE), p.cdc.slot, p.cdc.publication);
+                slot.prepare();
+                cdcFeed = new CdcFeed(local.database(), pools.dsl(PoolRole.PIPELINE), slot,
+                        new WorkPublisher(pools.dsl(PoolRole.PIPELINE), events, sendStream, p, clock, "poller-" + instance,
+                                faults, metrics),
+                        p.cdc, "poller-" + instance, Duration.ofMillis(p.leaseTtl.toMilliseconds()), metrics);
+                FeedSlotHealthCheck slotHealth = new FeedSlotHealthCheck(
+                        new FeedSlot(pools.dsl(PoolRole.MAINTENANCE), p.cdc.slot, p.cdc.publication),
+                        p.cdc.maxRetainedWal.toBytes(), metrics);
+                env.healthChecks().register("cdc-slot", slotHealth);
+            }
             Projector projector = new Projector(leases, new LogTail(pools.dataSource(PoolRole.MAINTENANCE)),
                     pools.dsl(PoolRole.MAINTENANCE), new MessageReader(pools.dsl(PoolRole.MAINTENANCE), events),
                     events.codec(), reconcileWindow, 5000, metrics);
             Timers timers = new Timers(leases, pools.dsl(PoolRole.MAINTENANCE), events, appender, limits, reconcileWindow,
                     clock, metrics);
-            ShardOwner owner = new ShardOwner(leases, poller, projector, timers,
+            ShardOwner owner = new ShardOwner(leases, poller, cdcFeed, projector, timers,
                     Duration.ofMillis(p.leaseTtl.toMilliseconds()), p.maxBatchesPerRound, p.idlePollMs,
                     p.projectorIntervalMs, p.timerIntervalMs, metrics);
             env.lifecycle().manage(owner);

@@ -40,7 +40,12 @@ public final class TestDatabase implements AutoCloseable {
 
     /** A new database with every Flyway migration applied. */
     public static TestDatabase create() {
-        TestDatabase database = createEmpty();
+        return create(TestPostgres.endpoint());
+    }
+
+    /** A new database with every Flyway migration applied, on the given cluster (a private one, say). */
+    public static TestDatabase create(PostgresEndpoint cluster) {
+        TestDatabase database = createEmpty(cluster);
         try {
             long startNanos = System.nanoTime();
             Migrations.migrate(database.unpooledDataSource());
@@ -54,7 +59,10 @@ public final class TestDatabase implements AutoCloseable {
 
     /** A new database with no schema at all. */
     public static TestDatabase createEmpty() {
-        PostgresEndpoint cluster = TestPostgres.endpoint();
+        return createEmpty(TestPostgres.endpoint());
+    }
+
+    private static TestDatabase createEmpty(PostgresEndpoint cluster) {
         for (int attempt = 1; ; attempt++) {
             String name = NAME_PREFIX + HexFormat.of().toHexDigits(RANDOM.nextLong());
             try (Connection admin = cluster.connect(cluster.adminDatabase());
@@ -119,6 +127,12 @@ public final class TestDatabase implements AutoCloseable {
         }
         try (Connection admin = cluster.connect(cluster.adminDatabase());
              Statement statement = admin.createStatement()) {
+            // A logical replication slot keeps its database from being dropped; the test's slots go with it (a
+            // consumer still attached is ended first, waiting up to 10 s for it to exit and let go of the slot).
+            statement.execute("SELECT pg_terminate_backend(active_pid, 10000) FROM pg_replication_slots WHERE database = '"
+                    + name + "' AND active");
+            statement.execute("SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE database = '"
+                    + name + "'");
             statement.execute("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)");
             LOG.info("Dropped test database {}", name);
         } catch (SQLException e) {

@@ -15,7 +15,7 @@ import java.util.Map;
  * One sendlog process of the chaos fleet (an API, a poller, a worker...), started from the same jar as the harness,
  * killed with SIGKILL and started again on the same ports, as an operator's supervisor would.
  */
-final class ServiceProcess {
+public final class ServiceProcess {
     private final String name;
     private final List<String> command;
     private final Map<String, String> environment;
@@ -24,7 +24,7 @@ final class ServiceProcess {
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
     private Process process;
 
-    ServiceProcess(String name, List<String> command, Map<String, String> environment, Path log, int adminPort) {
+    public ServiceProcess(String name, List<String> command, Map<String, String> environment, Path log, int adminPort) {
         this.name = name;
         this.command = List.copyOf(command);
         this.environment = Map.copyOf(environment);
@@ -32,11 +32,11 @@ final class ServiceProcess {
         this.adminPort = adminPort;
     }
 
-    String name() {
+    public String name() {
         return name;
     }
 
-    synchronized void start() throws IOException {
+    public synchronized void start() throws IOException {
         ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
         pb.environment().putAll(environment);
@@ -44,7 +44,7 @@ final class ServiceProcess {
     }
 
     /** Waits until the admin port answers /ping; false if the process died or the time ran out. */
-    boolean awaitReady(Duration timeout) throws InterruptedException {
+    public boolean awaitReady(Duration timeout) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (System.nanoTime() < deadline) {
             if (!isAlive()) {
@@ -65,7 +65,7 @@ final class ServiceProcess {
     }
 
     /** kill -9: no shutdown hook runs, nothing is released. */
-    synchronized void kill() throws InterruptedException {
+    public synchronized void kill() throws InterruptedException {
         if (process != null) {
             process.destroyForcibly();
             process.waitFor();
@@ -73,7 +73,7 @@ final class ServiceProcess {
     }
 
     /** A clean stop (SIGTERM): what the end of the run does. */
-    synchronized void stop() throws InterruptedException {
+    public synchronized void stop() throws InterruptedException {
         if (process != null && process.isAlive()) {
             process.destroy();
             if (!process.waitFor(30, java.util.concurrent.TimeUnit.SECONDS)) {
@@ -86,7 +86,7 @@ final class ServiceProcess {
         return process != null && process.isAlive();
     }
 
-    static List<String> javaCommand(String jar, List<String> jvmOptions, List<String> args) {
+    public static List<String> javaCommand(String jar, List<String> jvmOptions, List<String> args) {
         List<String> cmd = new ArrayList<>();
         cmd.add(ProcessHandle.current().info().command().orElse("java"));
         cmd.addAll(jvmOptions);

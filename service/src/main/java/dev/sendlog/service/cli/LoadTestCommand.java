@@ -1,5 +1,6 @@
 package dev.sendlog.service.cli;
 
+import dev.sendlog.service.loadtest.FeedBench;
 import dev.sendlog.service.loadtest.LoadTest;
 import dev.sendlog.service.loadtest.SearchBench;
 import dev.sendlog.service.loadtest.WriteCost;
@@ -24,6 +25,12 @@ public final class LoadTestCommand extends Command {
                 .help("the search benchmark: fills --database-url with --messages messages and times pages of searches");
         subparser.addArgument("--write-cost").action(Arguments.storeTrue())
                 .help("the write-cost benchmark: one message's life through the event log and through a mutable outbox row");
+        subparser.addArgument("--feeds").action(Arguments.storeTrue())
+                .help("the feed benchmark: polling against cdc with --pollers poller processes, on a PostgreSQL, Redis and "
+                        + "simulator of its own; a burst of --messages, then --paced-seconds at --paced-rate msg/s");
+        subparser.addArgument("--pollers").setDefault("1,2,3").help("feeds mode: comma-separated poller process counts");
+        subparser.addArgument("--paced-rate").type(Integer.class).setDefault(200).help("feeds mode: msg/s of the paced part");
+        subparser.addArgument("--paced-seconds").type(Integer.class).setDefault(20).help("feeds mode: length of the paced part");
         subparser.addArgument("--database-url").setDefault("jdbc:postgresql://127.0.0.1:5432/sendlog_bench_wal")
                 .help("write-cost mode: the database to use (created by the caller)");
         subparser.addArgument("--target").action(Arguments.append())
@@ -48,6 +55,13 @@ public final class LoadTestCommand extends Command {
             new SearchBench(namespace.getString("database_url"), namespace.getInt("messages")).run(System.out);
         } else if (namespace.getBoolean("write_cost")) {
             new WriteCost(namespace.getString("database_url"), "postgres", namespace.getInt("messages")).run(System.out);
+        } else if (namespace.getBoolean("feeds")) {
+            String jar = java.nio.file.Path.of(LoadTestCommand.class.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
+            java.util.List<Integer> pollers = java.util.Arrays.stream(namespace.getString("pollers").split(","))
+                    .map(String::trim).map(Integer::parseInt).toList();
+            new FeedBench(jar, java.nio.file.Path.of("target", "bench", "feeds-" + System.currentTimeMillis()),
+                    namespace.getInt("messages"), namespace.getInt("paced_rate"), namespace.getInt("paced_seconds"), pollers,
+                    java.util.List.of("polling", "cdc")).run(System.out);
         } else if (namespace.getBoolean("e2e")) {
             LoadTest.endToEnd(namespace, System.out);
         } else {

@@ -104,11 +104,52 @@ public class PipelineSettings {
     @JsonProperty
     public CheckSettings checks = new CheckSettings();
 
+    /**
+     * How the poller learns of new work: {@code polling} tails the log by query (the default, any PostgreSQL);
+     * {@code cdc} reads inserts from a logical replication slot (needs {@code wal_level=logical}; see {@link CdcSettings}).
+     */
+    @NotNull
+    @JsonProperty
+    public Feed feed = Feed.POLLING;
+
+    @Valid
+    @NotNull
+    @JsonProperty
+    public CdcSettings cdc = new CdcSettings();
+
+    public enum Feed { POLLING, CDC }
+
     /** Group commit of the pipeline's appends (claims, results, timers). */
     @Min(1)
     @Max(64)
     @JsonProperty
     public int appendWriters = 4;
+
+    /** The change-data-capture feed: one logical replication slot, read by one poller process at a time. */
+    public static class CdcSettings {
+        /** The slot's name; unique in the PostgreSQL cluster (slots are cluster-wide, not per database). */
+        @NotNull
+        @jakarta.validation.constraints.Pattern(regexp = "[a-z0-9_]{1,63}")
+        @JsonProperty
+        public String slot = "sendlog_feed";
+
+        /** The publication on message_events (inserts of work events only), created at start if missing. */
+        @NotNull
+        @jakarta.validation.constraints.Pattern(regexp = "[a-z0-9_]{1,63}")
+        @JsonProperty
+        public String publication = "sendlog_feed";
+
+        /** Rows published per round trip at most; a round ends sooner when nothing more has arrived. */
+        @Min(1)
+        @Max(100_000)
+        @JsonProperty
+        public int maxBatch = 2000;
+
+        /** The {@code cdc-slot} health check fails when the slot holds back more WAL than this. */
+        @NotNull
+        @JsonProperty
+        public io.dropwizard.util.DataSize maxRetainedWal = io.dropwizard.util.DataSize.gibibytes(1);
+    }
 
     public static class WorkerSettings {
         /** Jobs in flight at most (virtual threads behind a semaphore). */

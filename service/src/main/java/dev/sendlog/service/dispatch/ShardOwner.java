@@ -21,6 +21,7 @@ public final class ShardOwner implements Managed {
 
     private final ShardLeases leases;
     private final Poller poller;
+    private final CdcFeed cdcFeed;
     private final Projector projector;
     private final Timers timers;
     private final Duration leaseTtl;
@@ -33,11 +34,13 @@ public final class ShardOwner implements Managed {
     private final List<Thread> threads = new ArrayList<>();
     private volatile boolean running;
 
-    public ShardOwner(ShardLeases leases, Poller poller, Projector projector, Timers timers, Duration leaseTtl,
+    /** {@code cdcFeed} null: work is found by polling the log; otherwise the feed reads it from the slot. */
+    public ShardOwner(ShardLeases leases, Poller poller, CdcFeed cdcFeed, Projector projector, Timers timers, Duration leaseTtl,
                       int maxBatchesPerRound, int idlePollMs, int projectorIntervalMs, int timerIntervalMs,
                       MetricRegistry metrics) {
         this.leases = leases;
         this.poller = poller;
+        this.cdcFeed = cdcFeed;
         this.projector = projector;
         this.timers = timers;
         this.leaseTtl = leaseTtl;
@@ -58,7 +61,11 @@ public final class ShardOwner implements Managed {
             leases.refresh();
             return false;
         }));
-        threads.add(Thread.ofPlatform().name("poller").daemon(true).start(this::publishLoop));
+        if (cdcFeed == null) {
+            threads.add(Thread.ofPlatform().name("poller").daemon(true).start(this::publishLoop));
+        } else {
+            threads.add(Thread.ofPlatform().name("cdc-feed").daemon(true).start(() -> cdcFeed.run(() -> running)));
+        }
         threads.add(loop("projector", projectorIntervalMs, () -> drain(projector::batch)));
         threads.add(loop("timers", timerIntervalMs, () -> timers.fire() > 0));
     }
@@ -79,6 +86,9 @@ public final class ShardOwner implements Managed {
     @Override
     public synchronized void stop() throws InterruptedException {
         running = false;
+        if (cdcFeed != null) {
+            cdcFeed.close(); // a read blocked on the replication connection returns
+        }
         for (Thread t : threads) {
             t.interrupt();
             t.join(TimeUnit.SECONDS.toMillis(10));

@@ -63,18 +63,7 @@ final class E2eLoad {
         try (RawHttpConnection connection = new RawHttpConnection(api)) {
             for (int done = 0; done < messages; ) {
                 int size = Math.min(500, messages - done);
-                StringBuilder body = new StringBuilder("{\"messages\":[");
-                for (int i = 0; i < size; i++) {
-                    long n = done + i;
-                    body.append(i == 0 ? "" : ",").append("{\"to\":\"+49152").append(String.format("%08d", n))
-                            .append("\",\"body\":\"end to end ").append(n).append("\"}");
-                }
-                ByteArrayOutputStream answer = new ByteArrayOutputStream();
-                int status = connection.post("/v1/messages/batch", authorization,
-                        body.append("]}").toString().getBytes(StandardCharsets.UTF_8), answer);
-                if (status != 202) {
-                    throw new IOException("batch refused with " + status + ": " + answer);
-                }
+                post(connection, done, size);
                 done += size;
             }
         }
@@ -100,6 +89,50 @@ final class E2eLoad {
         }
         return new Result(label, (int) sent, seconds, sent / seconds, e2e.path("p50").asDouble() * 1000,
                 e2e.path("p99").asDouble() * 1000, stages, (callbacksDone(m) - callbacksBefore) / seconds);
+    }
+
+    /**
+     * A steady load well below capacity: {@code perSecond} messages a second (fifty requests a second) for
+     * {@code length}, then waits (up to {@code drain}) until all are SENT. Returns how many were accepted.
+     */
+    long paced(int perSecond, Duration length, Duration drain) throws IOException, InterruptedException {
+        long sentBefore = counter(metrics(), "messages.sent");
+        int batch = Math.max(1, perSecond / 50);
+        long intervalNanos = 1_000_000_000L * batch / perSecond;
+        long start = System.nanoTime();
+        long next = start;
+        long accepted = 0;
+        try (RawHttpConnection connection = new RawHttpConnection(api)) {
+            while (System.nanoTime() - start < length.toNanos()) {
+                post(connection, 1_000_000 + accepted, batch);
+                accepted += batch;
+                next += intervalNanos;
+                long waitNanos = next - System.nanoTime();
+                if (waitNanos > 0) {
+                    Thread.sleep(Duration.ofNanos(waitNanos));   // pacing: the next request is due then
+                }
+            }
+        }
+        long deadline = System.nanoTime() + drain.toNanos();
+        while (counter(metrics(), "messages.sent") - sentBefore < accepted && System.nanoTime() < deadline) {
+            Thread.sleep(500);
+        }
+        return accepted;
+    }
+
+    private void post(RawHttpConnection connection, long first, int size) throws IOException {
+        StringBuilder body = new StringBuilder("{\"messages\":[");
+        for (int i = 0; i < size; i++) {
+            long n = first + i;
+            body.append(i == 0 ? "" : ",").append("{\"to\":\"+49152").append(String.format("%08d", n))
+                    .append("\",\"body\":\"end to end ").append(n).append("\"}");
+        }
+        ByteArrayOutputStream answer = new ByteArrayOutputStream();
+        int status = connection.post("/v1/messages/batch", authorization,
+                body.append("]}").toString().getBytes(StandardCharsets.UTF_8), answer);
+        if (status != 202) {
+            throw new IOException("batch refused with " + status + ": " + answer);
+        }
     }
 
     static void print(Result r, PrintStream out) {

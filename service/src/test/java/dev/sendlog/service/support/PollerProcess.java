@@ -51,6 +51,7 @@ public final class PollerProcess implements AutoCloseable {
                 "redis.sendUri", service.redis().uri(),
                 "redis.keyPrefix", service.redisPrefix(),
                 "gateways.sim.baseUrl", service.simulator().baseUrl()));
+        settings.putAll(service.feedOverrides());
         settings.putAll(overrides);
         settings.forEach((k, v) -> cmd.add("-Ddw." + k + "=" + v));
         cmd.addAll(List.of(SendlogApplication.class.getName(), "poller", ResourceHelpers.resourceFilePath("test-config.yml")));

@@ -9,6 +9,7 @@ import dev.sendlog.simulator.ReceiptMode;
 import dev.sendlog.simulator.SimulatorConfig;
 import dev.sendlog.testkit.LocalRedisCluster;
 import dev.sendlog.testkit.PrivateRedis;
+import dev.sendlog.testkit.LogicalPostgres;
 import dev.sendlog.testkit.TestDatabase;
 import dev.sendlog.testkit.TestRedis;
 import io.dropwizard.core.Application;
@@ -41,6 +42,8 @@ public class ServiceHarness implements BeforeAllCallback, AfterAllCallback {
     private boolean privateRedis;
     private long privateRedisMaxBytes;
     private long callbackRedisMaxBytes = -1;
+    private boolean cdcFeed;
+    private dev.sendlog.infra.PostgresEndpoint postgresCluster;
     private PrivateRedis callbackRedis;
     private TestDatabase database;
     private PrivateRedis ownRedis;
@@ -89,6 +92,32 @@ public class ServiceHarness implements BeforeAllCallback, AfterAllCallback {
         return this;
     }
 
+    /**
+     * The poller's change-data-capture feed ({@code pipeline.feed: cdc}), on a database of a PostgreSQL of the tests'
+     * own that runs with {@code wal_level=logical}; the slot is named after the database (slots are cluster-wide).
+     */
+    public ServiceHarness cdcFeed() {
+        this.cdcFeed = true;
+        return this;
+    }
+
+    /** The test database on this PostgreSQL (a private one, configured as the test needs) instead of the shared one. */
+    public ServiceHarness onPostgres(dev.sendlog.infra.PostgresEndpoint cluster) {
+        this.postgresCluster = cluster;
+        return this;
+    }
+
+    /** The feed settings a poller of this test must share ({@code pipeline.feed} and the slot), for other processes. */
+    public Map<String, String> feedOverrides() {
+        Map<String, String> feed = new LinkedHashMap<>();
+        overrides.forEach((k, v) -> {
+            if (k.equals("pipeline.feed") || k.startsWith("pipeline.cdc.")) {
+                feed.put(k, v);
+            }
+        });
+        return feed;
+    }
+
     /** The callback job type on a redis-server of its own (limited to {@code maxBytes}, 0 for none). */
     public ServiceHarness separateCallbackRedis(long maxBytes) {
         this.callbackRedisMaxBytes = maxBytes;
@@ -97,7 +126,13 @@ public class ServiceHarness implements BeforeAllCallback, AfterAllCallback {
 
     @Override
     public void beforeAll(ExtensionContext context) throws Exception {
-        database = TestDatabase.create();
+        if (cdcFeed) {
+            database = TestDatabase.create(postgresCluster != null ? postgresCluster : LogicalPostgres.endpoint());
+            overrides.put("pipeline.feed", "cdc");
+            overrides.put("pipeline.cdc.slot", "feed_" + database.name());
+        } else {
+            database = postgresCluster != null ? TestDatabase.create(postgresCluster) : TestDatabase.create();
+        }
         if (callbackRedisMaxBytes >= 0) {
             callbackRedis = (callbackRedisMaxBytes > 0 ? PrivateRedis.withMaxMemoryBytes(callbackRedisMaxBytes) : new PrivateRedis()).start();
             overrides.put("redis.callbackUri", callbackRedis.endpoint().uri());

@@ -1,0 +1,298 @@
+package dev.sendlog.service.dispatch;
+
+import com.codahale.metrics.Counter;
+import com.codahale.metrics.Histogram;
+import com.codahale.metrics.MetricRegistry;
+import dev.sendlog.service.config.PipelineSettings;
+import dev.sendlog.service.core.Metrics;
+import dev.sendlog.service.db.DatabaseTarget;
+import java.nio.ByteBuffer;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import org.jooq.DSLContext;
+import org.postgresql.PGConnection;
+import org.postgresql.PGProperty;
+import org.postgresql.replication.LogSequenceNumber;
+import org.postgresql.replication.PGReplicationStream;
+import org.postgresql.util.PSQLException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The change-data-capture feed: the poller's second way to learn of work (DESIGN.md, "Scaling"). It reads the inserts
+ * of work events from a logical replication slot ({@code pgoutput}, a publication on message_events with
+ * {@code publish_via_partition_root}), publishes them with the same {@link WorkPublisher} as the polling feed, and
+ * only after their PUBLISHED events committed confirms the slot up to the last whole transaction handled: a crash
+ * replays from there rather than skipping. The slot is read in commit order, so an event committed late is simply read
+ * late (invariant 12 holds without a snapshot-safe cursor).
+ *
+ * <p>One process reads the slot at a time: PostgreSQL lets one replication connection use a slot, and only that
+ * connection can move the slot's position; that is the fence. Every poller process runs a feed; the others retry
+ * every third of the lease time. A holder that dies lets go at once (its connection closes); one that freezes is cut
+ * off by the server after {@code wal_sender_timeout}, set to the lease time on the feed's connection. Each take
+ * increments the slot's epoch, recorded in the PUBLISHED events the holder writes.
+ *
+ * <p>A new slot replays nothing committed before it existed, so whoever takes a slot not yet caught up first
+ * publishes every work event still owed (the catch-up), then marks it caught up.
+ */
+public final class CdcFeed {
+    private static final Logger LOG = LoggerFactory.getLogger(CdcFeed.class);
+    private static final String OBJECT_IN_USE = "55006";
+    private static final String DUPLICATE_OBJECT = "42710";
+    private static final int CATCH_UP_PAGE = 1000;
+    /** What the publication's row filter keeps; checked here too, for a server that took the publication without it. */
+    private static final java.util.Set<String> WORK_TYPES = java.util.Set.of("ACCEPTED", "REDRIVEN");
+
+    private static final String OWED_WORK_SQL = """
+            SELECT e.shard, e.message_id, e.seq, e.xid, e.position, e.type, e.version, e.data::text, e.at, e.actor
+            FROM message_events e
+            WHERE e.type IN ('ACCEPTED', 'REDRIVEN')
+              AND (e.message_id, e.seq) > (?::uuid, ?::int)
+              AND NOT EXISTS (SELECT 1 FROM message_events n WHERE n.message_id = e.message_id AND n.seq > e.seq)
+            ORDER BY e.message_id, e.seq
+            LIMIT ?""";
+
+    private final DatabaseTarget target;
+    private final DSLContext dsl;
+    private final FeedSlot slot;
+    private final WorkPublisher publisher;
+    private final PipelineSettings.CdcSettings settings;
+    private final String actor;
+    private final Duration leaseTtl;
+    private final Histogram rowsPerBatch;
+    private final Counter takes;
+    private final Counter caughtUp;
+    private volatile boolean holding;
+    private volatile Connection connection;
+
+    public CdcFeed(DatabaseTarget target, DSLContext dsl, FeedSlot slot, WorkPublisher publisher,
+                   PipelineSettings.CdcSettings settings, String actor, Duration leaseTtl, MetricRegistry metrics) {
+        this.target = target;
+        this.dsl = dsl;
+        this.slot = slot;
+        this.publisher = publisher;
+        this.settings = settings;
+        this.actor = actor;
+        this.leaseTtl = leaseTtl;
+        this.rowsPerBatch = Metrics.histogram(metrics, "cdc.rows.per.batch");
+        this.takes = metrics.counter("cdc.slot.takes");
+        this.caughtUp = metrics.counter("cdc.catch.up.published");
+        metrics.registerGauge("cdc.slot.held", () -> holding ? 1 : 0);
+    }
+
+    /** Whether this process reads the slot now. */
+    public boolean holding() {
+        return holding;
+    }
+
+    /** Runs until {@code running} turns false: takes the slot when it is free, reads it, reconnects after failures. */
+    public void run(BooleanSupplier running) {
+        long failurePauseMs = 100;
+        while (running.getAsBoolean()) {
+            try {
+                read(running);
+                failurePauseMs = 100;
+            } catch (Exception e) {
+                if (!running.getAsBoolean()) {
+                    break;
+                }
+                if (e instanceof PSQLException p && OBJECT_IN_USE.equals(p.getSQLState())) {
+                    // another process reads the slot: try again in a while
+                    pause(leaseTtl.toMillis() / 3);
+                    continue;
+                }
+                LOG.warn("cdc feed failed; reconnecting in {} ms (the slot replays from its confirmed position): {}",
+                        failurePauseMs, e.toString());
+                pause(failurePauseMs);
+                failurePauseMs = Math.min(5_000, failurePauseMs * 2);
+            } finally {
+                holding = false;
+                closeConnection();
+            }
+        }
+    }
+
+    /** Ends the replication connection, so a read blocked on it returns at once (at shutdown). */
+    public void close() {
+        closeConnection();
+    }
+
+    private void read(BooleanSupplier running) throws Exception {
+        Connection c = connect();
+        connection = c;
+        PGConnection pg = c.unwrap(PGConnection.class);
+        if (!slot.exists()) {
+            slot.markNotCaughtUp();
+            try {
+                pg.getReplicationAPI().createReplicationSlot().logical().withSlotName(slot.name())
+                        .withOutputPlugin("pgoutput").make();
+                LOG.info("created replication slot {}", slot.name());
+            } catch (PSQLException e) {
+                if (!DUPLICATE_OBJECT.equals(e.getSQLState())) {
+                    throw e;
+                }
+            }
+        }
+        PGReplicationStream stream = pg.getReplicationAPI().replicationStream().logical()
+                .withSlotName(slot.name())
+                .withSlotOption("proto_version", 1)
+                .withSlotOption("publication_names", slot.publication())
+                .withStatusInterval((int) Math.max(1, leaseTtl.toMillis() / 3), TimeUnit.MILLISECONDS)
+                // Never let the driver confirm on its own. Its automatic flush moves the position to the server's
+                // on a keepalive whenever the last message read starts below what was confirmed, and the rows of a
+                // transaction that began before the previous one committed do: it confirmed a transaction whose rows
+                // were read but not yet published, and a kill then lost it (found by CdcFailoverTest).
+                .withAutomaticFlush(false)
+                .start();
+        FeedSlot.Taken taken = slot.take(actor);
+        holding = true;
+        takes.inc();
+        LOG.info("cdc feed took slot={} epoch={} owner={}", slot.name(), taken.epoch(), actor);
+        if (!taken.caughtUp()) {
+            catchUp(taken.epoch(), stream);
+            slot.markCaughtUp();
+        }
+        stream(running, stream, taken.epoch());
+    }
+
+    /** The stream proper: gather whole transactions while more is waiting, publish, then confirm. */
+    private void stream(BooleanSupplier running, PGReplicationStream stream, long epoch) throws Exception {
+        PgOutput decoder = new PgOutput();
+        List<TailRow> rows = new ArrayList<>();
+        boolean inTransaction = false;
+        LogSequenceNumber lastCommitEnd = null;
+        while (running.getAsBoolean()) {
+            // Blocking read while nothing is gathered or a transaction is half read; otherwise only what has arrived.
+            ByteBuffer buffer = rows.isEmpty() || inTransaction ? stream.read() : stream.readPending();
+            if (buffer == null) {
+                publish(running, stream, rows, epoch, lastCommitEnd);
+                continue;
+            }
+            switch (decoder.decode(buffer)) {
+                case PgOutput.Begin b -> inTransaction = true;
+                case PgOutput.Insert insert -> {
+                    if (WORK_TYPES.contains(insert.values().get("type"))) {
+                        rows.add(row(insert.values()));
+                    }
+                }
+                case PgOutput.Commit commit -> {
+                    inTransaction = false;
+                    lastCommitEnd = LogSequenceNumber.valueOf(commit.endLsn());
+                    if (rows.isEmpty()) {
+                        confirm(stream, lastCommitEnd);
+                    } else if (rows.size() >= settings.maxBatch) {
+                        publish(running, stream, rows, epoch, lastCommitEnd);
+                    }
+                }
+                case PgOutput.Ignored ignored -> { }
+            }
+        }
+    }
+
+    private void publish(BooleanSupplier running, PGReplicationStream stream, List<TailRow> rows, long epoch,
+                         LogSequenceNumber upTo) throws SQLException {
+        while (publisher.streamFull() && running.getAsBoolean()) {
+            stream.forceUpdateStatus(); // keeps the server from timing the connection out while workers catch up
+            pause(200);
+        }
+        if (!running.getAsBoolean()) {
+            return;
+        }
+        publisher.publish(rows, shard -> epoch, tx -> { });
+        rowsPerBatch.update(rows.size());
+        rows.clear();
+        confirm(stream, upTo);
+    }
+
+    private static void confirm(PGReplicationStream stream, LogSequenceNumber upTo) throws SQLException {
+        stream.setAppliedLSN(upTo);
+        stream.setFlushedLSN(upTo);
+        stream.forceUpdateStatus();
+    }
+
+    /** Publishes every work event still owed, page by page; events the slot also delivers are skipped there. */
+    private void catchUp(long epoch, PGReplicationStream stream) throws SQLException {
+        UUID afterId = new UUID(0, 0);
+        int afterSeq = 0;
+        long total = 0;
+        while (true) {
+            List<TailRow> page = new ArrayList<>();
+            dsl.resultQuery(OWED_WORK_SQL, afterId, afterSeq, CATCH_UP_PAGE).forEach(r -> page.add(new TailRow(
+                    r.get(0, Short.class), r.get(1, UUID.class), r.get(2, Integer.class),
+                    new TailCursor(r.get(3, Long.class), r.get(4, Long.class)), r.get(5, String.class),
+                    r.get(6, Integer.class), r.get(7, String.class), r.get(8, OffsetDateTime.class).toInstant(),
+                    r.get(9, String.class))));
+            if (page.isEmpty()) {
+                break;
+            }
+            total += publisher.publish(page, shard -> epoch, tx -> { });
+            stream.forceUpdateStatus();
+            afterId = page.getLast().messageId();
+            afterSeq = page.getLast().seq();
+        }
+        caughtUp.inc(total);
+        LOG.info("cdc feed caught up slot={}: published {} work events committed before the slot existed", slot.name(), total);
+    }
+
+    private static TailRow row(Map<String, String> v) {
+        return new TailRow(Short.parseShort(v.get("shard")), UUID.fromString(v.get("message_id")),
+                Integer.parseInt(v.get("seq")), new TailCursor(Long.parseLong(v.get("xid")), Long.parseLong(v.get("position"))),
+                v.get("type"), Integer.parseInt(v.get("version")), v.get("data"), timestamp(v.get("at")), v.get("actor"));
+    }
+
+    /** A timestamptz in PostgreSQL's text form ({@code 2026-11-30 16:05:01.123456+00}). */
+    static Instant timestamp(String text) {
+        String iso = text.replace(' ', 'T');
+        int sign = Math.max(iso.lastIndexOf('+'), iso.lastIndexOf('-'));
+        if (sign > 10 && iso.length() - sign == 3) {
+            iso = iso + ":00";
+        }
+        return OffsetDateTime.parse(iso).toInstant();
+    }
+
+    private Connection connect() throws SQLException {
+        Properties props = new Properties();
+        PGProperty.USER.set(props, target.user());
+        if (target.password() != null) {
+            PGProperty.PASSWORD.set(props, target.password());
+        }
+        PGProperty.ASSUME_MIN_SERVER_VERSION.set(props, "10");
+        PGProperty.REPLICATION.set(props, "database");
+        PGProperty.PREFER_QUERY_MODE.set(props, "simple");
+        PGProperty.APPLICATION_NAME.set(props, actor);
+        // A holder that stops answering (frozen, cut off) loses the slot after the lease time, as a shard lease would.
+        PGProperty.OPTIONS.set(props, "-c wal_sender_timeout=" + leaseTtl.toMillis());
+        return DriverManager.getConnection(target.jdbcUrl(), props);
+    }
+
+    private void closeConnection() {
+        Connection c = connection;
+        connection = null;
+        if (c != null) {
+            try {
+                c.close();
+            } catch (SQLException e) {
+                LOG.debug("closing the cdc connection: {}", e.toString());
+            }
+        }
+    }
+
+    private static void pause(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

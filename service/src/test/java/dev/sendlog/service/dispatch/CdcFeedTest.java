@@ -1,0 +1,128 @@
+package dev.sendlog.service.dispatch;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.sendlog.events.MessageIds;
+import dev.sendlog.events.Shards;
+import dev.sendlog.service.support.Messages;
+import dev.sendlog.service.support.ServiceHarness;
+import dev.sendlog.service.support.Sql;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.InstantSource;
+import java.util.List;
+import java.util.UUID;
+import org.jooq.SQLDialect;
+import org.jooq.impl.DSL;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * The change-data-capture feed against a PostgreSQL of the tests' own with {@code wal_level=logical}. No send workers
+ * run here, so what the feed published stays visible: its PUBLISHED events in the log and its jobs on the stream.
+ */
+class CdcFeedTest {
+    private static final int SHARDS = 16;
+    private static final MessageIds IDS = new MessageIds(InstantSource.system());
+    private static final Duration WAIT = Duration.ofSeconds(60);
+
+    @RegisterExtension
+    static final ServiceHarness SERVICE = new ServiceHarness("components", "API,POLLER",
+            "pipeline.shards", Integer.toString(SHARDS)).cdcFeed();
+
+    /**
+     * Invariant 12 in CDC mode: two transactions commit out of order. The slot delivers in commit order, so the one
+     * committed first is published while the other is still open (a snapshot-safe tail would hold it back until
+     * then), and the one committed late is published when it commits: nothing skipped, nothing published twice.
+     */
+    @Test
+    void aTransactionCommittedLateIsStillPublishedAndTheOneCommittedFirstDoesNotWaitForIt() throws Exception {
+        String template = Messages.submit(SERVICE, 1).getFirst();
+        await().atMost(WAIT).until(() -> Messages.events(SERVICE, template, "PUBLISHED") == 1);
+
+        UUID early = IDS.next();
+        UUID late = IDS.next();
+        try (Connection a = SERVICE.database().connect(); Connection b = SERVICE.database().connect()) {
+            a.setAutoCommit(false);
+            b.setAutoCommit(false);
+            acceptLike(a, template, early);   // the smaller xid and position...
+            acceptLike(b, template, late);
+            b.commit();                       // ...but the later commit
+
+            await().atMost(WAIT).until(() -> Messages.events(SERVICE, late.toString(), "PUBLISHED") == 1);
+            assertThat(Messages.events(SERVICE, early.toString(), "PUBLISHED")).as("its transaction is still open").isZero();
+            a.commit();
+        }
+        await().atMost(WAIT).until(() -> Messages.events(SERVICE, early.toString(), "PUBLISHED") == 1);
+
+        for (UUID id : List.of(early, late)) {
+            assertThat(Messages.events(SERVICE, id.toString(), "PUBLISHED")).as("published once: " + id).isEqualTo(1);
+        }
+        assertThat(Sql.count(SERVICE.dataSource(), "SELECT count(*) FROM feed_slots WHERE caught_up_at IS NOT NULL AND epoch >= 1"))
+                .as("the slot was taken and caught up").isEqualTo(1);
+        assertThat(Sql.count(SERVICE.dataSource(), "SELECT count(*) FROM message_events WHERE type = 'PUBLISHED' "
+                + "AND message_id IN ('" + early + "', '" + late + "', '" + template + "') "
+                + "AND (data->>'epoch')::bigint = (SELECT epoch FROM feed_slots)")).as("published under the slot's epoch").isEqualTo(3);
+    }
+
+    /**
+     * The slot is watched (gauges and the cdc-slot health check) and can be dropped. Dropped under a running feed,
+     * it is created again, and the work committed while no slot existed is published by the catch-up, not lost.
+     */
+    @Test
+    void aDroppedSlotIsCreatedAgainAndWorkCommittedMeanwhileIsPublished() throws Exception {
+        String before = Messages.submit(SERVICE, 1).getFirst();
+        await().atMost(WAIT).until(() -> Messages.events(SERVICE, before, "PUBLISHED") == 1);
+
+        JsonNode health = SERVICE.admin().get("/healthcheck", null).json().get("cdc-slot");
+        assertThat(health.get("healthy").asBoolean()).as(health.toString()).isTrue();
+        assertThat(health.get("message").asText()).contains("read by poller-").contains("bytes of WAL");
+        JsonNode gauges = SERVICE.admin().get("/metrics", null).json().get("gauges");
+        assertThat(gauges.get("cdc.slot.retained.wal.bytes").get("value").asLong()).isGreaterThanOrEqualTo(0);
+        assertThat(gauges.get("cdc.slot.lag.bytes").get("value").asLong()).isGreaterThanOrEqualTo(0);
+
+        String slotName = SERVICE.feedOverrides().get("pipeline.cdc.slot");
+        FeedSlot slot = new FeedSlot(DSL.using(SERVICE.dataSource(), SQLDialect.POSTGRES), slotName, "sendlog_feed");
+        assertThatThrownBy(() -> slot.drop(false)).as("a slot being read is not dropped without --force")
+                .hasMessageContaining("is being read by");
+        long epochBefore = Sql.count(SERVICE.dataSource(), "SELECT epoch FROM feed_slots");
+        // Dropped, and in the same breath more work commits: no slot exists to replay it.
+        assertThat(slot.drop(true)).isTrue();
+        List<String> meanwhile = Messages.submit(SERVICE, 50);
+        for (String id : meanwhile) {
+            await().atMost(WAIT).until(() -> Messages.events(SERVICE, id, "PUBLISHED") == 1);
+        }
+        assertThat(slot.exists()).as("created again by the feed").isTrue();
+        assertThat(Sql.count(SERVICE.dataSource(), "SELECT epoch FROM feed_slots")).isGreaterThan(epochBefore);
+        String after = Messages.submit(SERVICE, 1).getFirst();
+        await().atMost(WAIT).until(() -> Messages.events(SERVICE, after, "PUBLISHED") == 1);
+        assertThat(Messages.events(SERVICE, before, "PUBLISHED")).as("nothing published twice").isEqualTo(1);
+    }
+
+    /** A copy of the template message (row and ACCEPTED event) under a new id, in the caller's transaction. */
+    private static void acceptLike(Connection c, String template, UUID id) throws SQLException {
+        short shard = Shards.of(id, SHARDS);
+        try (PreparedStatement ps = c.prepareStatement("""
+                INSERT INTO messages (id, tenant, shard, reference, idempotency_key, recipient, body, gateway, metadata, accepted_at)
+                SELECT ?, tenant, ?, reference, NULL, recipient, body, gateway, metadata, accepted_at
+                FROM messages WHERE id = ?::uuid""")) {
+            ps.setObject(1, id);
+            ps.setShort(2, shard);
+            ps.setString(3, template);
+            assertThat(ps.executeUpdate()).isEqualTo(1);
+        }
+        try (PreparedStatement ps = c.prepareStatement("""
+                INSERT INTO message_events (message_id, seq, shard, type, version, actor, at, data)
+                SELECT ?, 1, ?, type, version, actor, at, data FROM message_events WHERE message_id = ?::uuid AND seq = 1""")) {
+            ps.setObject(1, id);
+            ps.setShort(2, shard);
+            ps.setString(3, template);
+            assertThat(ps.executeUpdate()).isEqualTo(1);
+        }
+    }
+}
