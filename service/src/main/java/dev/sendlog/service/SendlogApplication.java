@@ -115,7 +115,6 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import org.glassfish.jersey.server.filter.RolesAllowedDynamicFeature;
-import org.postgresql.ds.PGSimpleDataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -200,7 +199,7 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
 
         CaseSensitiveHeaderCache.install(env);
         String instance = instanceName();
-        PoolBudget.Budget budget = PoolBudget.compute(config, simpleDataSource(target));
+        PoolBudget.Budget budget = PoolBudget.compute(config, target.unpooled());
         if (!budget.fits()) {
             throw new IllegalStateException("refusing to start: the pools cannot fit in the database's connections: "
                     + budget.describe() + ". Lower database.pools.* or raise max_connections.");
@@ -434,16 +433,8 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
         return p;
     }
 
-    private static PGSimpleDataSource simpleDataSource(DatabaseTarget target) {
-        PGSimpleDataSource ds = new PGSimpleDataSource();
-        ds.setUrl(target.jdbcUrl());
-        ds.setUser(target.user());
-        ds.setPassword(target.password());
-        return ds;
-    }
-
     private static void migrate(DatabaseTarget target) {
-        var result = Migrations.migrate(simpleDataSource(target));
+        var result = Migrations.migrate(target.unpooled());
         LOG.info("schema migrated applied={} version={}", result.migrationsExecuted, result.targetSchemaVersion);
     }
 

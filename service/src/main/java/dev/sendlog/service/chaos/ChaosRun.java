@@ -38,6 +38,7 @@ public final class ChaosRun {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final String jar;
+    private final String feed;
     private final Duration duration;
     private final long seed;
     private final int perSecond;
@@ -55,8 +56,9 @@ public final class ChaosRun {
     private ChaosProxy proxy;
     private int faults;
 
-    public ChaosRun(String jar, Duration duration, long seed, int perSecond, Duration drainTimeout, PrintStream out) {
+    public ChaosRun(String jar, Duration duration, long seed, int perSecond, Duration drainTimeout, String feed, PrintStream out) {
         this.jar = jar;
+        this.feed = feed;
         this.duration = duration;
         this.seed = seed;
         this.perSecond = perSecond;
@@ -68,7 +70,8 @@ public final class ChaosRun {
     /** Runs and prints the summary line; returns whether the guarantee held. */
     public boolean run() throws Exception {
         dir = Directories.createTemp("chaos-");
-        out.printf(Locale.ROOT, "chaos: seed %d, %d s of load at %d msg/s, files in %s%n", seed, duration.toSeconds(), perSecond, dir);
+        out.printf(Locale.ROOT, "chaos: seed %d, %d s of load at %d msg/s, %s feed, files in %s%n", seed, duration.toSeconds(),
+                perSecond, feed, dir);
         try {
             startInfrastructure();
             startFleet();
@@ -127,12 +130,7 @@ public final class ChaosRun {
     }
 
     private void migrate() throws Exception {
-        ProcessBuilder pb = new ProcessBuilder(ServiceProcess.javaCommand(jar, List.of(), List.of("db", "migrate", "config.yml")))
-                .redirectErrorStream(true).redirectOutput(dir.resolve("migrate.log").toFile());
-        pb.environment().putAll(environment());
-        if (pb.start().waitFor() != 0) {
-            throw new IllegalStateException("migration failed; see " + dir.resolve("migrate.log"));
-        }
+        ServiceProcess.migrate(jar, environment(), dir.resolve("migrate.log"));
     }
 
     private final Map<String, int[]> ports = new LinkedHashMap<>();
@@ -188,7 +186,7 @@ public final class ChaosRun {
     private Map<String, String> environment() {
         return Map.of("SENDLOG_DATABASE_URL", "jdbc:postgresql://127.0.0.1:" + postgresPort + "/sendlog",
                 "SENDLOG_REDIS_SEND_URI", redis.endpoint().uri(), "SENDLOG_REDIS_CALLBACK_URI", redis.endpoint().uri(),
-                "SENDLOG_REDIS_PREFIX", "chaos:", "SENDLOG_SIMULATOR", "false",
+                "SENDLOG_REDIS_PREFIX", "chaos:", "SENDLOG_SIMULATOR", "false", "SENDLOG_FEED", feed,
                 "SENDLOG_SIM_URL", "http://127.0.0.1:" + proxy.port());
     }
 

@@ -95,4 +95,14 @@ public final class ServiceProcess {
         cmd.addAll(args);
         return cmd;
     }
+
+    /** Runs {@code db migrate config.yml} from {@code jar} with {@code environment} and waits for it; its output goes to {@code log}. */
+    public static void migrate(String jar, Map<String, String> environment, Path log) throws IOException, InterruptedException {
+        ProcessBuilder pb = new ProcessBuilder(javaCommand(jar, List.of(), List.of("db", "migrate", "config.yml")))
+                .redirectErrorStream(true).redirectOutput(log.toFile());
+        pb.environment().putAll(environment);
+        if (pb.start().waitFor() != 0) {
+            throw new IllegalStateException("migration failed; see " + log);
+        }
+    }
 }

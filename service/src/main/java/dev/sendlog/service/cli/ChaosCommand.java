@@ -19,6 +19,8 @@ public final class ChaosCommand extends Command {
         subparser.addArgument("--seconds").type(Integer.class).setDefault(120).help("seconds of load under faults");
         subparser.addArgument("--seed").type(Long.class).help("the fault schedule's seed (printed; random when absent)");
         subparser.addArgument("--rate").type(Integer.class).setDefault(30).help("messages per second");
+        subparser.addArgument("--feed").choices("polling", "cdc").setDefault("polling")
+                .help("how the pollers find work: polling the log, or change data capture from a replication slot");
         subparser.addArgument("--drain-seconds").type(Integer.class).setDefault(300).help("how long to wait for the drain");
     }
 
@@ -28,7 +30,7 @@ public final class ChaosCommand extends Command {
         String jar = Path.of(ChaosCommand.class.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
         boolean ok = new ChaosRun(jar, Duration.ofSeconds(namespace.getInt("seconds")),
                 seed == null ? System.nanoTime() : seed, namespace.getInt("rate"),
-                Duration.ofSeconds(namespace.getInt("drain_seconds")), System.out).run();
+                Duration.ofSeconds(namespace.getInt("drain_seconds")), namespace.getString("feed"), System.out).run();
         System.exit(ok ? 0 : 1);
     }
 }

@@ -32,10 +32,7 @@ public final class DbCommand extends ConfiguredCommand<SendlogConfiguration> {
         }
         try (LocalInfrastructure local = new LocalInfrastructure(config)) {
             DatabaseTarget target = local.database();
-            PGSimpleDataSource ds = new PGSimpleDataSource();
-            ds.setUrl(target.jdbcUrl());
-            ds.setUser(target.user());
-            ds.setPassword(target.password());
+            PGSimpleDataSource ds = target.unpooled();
             var result = Migrations.migrate(ds);
             System.out.println("migrated " + target.jdbcUrl() + ": " + result.migrationsExecuted
                     + " migrations applied, schema version " + result.targetSchemaVersion);

@@ -34,10 +34,7 @@ public final class DropFeedSlotCommand extends ConfiguredCommand<SendlogConfigur
     protected void run(Bootstrap<SendlogConfiguration> bootstrap, Namespace namespace, SendlogConfiguration config) throws Exception {
         try (LocalInfrastructure local = new LocalInfrastructure(config)) {
             DatabaseTarget target = local.database();
-            PGSimpleDataSource ds = new PGSimpleDataSource();
-            ds.setUrl(target.jdbcUrl());
-            ds.setUser(target.user());
-            ds.setPassword(target.password());
+            PGSimpleDataSource ds = target.unpooled();
             FeedSlot slot = new FeedSlot(DSL.using(ds, SQLDialect.POSTGRES), config.pipeline.cdc.slot, config.pipeline.cdc.publication);
             boolean dropped = slot.drop(Boolean.TRUE.equals(namespace.getBoolean("force")));
             System.out.println(dropped ? "dropped replication slot " + slot.name() : "no replication slot named " + slot.name());

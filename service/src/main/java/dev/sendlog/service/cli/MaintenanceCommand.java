@@ -39,10 +39,7 @@ public final class MaintenanceCommand extends ConfiguredCommand<SendlogConfigura
     protected void run(Bootstrap<SendlogConfiguration> bootstrap, Namespace namespace, SendlogConfiguration config) throws Exception {
         try (LocalInfrastructure local = new LocalInfrastructure(config)) {
             DatabaseTarget target = local.database();
-            PGSimpleDataSource ds = new PGSimpleDataSource();
-            ds.setUrl(target.jdbcUrl());
-            ds.setUser(target.user());
-            ds.setPassword(target.password());
+            PGSimpleDataSource ds = target.unpooled();
             EventCodec codec = new EventCodec();
             if (rebuild) {
                 var dsl = DSL.using(ds, SQLDialect.POSTGRES);

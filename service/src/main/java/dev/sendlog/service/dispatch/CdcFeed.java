@@ -73,6 +73,7 @@ public final class CdcFeed {
     private final Histogram rowsPerBatch;
     private final Counter takes;
     private final Counter caughtUp;
+    private final Counter notVisibleYet;
     private volatile boolean holding;
     private volatile Connection connection;
 
@@ -88,6 +89,7 @@ public final class CdcFeed {
         this.rowsPerBatch = Metrics.histogram(metrics, "cdc.rows.per.batch");
         this.takes = metrics.counter("cdc.slot.takes");
         this.caughtUp = metrics.counter("cdc.catch.up.published");
+        this.notVisibleYet = metrics.counter("cdc.rows.not.visible.yet");
         metrics.registerGauge("cdc.slot.held", () -> holding ? 1 : 0);
     }
 
@@ -149,10 +151,10 @@ public final class CdcFeed {
                 .withSlotOption("proto_version", 1)
                 .withSlotOption("publication_names", slot.publication())
                 .withStatusInterval((int) Math.max(1, leaseTtl.toMillis() / 3), TimeUnit.MILLISECONDS)
-                // Never let the driver confirm on its own. Its automatic flush moves the position to the server's
-                // on a keepalive whenever the last message read starts below what was confirmed, and the rows of a
-                // transaction that began before the previous one committed do: it confirmed a transaction whose rows
-                // were read but not yet published, and a kill then lost it (found by CdcFailoverTest).
+                // Never let the driver confirm on its own. Its automatic flush moves the position to the server's on a
+                // keepalive whenever the last message read starts below what was confirmed, and the rows of a
+                // transaction that began before the previous one committed do: it could confirm a transaction whose
+                // rows were read but not yet published.
                 .withAutomaticFlush(false)
                 .start();
         FeedSlot.Taken taken = slot.take(actor);
@@ -209,10 +211,30 @@ public final class CdcFeed {
         if (!running.getAsBoolean()) {
             return;
         }
-        publisher.publish(rows, shard -> epoch, tx -> { });
+        publishWhenVisible(rows, epoch);
         rowsPerBatch.update(rows.size());
         rows.clear();
         confirm(stream, upTo);
+    }
+
+    /**
+     * Publishes once every row's transaction is visible to the pool's sessions (a moment after the slot sent it),
+     * asking again every millisecond or two for up to ten seconds; past that the feed reconnects and the slot replays.
+     */
+    private void publishWhenVisible(List<TailRow> rows, long epoch) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (true) {
+            try {
+                publisher.publish(rows, shard -> epoch, tx -> { });
+                return;
+            } catch (WorkPublisher.NotVisibleYet e) {
+                notVisibleYet.inc();
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("rows read from the slot stayed invisible for 10 s", e);
+                }
+                pause(2);
+            }
+        }
     }
 
     private static void confirm(PGReplicationStream stream, LogSequenceNumber upTo) throws SQLException {

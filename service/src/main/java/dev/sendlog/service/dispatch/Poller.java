@@ -29,6 +29,7 @@ public final class Poller {
     private final LogTail tail;
     private final WorkPublisher publisher;
     private final PipelineSettings settings;
+    private final DSLContext dsl;
     private final Timer claimTimer;
     private final Histogram eventsPerBatch;
 
@@ -38,6 +39,7 @@ public final class Poller {
         this.tail = tail;
         this.publisher = new WorkPublisher(dsl, store, stream, settings, clock, actor, faults, metrics);
         this.settings = settings;
+        this.dsl = dsl;
         this.claimTimer = Metrics.timer(metrics, "poller.claim");
         this.eventsPerBatch = Metrics.histogram(metrics, "poller.events.per.batch");
     }
@@ -82,5 +84,49 @@ public final class Poller {
         eventsPerBatch.update(rows.size());
         boolean full = perShardCount.values().stream().anyMatch(n -> n >= perShard);
         return new Batch(rows.size(), published, full, false);
+    }
+
+    /**
+     * With the change-data-capture feed, the feed publishes and this only keeps each owned shard's publish cursor
+     * honest: it moves past the work events already handled (a later event exists) and stops at the first one still
+     * owed. So the {@code pollers} health check's "oldest unpublished work event" means the same in both modes, and
+     * switching back to polling starts from there. Returns the number of shards whose cursor moved.
+     */
+    public int follow() throws SQLException {
+        Map<Short, ShardLease> owned = leases.owned();
+        if (owned.isEmpty()) {
+            return 0;
+        }
+        List<Short> shards = new ArrayList<>(owned.keySet());
+        List<TailCursor> cursors = shards.stream().map(s -> owned.get(s).publishCursor()).toList();
+        int perShard = Math.max(50, settings.pollBatchSize / shards.size());
+        List<TailRow> rows = tail.work(shards, cursors, perShard);
+        if (rows.isEmpty()) {
+            return 0;
+        }
+        Map<java.util.UUID, Integer> latest = publisher.latestSeqs(rows);
+        Map<Short, TailCursor> advanced = new LinkedHashMap<>();
+        java.util.Set<Short> blocked = new java.util.HashSet<>();
+        for (TailRow row : rows) {
+            if (blocked.contains(row.shard())) {
+                continue;
+            }
+            if (Integer.valueOf(row.seq()).equals(latest.get(row.messageId()))) {
+                blocked.add(row.shard()); // still owed: the cursor stays before it
+            } else {
+                advanced.put(row.shard(), row.cursor());
+            }
+        }
+        if (advanced.isEmpty()) {
+            return 0;
+        }
+        dsl.transaction(cfg -> {
+            leases.boundLockHold(cfg.dsl());
+            for (Map.Entry<Short, TailCursor> e : advanced.entrySet()) {
+                ShardLeases.writePublishCursor(cfg.dsl(), leases.owner(), owned.get(e.getKey()), e.getValue());
+            }
+        });
+        advanced.forEach((shard, cursor) -> leases.advanced(shard, cursor, null));
+        return advanced.size();
     }
 }

@@ -65,6 +65,8 @@ public final class ShardOwner implements Managed {
             threads.add(Thread.ofPlatform().name("poller").daemon(true).start(this::publishLoop));
         } else {
             threads.add(Thread.ofPlatform().name("cdc-feed").daemon(true).start(() -> cdcFeed.run(() -> running)));
+            // The feed publishes; the shard owner keeps its shards' publish cursors past what is already handled.
+            threads.add(loop("publish-cursors", 1000, () -> poller.follow() > 0));
         }
         threads.add(loop("projector", projectorIntervalMs, () -> drain(projector::batch)));
         threads.add(loop("timers", timerIntervalMs, () -> timers.fire() > 0));

@@ -62,6 +62,13 @@ public final class WorkPublisher {
         this.skipped = metrics.counter("poller.skipped.already.handled");
     }
 
+    /** Some rows' transaction has committed but is not visible to this session yet; nothing was published. */
+    static final class NotVisibleYet extends RuntimeException {
+        NotVisibleYet() {
+            super("committed work not visible yet", null, false, false);
+        }
+    }
+
     /** Whether the send stream is at its bound: then nothing is published until workers catch up. */
     boolean streamFull() {
         return stream.length() >= settings.maxStreamEntries;
@@ -76,6 +83,12 @@ public final class WorkPublisher {
             return 0;
         }
         Map<UUID, Integer> latest = latestSeqs(rows);
+        if (rows.stream().anyMatch(r -> !latest.containsKey(r.messageId()))) {
+            // Read from the slot but not yet visible here: the walsender can send a transaction as soon as its commit
+            // record is flushed, a moment before the committing backend makes it visible. Skipping it as "handled"
+            // would lose it (the slot moves past it); the caller asks again in a moment.
+            throw new NotVisibleYet();
+        }
         Instant now = clock.instant();
         List<SendJob> jobs = new ArrayList<>();
         List<NewEvent> publishedEvents = new ArrayList<>();
@@ -113,7 +126,7 @@ public final class WorkPublisher {
     }
 
     /** The latest seq of each message: a work event is still owed only while nothing came after it. */
-    private Map<UUID, Integer> latestSeqs(List<TailRow> rows) {
+    Map<UUID, Integer> latestSeqs(List<TailRow> rows) {
         UUID[] ids = rows.stream().map(TailRow::messageId).distinct().toArray(UUID[]::new);
         Map<UUID, Integer> latest = new HashMap<>();
         dsl.resultQuery("SELECT message_id, max(seq) FROM message_events WHERE message_id = ANY(?) GROUP BY message_id",

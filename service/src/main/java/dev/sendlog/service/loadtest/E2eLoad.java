@@ -60,13 +60,7 @@ final class E2eLoad {
         long sentBefore = counter(before, "messages.sent");
         long callbacksBefore = callbacksDone(before);
         long start = System.nanoTime();
-        try (RawHttpConnection connection = new RawHttpConnection(api)) {
-            for (int done = 0; done < messages; ) {
-                int size = Math.min(500, messages - done);
-                post(connection, done, size);
-                done += size;
-            }
-        }
+        accept(messages, 0);
         long deadline = System.nanoTime() + timeout.toNanos();
         JsonNode m;
         long sent;
@@ -89,6 +83,17 @@ final class E2eLoad {
         }
         return new Result(label, (int) sent, seconds, sent / seconds, e2e.path("p50").asDouble() * 1000,
                 e2e.path("p99").asDouble() * 1000, stages, (callbacksDone(m) - callbacksBefore) / seconds);
+    }
+
+    /** Submits {@code messages} as fast as the API takes them (batches of 500), numbering recipients from {@code first}. */
+    void accept(int messages, long first) throws IOException {
+        try (RawHttpConnection connection = new RawHttpConnection(api)) {
+            for (int done = 0; done < messages; ) {
+                int size = Math.min(500, messages - done);
+                post(connection, first + done, size);
+                done += size;
+            }
+        }
     }
 
     /**

@@ -10,6 +10,7 @@ import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -25,7 +26,8 @@ import java.util.Map;
  * change data capture, in one run on one PostgreSQL of its own (wal_level=logical, so both feeds run on the same
  * server), with the time from accept to PUBLISHED at a steady rate well below capacity (the feed's own latency, not
  * a backlog's). Each cell gets a fresh database: an API + send-worker process, N poller processes, the simulator
- * answering in 20 ms, a warm-up, a burst of {@code messages}, then {@code pacedSeconds} at {@code pacedRate}.
+ * answering in 20 ms, a warm-up, a burst of {@code messages}, then {@code pacedSeconds} at {@code pacedRate}, then a
+ * backlog of {@code messages} accepted while the pollers are paused (the feed's own rate once they resume).
  */
 public final class FeedBench {
     private static final String KEY = "demo-client-key";
@@ -54,14 +56,16 @@ public final class FeedBench {
     }
 
     record Cell(String feed, int pollers, double perSecond, double e2eP50Ms, double publishP50Ms, double publishP99Ms,
-                long paced) {
+                double commitP50Ms, double commitP99Ms, long paced, double feedPerSecond) {
     }
 
     public void run(PrintStream out) throws Exception {
         Files.createDirectories(dir.resolve("tmp"));
         List<Cell> cells = new ArrayList<>();
         try {
-            postgres = LocalPostgres.start(dir.resolve("postgres"), 0, Map.of("max_connections", "300"));
+            // Commit timestamps let the bench measure from the accepting transaction's commit, not only from accept.
+            postgres = LocalPostgres.start(dir.resolve("postgres"), 0, Map.of("max_connections", "300",
+                    "track_commit_timestamp", "on"));
             redis = RedisProcess.start(RedisOptions.inDirectory(dir.resolve("redis")));
             simulatorPort = port();
             Path simConfig = dir.resolve("simulator.json");
@@ -77,8 +81,9 @@ public final class FeedBench {
                 for (String feed : feeds) {
                     Cell cell = cell(feed, pollers, out);
                     cells.add(cell);
-                    out.printf(Locale.ROOT, "cell %s x%d: %.0f msg/s, accept->PUBLISHED p50 %.1f ms p99 %.1f ms%n",
-                            feed, pollers, cell.perSecond(), cell.publishP50Ms(), cell.publishP99Ms());
+                    out.printf(Locale.ROOT, "cell %s x%d: feed only %.0f msg/s, end to end %.0f msg/s, accept->PUBLISHED p50 %.1f ms p99 %.1f ms, "
+                                    + "commit->PUBLISHED p50 %.1f ms p99 %.1f ms%n", feed, pollers, cell.feedPerSecond(), cell.perSecond(),
+                            cell.publishP50Ms(), cell.publishP99Ms(), cell.commitP50Ms(), cell.commitP99Ms());
                 }
             }
         } finally {
@@ -93,18 +98,22 @@ public final class FeedBench {
             }
         }
         out.println();
-        out.println("| feed | pollers | end to end msg/s (burst) | accepted->SENT p50 ms (burst) | accept->PUBLISHED p50 ms (paced) | p99 ms (paced) |");
-        out.println("|---|---:|---:|---:|---:|---:|");
+        out.println("| feed | pollers | feed only msg/s (backlog) | end to end msg/s (burst) | accepted->SENT p50 ms (burst) "
+                + "| commit->PUBLISHED p50 / p99 ms (paced) | accept->PUBLISHED p50 / p99 ms (paced) |");
+        out.println("|---|---:|---:|---:|---:|---:|---:|");
         for (Cell c : cells) {
-            out.printf(Locale.ROOT, "| %s | %d | %.0f | %.0f | %.1f | %.1f |%n", c.feed(), c.pollers(), c.perSecond(),
-                    c.e2eP50Ms(), c.publishP50Ms(), c.publishP99Ms());
+            out.printf(Locale.ROOT, "| %s | %d | %.0f | %.0f | %.0f | %.1f / %.1f | %.1f / %.1f |%n", c.feed(), c.pollers(),
+                    c.feedPerSecond(), c.perSecond(), c.e2eP50Ms(), c.commitP50Ms(), c.commitP99Ms(), c.publishP50Ms(),
+                    c.publishP99Ms());
         }
         for (int pollers : pollerCounts) {
             Cell polling = find(cells, "polling", pollers);
             Cell cdc = find(cells, "cdc", pollers);
             if (polling != null && cdc != null) {
-                out.printf(Locale.ROOT, "%d poller(s): cdc/polling throughput %.2fx; accept->PUBLISHED p50 cdc/polling %.2fx%n",
-                        pollers, cdc.perSecond() / polling.perSecond(), cdc.publishP50Ms() / polling.publishP50Ms());
+                out.printf(Locale.ROOT, "%d poller(s): cdc/polling feed only %.2fx, end to end %.2fx; commit->PUBLISHED p50 "
+                                + "cdc/polling %.2fx; accept->PUBLISHED p50 cdc/polling %.2fx%n", pollers,
+                        cdc.feedPerSecond() / polling.feedPerSecond(), cdc.perSecond() / polling.perSecond(),
+                        cdc.commitP50Ms() / polling.commitP50Ms(), cdc.publishP50Ms() / polling.publishP50Ms());
             }
         }
     }
@@ -120,15 +129,21 @@ public final class FeedBench {
                 "SENDLOG_REDIS_SEND_URI", redis.endpoint().uri(), "SENDLOG_REDIS_CALLBACK_URI", redis.endpoint().uri(),
                 "SENDLOG_REDIS_PREFIX", prefix, "SENDLOG_SIMULATOR", "false",
                 "SENDLOG_SIM_URL", "http://127.0.0.1:" + simulatorPort, "SENDLOG_FEED", feed);
-        migrate(env);
+        ServiceProcess.migrate(jar, env, dir.resolve("migrate.log"));
         List<ServiceProcess> fleet = new ArrayList<>();
         try {
             int apiPort = port();
             int adminPort = port();
             fleet.add(process("api-" + feed + "-" + pollers, "server", apiPort, adminPort, env, List.of("-Xmx1g",
                     "-Ddw.components=API,SEND_WORKER,CALLBACK_WORKER,MAINTENANCE", "-Ddw.pipeline.sendWorker.concurrency=256")));
+            List<Integer> pollerAdmins = new ArrayList<>();
             for (int i = 1; i <= pollers; i++) {
-                fleet.add(process("poller-" + feed + "-" + pollers + "-" + i, "poller", port(), port(), env, List.of("-Xmx512m")));
+                int pollerAdmin = port();
+                pollerAdmins.add(pollerAdmin);
+                // No stream bound on the pollers: the feed-only phase measures the feed, not the workers behind it.
+                fleet.add(process("poller-" + feed + "-" + pollers + "-" + i, "poller", port(), pollerAdmin, env, List.of("-Xmx512m",
+                        "-Ddw.database.pools.api=1", "-Ddw.database.pools.callbacks=1", "-Ddw.database.pools.pipeline=6",
+                        "-Ddw.pipeline.maxStreamEntries=1000000")));
             }
             for (ServiceProcess p : fleet) {
                 if (!p.awaitReady(Duration.ofMinutes(3))) {
@@ -141,8 +156,10 @@ public final class FeedBench {
             E2eLoad.print(burst, out);
             Instant pacedFrom = Instant.now();
             long paced = load.paced(pacedRate, Duration.ofSeconds(pacedSeconds), Duration.ofMinutes(2));
-            double[] publish = acceptToPublished(pacedFrom);
-            return new Cell(feed, pollers, burst.perSecond(), burst.p50Ms(), publish[0], publish[1], paced);
+            double[] publish = toPublished(pacedFrom);
+            double feedRate = feedOnly(load, pollerAdmins);
+            return new Cell(feed, pollers, burst.perSecond(), burst.p50Ms(), publish[0], publish[1], publish[2], publish[3], paced,
+                    feedRate);
         } finally {
             for (ServiceProcess p : fleet) {
                 p.stop();
@@ -154,8 +171,7 @@ public final class FeedBench {
                                    List<String> extra) throws IOException {
         List<String> options = new ArrayList<>(List.of("-XX:+UseSerialGC", "-Djava.io.tmpdir=" + dir.resolve("tmp"),
                 "-Ddw.server.applicationConnectors[0].port=" + port, "-Ddw.server.adminConnectors[0].port=" + adminPort,
-                "-Ddw.logging.level=WARN", "-Ddw.database.pools.api=8", "-Ddw.database.pools.pipeline=8",
-                "-Ddw.database.pools.callbacks=4", "-Ddw.database.pools.maintenance=2"));
+                "-Ddw.logging.level=WARN"));
         options.addAll(extra);
         ServiceProcess p = new ServiceProcess(name, ServiceProcess.javaCommand(jar, options, List.of(command, "config.yml")),
                 env, dir.resolve(name + ".log"), adminPort);
@@ -163,17 +179,71 @@ public final class FeedBench {
         return p;
     }
 
-    /** The median and p99 of accept -> PUBLISHED over the messages accepted since {@code from}, from the log. */
-    private double[] acceptToPublished(Instant from) throws SQLException {
-        try (Connection c = postgres.endpoint().connect("sendlog"); Statement st = c.createStatement();
-             ResultSet rs = st.executeQuery("""
-                     SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY ms), percentile_cont(0.99) WITHIN GROUP (ORDER BY ms)
-                     FROM (SELECT extract(epoch FROM p.at - a.at) * 1000 AS ms
+    /**
+     * The feed's own rate: the pollers pause (with CDC the slot keeps what commits meanwhile), a backlog of
+     * {@code messages} is accepted, the pollers resume; the backlog over the span of its PUBLISHED events (first to
+     * last; CLAIMED where a worker claimed before PUBLISHED landed) is what the feed published per second.
+     */
+    private double feedOnly(E2eLoad load, List<Integer> pollerAdmins) throws Exception {
+        for (int admin : pollerAdmins) {
+            task(admin, "pause");
+        }
+        Instant from = Instant.now();
+        load.accept(messages, 5_000_000);
+        for (int admin : pollerAdmins) {
+            task(admin, "resume");
+        }
+        long deadline = System.nanoTime() + Duration.ofMinutes(5).toNanos();
+        try (Connection c = postgres.endpoint().connect("sendlog"); PreparedStatement st = c.prepareStatement("""
+                SELECT count(*), extract(epoch FROM max(p.at) - min(p.at))
+                FROM message_events a JOIN message_events p ON p.message_id = a.message_id AND p.seq = 2
+                WHERE a.seq = 1 AND a.type = 'ACCEPTED' AND p.type IN ('PUBLISHED', 'CLAIMED') AND a.at >= ?""")) {
+            st.setObject(1, java.time.OffsetDateTime.ofInstant(from, java.time.ZoneOffset.UTC));
+            while (true) {
+                try (ResultSet rs = st.executeQuery()) {
+                    rs.next();
+                    if (rs.getLong(1) >= messages) {
+                        return messages / rs.getDouble(2);
+                    }
+                }
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("the backlog was not published within 5 minutes");
+                }
+                Thread.sleep(200);
+            }
+        }
+    }
+
+    private static void task(int adminPort, String name) throws IOException, InterruptedException {
+        var response = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(
+                        java.net.URI.create("http://127.0.0.1:" + adminPort + "/tasks/" + name + "?component=poller"))
+                .POST(java.net.http.HttpRequest.BodyPublishers.noBody()).build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+        if (response.statusCode() != 200) {
+            throw new IllegalStateException("task " + name + " on :" + adminPort + " answered " + response.statusCode()
+                    + ": " + response.body());
+        }
+    }
+
+    /**
+     * The median and p99 of accept -> PUBLISHED, then of commit -> PUBLISHED, over the messages accepted since
+     * {@code from}, from the log. The poller appends PUBLISHED after the job is on the stream, so an idle worker can
+     * claim first; then PUBLISHED is not written and the CLAIMED event (later than the publish) stands in for it.
+     * Times are the events' own, and the commit time of the transaction that wrote ACCEPTED
+     * ({@code track_commit_timestamp}; the event's xid column holds the full xid8, the server wants its low 32 bits).
+     */
+    private double[] toPublished(Instant from) throws SQLException {
+        try (Connection c = postgres.endpoint().connect("sendlog"); PreparedStatement st = c.prepareStatement("""
+                     SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY accept_ms), percentile_cont(0.99) WITHIN GROUP (ORDER BY accept_ms),
+                            percentile_cont(0.5) WITHIN GROUP (ORDER BY commit_ms), percentile_cont(0.99) WITHIN GROUP (ORDER BY commit_ms)
+                     FROM (SELECT extract(epoch FROM p.at - a.at) * 1000 AS accept_ms,
+                                  extract(epoch FROM p.at - pg_xact_commit_timestamp((a.xid % 4294967296)::text::xid)) * 1000 AS commit_ms
                            FROM message_events a JOIN message_events p ON p.message_id = a.message_id AND p.seq = 2
-                           WHERE a.seq = 1 AND a.type = 'ACCEPTED' AND p.type = 'PUBLISHED' AND a.at >= '%s') t"""
-                     .formatted(from))) {
-            rs.next();
-            return new double[] {rs.getDouble(1), rs.getDouble(2)};
+                           WHERE a.seq = 1 AND a.type = 'ACCEPTED' AND p.type IN ('PUBLISHED', 'CLAIMED') AND a.at >= ?) t""")) {
+            st.setObject(1, java.time.OffsetDateTime.ofInstant(from, java.time.ZoneOffset.UTC));
+            try (ResultSet rs = st.executeQuery()) {
+                rs.next();
+                return new double[] {rs.getDouble(1), rs.getDouble(2), rs.getDouble(3), rs.getDouble(4)};
+            }
         }
     }
 
@@ -183,15 +253,6 @@ public final class FeedBench {
             st.execute("SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE database = 'sendlog'");
             st.execute("DROP DATABASE IF EXISTS sendlog WITH (FORCE)");
             st.execute("CREATE DATABASE sendlog");
-        }
-    }
-
-    private void migrate(Map<String, String> env) throws Exception {
-        ProcessBuilder pb = new ProcessBuilder(ServiceProcess.javaCommand(jar, List.of(), List.of("db", "migrate", "config.yml")))
-                .redirectErrorStream(true).redirectOutput(dir.resolve("migrate.log").toFile());
-        pb.environment().putAll(env);
-        if (pb.start().waitFor() != 0) {
-            throw new IllegalStateException("migration failed; see " + dir.resolve("migrate.log"));
         }
     }
 

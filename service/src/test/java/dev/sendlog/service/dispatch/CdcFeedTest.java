@@ -63,6 +63,13 @@ class CdcFeedTest {
         for (UUID id : List.of(early, late)) {
             assertThat(Messages.events(SERVICE, id.toString(), "PUBLISHED")).as("published once: " + id).isEqualTo(1);
         }
+        // The shard owners keep the publish cursors past handled work, so "oldest unpublished" means the same as
+        // when polling (the pollers health check), and a switch back to polling starts there.
+        Messages.awaitCount(SERVICE, """
+                SELECT count(*) FROM message_events e JOIN shard_leases l ON l.shard = e.shard
+                WHERE e.type = 'ACCEPTED' AND (e.xid, e.position) > (l.publish_xid, l.publish_position)""", 0, WAIT);
+        JsonNode pollers = SERVICE.admin().get("/healthcheck", null).json().get("pollers");
+        assertThat(pollers.get("healthy").asBoolean()).as(pollers.toString()).isTrue();
         assertThat(Sql.count(SERVICE.dataSource(), "SELECT count(*) FROM feed_slots WHERE caught_up_at IS NOT NULL AND epoch >= 1"))
                 .as("the slot was taken and caught up").isEqualTo(1);
         assertThat(Sql.count(SERVICE.dataSource(), "SELECT count(*) FROM message_events WHERE type = 'PUBLISHED' "

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.sendlog.service.support.Messages;
 import dev.sendlog.service.support.PollerProcess;
 import dev.sendlog.service.support.ServiceHarness;
+import dev.sendlog.service.support.SteadyLoad;
 import dev.sendlog.service.support.Sql;
 import java.io.IOException;
 import java.sql.Connection;
@@ -14,12 +15,9 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -52,21 +50,7 @@ class ShardFailoverTest {
     void killedAndFrozenPollersLoseTheirShardsToTheOthersAndNothingIsLost() throws Exception {
         List<PollerProcess> started = new ArrayList<>();
         List<PollerProcess> pollers = new ArrayList<>();
-        List<String> accepted = Collections.synchronizedList(new ArrayList<>());
-        AtomicBoolean loading = new AtomicBoolean(true);
-        AtomicReference<Throwable> loadFailure = new AtomicReference<>();
-        Thread load = Thread.ofVirtual().start(() -> {
-            try {
-                while (loading.get()) {
-                    accepted.addAll(Messages.submit(SERVICE, 20));
-                    Thread.sleep(100);   // pacing: a steady ~200 msg/s while pollers die and come back
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            } catch (Throwable t) {
-                loadFailure.set(t);
-            }
-        });
+        SteadyLoad load = SteadyLoad.start(SERVICE);
         try {
             for (int i = 1; i <= 3; i++) {
                 pollers.add(start(started, "poller-" + i));
@@ -110,9 +94,7 @@ class ShardFailoverTest {
             System.out.printf("shard failover: the thawed poller's fenced writes refused %d times%n",
                     frozen.counter("poller.leases.lost"));
 
-            loading.set(false);
-            load.join();
-            assertThat(loadFailure.get()).as("every submit under failover got its 202").isNull();
+            List<String> accepted = load.stop();
             assertThat(accepted).hasSizeGreaterThan(100);
 
             // Every accepted message reached the provider and was charged once, whatever poller published it.
@@ -137,8 +119,7 @@ class ShardFailoverTest {
             assertThat(Sql.count(SERVICE.dataSource(), "SELECT count(DISTINCT actor) FROM message_events WHERE type = 'PUBLISHED'"))
                     .as("all four poller processes published").isEqualTo(4);
         } finally {
-            loading.set(false);
-            load.join();
+            load.close();
             for (PollerProcess p : started) {
                 p.close();
             }
