@@ -4,13 +4,16 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 
 /**
@@ -20,25 +23,60 @@ import java.util.UUID;
  */
 public final class EventCodec {
     private final ObjectMapper mapper;
+    /** Readers for payloads already at their current version: one parse straight into the record. */
+    private final Map<EventType, ObjectReader> currentReaders = new EnumMap<>(EventType.class);
 
     public EventCodec() {
-        this.mapper = new ObjectMapper()
+        this.mapper = JsonMappers.pooled()
                 .registerModule(new JavaTimeModule())
                 .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
                 .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
                 .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES);
+        for (EventType type : EventType.values()) {
+            Class<? extends MessageEvent> payload = payloadClass(type);
+            if (payload != null) {
+                currentReaders.put(type, mapper.readerFor(payload));
+            }
+        }
+    }
+
+    /** The record a type's current payload reads into; null for COMPACTED, which has a shape of its own. */
+    private static Class<? extends MessageEvent> payloadClass(EventType type) {
+        return switch (type) {
+            case COMPACTED -> null;
+            case ACCEPTED -> Accepted.class;
+            case PUBLISHED -> Published.class;
+            case CLAIMED -> Claimed.class;
+            case PROVIDER_ACCEPTED -> ProviderAccepted.class;
+            case ATTEMPT_FAILED -> AttemptFailed.class;
+            case REJECTED -> Rejected.class;
+            case REDRIVEN -> Redriven.class;
+            case DEAD -> Dead.class;
+            case RECEIPT -> Receipt.class;
+            case OUTCOME_UNKNOWN -> OutcomeUnknown.class;
+            case RESOLVED -> Resolved.class;
+        };
     }
 
     public EncodedEvent encode(MessageEvent event) {
-        JsonNode node = toNode(event);
         try {
-            return new EncodedEvent(event.type(), event.type().currentVersion(), mapper.writeValueAsString(node));
+            // Straight to text: the tree is only needed for the snapshot's nested events.
+            String json = event instanceof Compacted ? mapper.writeValueAsString(toNode(event)) : mapper.writeValueAsString(event);
+            return new EncodedEvent(event.type(), event.type().currentVersion(), json);
         } catch (JsonProcessingException e) {
             throw new IllegalStateException("cannot encode " + event.type(), e);
         }
     }
 
     public MessageEvent decode(UUID messageId, EventType type, int version, String json) {
+        ObjectReader current = version == type.currentVersion() ? currentReaders.get(type) : null;
+        if (current != null) {
+            try {
+                return current.readValue(json);
+            } catch (JsonProcessingException | IllegalArgumentException e) {
+                // Fall through to the tree, which says precisely what is wrong with it.
+            }
+        }
         JsonNode node;
         try {
             node = mapper.readTree(json);
@@ -75,22 +113,9 @@ public final class EventCodec {
         if (!(node instanceof ObjectNode object)) {
             throw new UnreadableEventException("event " + type + " of " + messageId + " is not a JSON object");
         }
-        ObjectNode current = Upcasters.upcast(type, version, object.deepCopy());
+        ObjectNode current = version == type.currentVersion() ? object : Upcasters.upcast(type, version, object.deepCopy());
         try {
-            return switch (type) {
-                case COMPACTED -> readCompacted(messageId, current);
-                case ACCEPTED -> mapper.treeToValue(current, Accepted.class);
-                case PUBLISHED -> mapper.treeToValue(current, Published.class);
-                case CLAIMED -> mapper.treeToValue(current, Claimed.class);
-                case PROVIDER_ACCEPTED -> mapper.treeToValue(current, ProviderAccepted.class);
-                case ATTEMPT_FAILED -> mapper.treeToValue(current, AttemptFailed.class);
-                case REJECTED -> mapper.treeToValue(current, Rejected.class);
-                case REDRIVEN -> mapper.treeToValue(current, Redriven.class);
-                case DEAD -> mapper.treeToValue(current, Dead.class);
-                case RECEIPT -> mapper.treeToValue(current, Receipt.class);
-                case OUTCOME_UNKNOWN -> mapper.treeToValue(current, OutcomeUnknown.class);
-                case RESOLVED -> mapper.treeToValue(current, Resolved.class);
-            };
+            return type == EventType.COMPACTED ? readCompacted(messageId, current) : mapper.treeToValue(current, payloadClass(type));
         } catch (JsonProcessingException | IllegalArgumentException e) {
             throw new UnreadableEventException("event " + type + " v" + version + " of " + messageId
                     + " does not fit its shape: " + e.getMessage(), e);

@@ -43,6 +43,9 @@ public final class LoadTestCommand extends Command {
         subparser.addArgument("--e2e").action(Arguments.storeTrue())
                 .help("end to end: submit --messages through the batch endpoint, wait until all are SENT, print the stages");
         subparser.addArgument("--messages").type(Integer.class).setDefault(20_000).help("messages per end-to-end run");
+        subparser.addArgument("--warmup-messages").type(Integer.class)
+                .help("end-to-end mode: unmeasured messages sent (and awaited) first, so the JIT has compiled the hot paths;"
+                        + " a tenth of --messages (at least 1,000) unless given");
         subparser.addArgument("--admin").help("admin base URL of the target (end-to-end mode reads its metrics)");
         subparser.addArgument("--jit-warmup-seconds").type(Integer.class).setDefault(20)
                 .help("unmeasured seconds per target at the highest concurrency before the first cell");

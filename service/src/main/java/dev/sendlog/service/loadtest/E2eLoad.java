@@ -76,7 +76,8 @@ final class E2eLoad {
         for (String stage : STAGES) {
             JsonNode t = m.path("timers").path(stage);
             if (!t.isMissingNode()) {
-                double count = t.path("count").asDouble();
+                // Counts of this run only; the mean is the timer's (its window is the last minute).
+                double count = t.path("count").asDouble() - before.path("timers").path(stage).path("count").asDouble();
                 double meanMs = t.path("mean").asDouble() * 1000;
                 stages.put(stage, new double[] {count, meanMs, t.path("p99").asDouble() * 1000, count * meanMs / 1000});
             }
@@ -152,8 +153,10 @@ final class E2eLoad {
         double append = r.stages().getOrDefault("poller.append", new double[4])[3];
         double loop = claim + publish + append;
         if (loop > 0) {
-            out.printf(Locale.ROOT, "poller loop: claim %.0f%%, publish %.0f%%, append %.0f%% of its busy time%n",
-                    100 * claim / loop, 100 * publish / loop, 100 * append / loop);
+            out.printf(Locale.ROOT, "poller loop: claim %.0f%%, publish %.0f%%, append %.0f%% of its busy time;"
+                            + " of its loop's wall time (the run's %.1f s): claim %.1f%%, publish %.1f%%, append %.1f%%%n",
+                    100 * claim / loop, 100 * publish / loop, 100 * append / loop, r.seconds(),
+                    100 * claim / r.seconds(), 100 * publish / r.seconds(), 100 * append / r.seconds());
         }
     }
 

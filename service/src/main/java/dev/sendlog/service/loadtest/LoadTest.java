@@ -31,14 +31,15 @@ public final class LoadTest {
         this.jitWarmup = jitWarmup;
     }
 
-    /** End-to-end mode: one target, its admin URL, a number of messages (a warm-up run of a tenth first). */
+    /** End-to-end mode: one target, its admin URL, a number of messages (a warm-up run first (a tenth unless --warmup-messages)). */
     public static void endToEnd(Namespace ns, PrintStream out) throws Exception {
         String target = ns.<String>getList("target").getFirst();
         int eq = target.indexOf('=');
         String label = target.substring(0, eq);
         E2eLoad load = new E2eLoad(target.substring(eq + 1), ns.getString("admin"), ns.getString("key"));
         int messages = ns.getInt("messages");
-        load.run(label + " warm-up", Math.max(1000, messages / 10), Duration.ofMinutes(5));
+        Integer warmup = ns.getInt("warmup_messages");
+        load.run(label + " warm-up", warmup != null ? warmup : Math.max(1000, messages / 10), Duration.ofMinutes(5));
         E2eLoad.print(load.run(label, messages, Duration.ofMinutes(10)), out);
     }
 

@@ -98,15 +98,19 @@ public final class WriteCost {
 
         Stats before = stats();
         long walStart = wal();
+        String lsnStart = lsn();
         eventLog();
         long eventLogWal = wal() - walStart;
+        List<String> eventLogBreakdown = walByRelation(lsnStart, lsn());
         Stats eventLogStats = stats().minus(before);
 
         exec("CHECKPOINT");
         before = stats();
         walStart = wal();
+        lsnStart = lsn();
         mutableOutbox();
         long outboxWal = wal() - walStart;
+        List<String> outboxBreakdown = walByRelation(lsnStart, lsn());
         Stats outboxStats = stats().minus(before);
         long vacuumStart = wal();
         exec("VACUUM outbox_messages");
@@ -138,6 +142,58 @@ public final class WriteCost {
                 compactionWal / n, compactedSize / 1024, projectionSize / 1024, outboxSize / 1024);
         out.printf(Locale.ROOT, "event log WAL / baseline WAL (incl. its VACUUM) = %.2f%n", (double) eventLogWal / (outboxWal + vacuumWal));
         out.printf(Locale.ROOT, "dead tuples on the projection (mutable by design, off the hot path): %d%n", eventLogStats.deadProjection);
+        printBreakdown(out, "event log", eventLogBreakdown);
+        printBreakdown(out, "mutable outbox row", outboxBreakdown);
+    }
+
+    private void printBreakdown(PrintStream out, String system, List<String> rows) {
+        if (rows.isEmpty()) {
+            out.printf(Locale.ROOT, "(no WAL breakdown for the %s: pg_walinspect is not available)%n", system);
+            return;
+        }
+        out.printf(Locale.ROOT, "%n### Where the %s's WAL goes (pg_walinspect, per message)%n", system);
+        out.println("| relation or record kind | WAL B/msg | of which full-page images | records/msg |");
+        out.println("|---|---:|---:|---:|");
+        rows.forEach(out::println);
+    }
+
+    /** WAL between two positions grouped by the relation of each record's first block (records without one by kind). */
+    private List<String> walByRelation(String from, String to) throws SQLException {
+        List<String> rows = new ArrayList<>();
+        try (Connection c = ds.getConnection(); Statement st = c.createStatement()) {
+            try {
+                st.execute("CREATE EXTENSION IF NOT EXISTS pg_walinspect");
+            } catch (SQLException unavailable) {
+                return rows;
+            }
+            try (PreparedStatement ps = c.prepareStatement("""
+                    WITH r AS (
+                      SELECT record_length, fpi_length, resource_manager || ' ' || split_part(record_type, ' ', 1) AS kind,
+                             substring(block_ref from 'rel [0-9]+/[0-9]+/([0-9]+)')::oid AS filenode
+                      FROM pg_get_wal_records_info(?::pg_lsn, ?::pg_lsn))
+                    SELECT coalesce(c.relname, r.kind) AS what, sum(record_length) AS bytes, sum(fpi_length) AS fpi, count(*) AS n
+                    FROM r LEFT JOIN pg_class c ON c.relfilenode = r.filenode AND r.filenode <> 0
+                    GROUP BY 1 ORDER BY 2 DESC""")) {
+                ps.setString(1, from);
+                ps.setString(2, to);
+                try (ResultSet rs = ps.executeQuery()) {
+                    double n = messages;
+                    while (rs.next()) {
+                        rows.add(String.format(Locale.ROOT, "| %s | %.0f | %.0f | %.1f |", rs.getString(1), rs.getLong(2) / n,
+                                rs.getLong(3) / n, rs.getLong(4) / n));
+                    }
+                }
+            }
+        }
+        return rows;
+    }
+
+    private String lsn() throws SQLException {
+        try (Connection c = ds.getConnection(); Statement st = c.createStatement();
+             ResultSet rs = st.executeQuery("SELECT pg_current_wal_lsn()::text")) {
+            rs.next();
+            return rs.getString(1);
+        }
     }
 
     private void eventLog() throws Exception {

@@ -3,6 +3,7 @@ package dev.sendlog.service.provider;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.sendlog.events.JsonMappers;
 import dev.sendlog.service.config.GatewaySettings;
 import java.io.IOException;
 import java.net.SocketTimeoutException;
@@ -21,7 +22,7 @@ import org.apache.hc.client5.http.impl.io.PoolingHttpClientConnectionManagerBuil
 import org.apache.hc.core5.http.ContentType;
 import org.apache.hc.core5.http.Header;
 import org.apache.hc.core5.http.io.entity.EntityUtils;
-import org.apache.hc.core5.http.io.entity.StringEntity;
+import org.apache.hc.core5.http.io.entity.ByteArrayEntity;
 import org.apache.hc.core5.util.TimeValue;
 import org.apache.hc.core5.util.Timeout;
 
@@ -39,7 +40,7 @@ public final class HttpProvider implements Provider, AutoCloseable {
     private final String authorization;
     private final Duration requestTimeout;
     private final CloseableHttpClient http;
-    private final ObjectMapper json = new ObjectMapper();
+    private final ObjectMapper json = JsonMappers.pooled();
 
     /** @param maxConnections connections to this gateway at most (the send workers' concurrency) */
     public HttpProvider(String gateway, GatewaySettings settings, int maxConnections) {
@@ -79,8 +80,8 @@ public final class HttpProvider implements Provider, AutoCloseable {
         HttpPost post = new HttpPost(submitUri);
         post.setHeader("Authorization", authorization);
         post.setHeader("Idempotency-Key", submit.idempotencyKey());
-        post.setEntity(new StringEntity(body.toString(), ContentType.APPLICATION_JSON));
         try {
+            post.setEntity(new ByteArrayEntity(json.writeValueAsBytes(body), ContentType.APPLICATION_JSON));
             return http.execute(post, response -> {
                 int status = response.getCode();
                 String text = response.getEntity() == null ? "" : EntityUtils.toString(response.getEntity(), StandardCharsets.UTF_8);

@@ -3,6 +3,7 @@ package dev.sendlog.service.receipts;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.sendlog.events.JsonMappers;
 import dev.sendlog.events.ReceiptKind;
 import java.io.IOException;
 import java.time.Instant;
@@ -13,7 +14,7 @@ import java.util.Optional;
  * vocabulary. The result is either a {@link ParsedCallback} or the reason it must be parked.
  */
 public final class CallbackParser {
-    private static final ObjectMapper JSON = new ObjectMapper().enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+    private static final ObjectMapper JSON = JsonMappers.pooled().enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
             .enable(com.fasterxml.jackson.core.JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
     private static final int MAX_FIELD = 256;
 
