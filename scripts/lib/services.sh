@@ -15,9 +15,11 @@ sendlog_start() {
     -Ddw.logging.level=WARN "$@" -jar "$SENDLOG_JAR" "$command" config.yml >"$log" 2>&1 &
   SENDLOG_PIDS+=($!)
   local deadline=$((SECONDS + 90))
-  until curl -fs "http://127.0.0.1:$admin/healthcheck" >/dev/null 2>&1; do
+  # Ready when the admin port answers: the health checks describe the whole pipeline, so an API-only process on a
+  # database no poller has used yet is rightly unhealthy ("pollers") although it accepts messages.
+  until curl -fs "http://127.0.0.1:$admin/ping" >/dev/null 2>&1; do
     if [ $SECONDS -ge $deadline ] || ! kill -0 "${SENDLOG_PIDS[-1]}" 2>/dev/null; then
-      echo "sendlog $command on :$port did not become healthy; log: $log" >&2
+      echo "sendlog $command on :$port did not start; log: $log" >&2
       tail -30 "$log" >&2
       return 1
     fi
