@@ -83,10 +83,12 @@ public final class WorkPublisher {
             return 0;
         }
         Map<UUID, Integer> latest = latestSeqs(rows);
-        if (rows.stream().anyMatch(r -> !latest.containsKey(r.messageId()))) {
+        if (rows.stream().anyMatch(r -> !visible(latest, r))) {
             // Read from the slot but not yet visible here: the walsender can send a transaction as soon as its commit
-            // record is flushed, a moment before the committing backend makes it visible. Skipping it as "handled"
-            // would lose it (the slot moves past it); the caller asks again in a moment.
+            // record is flushed, a moment before the committing backend makes it visible. That holds for a REDRIVEN
+            // row of a message whose earlier events are visible as much as for a new message: its latest visible seq
+            // is then lower than the row's. Skipping it as "handled" would lose it (the slot moves past it, and no
+            // timer re-drives work that is waiting to be published); the caller asks again in a moment.
             throw new NotVisibleYet();
         }
         Instant now = clock.instant();
@@ -123,6 +125,12 @@ public final class WorkPublisher {
         }
         Redriven redriven = (Redriven) codec.decode(row.messageId(), EventType.REDRIVEN, row.version(), row.data());
         return redriven.attempt();
+    }
+
+    /** Whether this session sees the row itself: its message's latest visible seq is at least the row's. */
+    private static boolean visible(Map<UUID, Integer> latest, TailRow row) {
+        Integer seq = latest.get(row.messageId());
+        return seq != null && seq >= row.seq();
     }
 
     /** The latest seq of each message: a work event is still owed only while nothing came after it. */
