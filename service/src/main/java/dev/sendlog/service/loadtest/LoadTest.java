@@ -31,7 +31,7 @@ public final class LoadTest {
         this.jitWarmup = jitWarmup;
     }
 
-    /** End-to-end mode: one target, its admin URL, a number of messages (a warm-up run first (a tenth unless --warmup-messages)). */
+    /** End-to-end mode: one target, its admin URL, a number of messages, after a warm-up run (a tenth unless --warmup-messages). */
     public static void endToEnd(Namespace ns, PrintStream out) throws Exception {
         String target = ns.<String>getList("target").getFirst();
         int eq = target.indexOf('=');
