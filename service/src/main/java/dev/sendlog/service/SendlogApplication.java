@@ -87,6 +87,8 @@ import dev.sendlog.service.receipts.ReceiptMatcher;
 import dev.sendlog.service.receipts.Vocabulary;
 import dev.sendlog.service.resources.AdminResource;
 import dev.sendlog.service.resources.CallbackResource;
+import dev.sendlog.service.resources.DirectCallback;
+import dev.sendlog.service.resources.DirectSubmit;
 import dev.sendlog.service.resources.MessagesResource;
 import dev.sendlog.service.tasks.IdempotencyKeyPurge;
 import dev.sendlog.service.tasks.CompactionJob;
@@ -107,6 +109,7 @@ import io.dropwizard.core.setup.Environment;
 import io.dropwizard.lifecycle.Managed;
 import java.time.Duration;
 import java.time.InstantSource;
+import jakarta.servlet.DispatcherType;
 import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.Map;
@@ -279,7 +282,13 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
         if (config.components.contains(Components.API)) {
             Inbox inbox = new Inbox(pools.dsl(PoolRole.CALLBACKS), callbackStream, clock, r.inboxWriters, metrics);
             env.lifecycle().manage(inbox);
-            env.jersey().register(new CallbackResource(config.gateways, inbox, r.maxConcurrentIntake, metrics));
+            Semaphore intake = new Semaphore(r.maxConcurrentIntake);
+            env.jersey().register(new CallbackResource(config.gateways, inbox, intake, metrics));
+            if (r.directIntake) {
+                env.servlets().addFilter("direct-callback", new DirectCallback(config.gateways, inbox, intake, MAX_BODY_BYTES,
+                        env.getObjectMapper(), metrics)).addMappingForUrlPatterns(EnumSet.of(DispatcherType.REQUEST), true,
+                        DirectCallback.PATH_PREFIX + "*");
+            }
         }
         if (config.components.contains(Components.CALLBACK_WORKER)) {
             Map<String, Vocabulary> vocabularies = new HashMap<>();
@@ -420,6 +429,11 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
         SubmitParser parser = new SubmitParser(config.gateways.keySet(), config.defaultGateway);
         MessageReader reader = new MessageReader(pools.dsl(PoolRole.API), events);
         env.jersey().register(new MessagesResource(parser, accept, reader, codec));
+        if (config.accept.directSubmit) {
+            env.servlets().addFilter("direct-submit", new DirectSubmit(authenticator, parser, accept, MAX_BODY_BYTES,
+                    env.getObjectMapper(), metrics)).addMappingForUrlPatterns(EnumSet.of(DispatcherType.REQUEST), true,
+                    DirectSubmit.PATH);
+        }
         env.jersey().register(new AdminResource(reader, new AdminActions(pools.dsl(PoolRole.API), events, reader, clock,
                 config.pipeline.shards), new ParkedStore(pools.dsl(PoolRole.API), events, reader, clock, config.pipeline.shards),
                 metrics));

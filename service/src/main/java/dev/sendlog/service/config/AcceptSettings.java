@@ -12,6 +12,13 @@ public class AcceptSettings {
     @JsonProperty
     public boolean groupCommit = true;
 
+    /**
+     * Answer the ordinary single-message POST in a servlet filter ahead of Jersey ({@code DirectSubmit}); anything
+     * unusual still goes to the resource. Off: every request through Jersey (for comparison).
+     */
+    @JsonProperty
+    public boolean directSubmit = true;
+
     /** Messages per transaction at most. */
     @Min(1)
     @Max(5000)

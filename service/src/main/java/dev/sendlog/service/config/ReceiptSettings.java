@@ -35,6 +35,13 @@ public class ReceiptSettings {
     public boolean sharedWorkerBound = false;
 
     /**
+     * Store the ordinary signed callback in a servlet filter ahead of Jersey ({@code DirectCallback}); anything unusual
+     * still goes to the resource. Off: every callback through Jersey (for comparison).
+     */
+    @JsonProperty
+    public boolean directIntake = true;
+
+    /**
      * Callback requests being stored at once at most. Past it, intake answers 503 with Retry-After and providers send
      * again later (they retry callbacks): a flood of receipts is spread out instead of taking the CPU from sends.
      */

@@ -10,6 +10,7 @@ import jakarta.ws.rs.WebApplicationException;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.ext.ExceptionMapper;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import org.eclipse.jetty.io.EofException;
 import org.slf4j.Logger;
@@ -32,6 +33,21 @@ public final class ProblemMappers {
 
     static Response response(Problem problem) {
         return Response.status(problem.status()).type(Problem.MEDIA_TYPE).entity(problem).build();
+    }
+
+    /**
+     * The answer to an exception that no other mapper knows: 503 with Retry-After when the database is unreachable,
+     * otherwise a 500 whose error id is logged with the stack trace and counted in {@code api.errors.unexpected}.
+     */
+    public static ApiProblem unexpected(Throwable e, Counter unexpected) {
+        if (SqlFailures.isUnavailable(e)) {
+            LOG.warn("database unavailable for a request: {}", e.toString());
+            return ApiProblem.unavailable("the database is unreachable; retry shortly", 1);
+        }
+        String errorId = UUID.randomUUID().toString();
+        unexpected.inc();
+        LOG.error("unexpected error error_id={}", errorId, e);
+        return new ApiProblem(Problem.of(500, "Internal error", "an unexpected error happened; error_id=" + errorId), Map.of());
     }
 
     static final class ApiProblemMapper implements ExceptionMapper<ApiProblem> {
@@ -98,14 +114,7 @@ public final class ProblemMappers {
                 LOG.info("client disconnected: {}", e.toString());
                 return Response.status(400).build();
             }
-            if (SqlFailures.isUnavailable(e)) {
-                LOG.warn("database unavailable for a request: {}", e.toString());
-                return ApiProblemMapper.toResponseOf(ApiProblem.unavailable("the database is unreachable; retry shortly", 1));
-            }
-            String errorId = UUID.randomUUID().toString();
-            unexpected.inc();
-            LOG.error("unexpected error error_id={}", errorId, e);
-            return response(Problem.of(500, "Internal error", "an unexpected error happened; error_id=" + errorId));
+            return ApiProblemMapper.toResponseOf(unexpected(e, unexpected));
         }
     }
 }

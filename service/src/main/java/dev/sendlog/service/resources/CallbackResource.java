@@ -35,10 +35,11 @@ public final class CallbackResource {
     private final Counter refused;
     private final Semaphore intake;
 
-    public CallbackResource(Map<String, GatewaySettings> gateways, Inbox inbox, int maxConcurrentIntake, MetricRegistry metrics) {
+    /** {@code intake} bounds the callbacks being stored at once, shared with {@link DirectCallback}. */
+    public CallbackResource(Map<String, GatewaySettings> gateways, Inbox inbox, Semaphore intake, MetricRegistry metrics) {
         this.gateways = Map.copyOf(gateways);
         this.inbox = inbox;
-        this.intake = new Semaphore(maxConcurrentIntake);
+        this.intake = intake;
         this.rejectedSignatures = metrics.counter("callbacks.signature.rejected");
         this.refused = metrics.counter("callbacks.intake.busy");
     }

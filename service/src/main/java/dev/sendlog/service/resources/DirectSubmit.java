@@ -1,0 +1,111 @@
+package dev.sendlog.service.resources;
+
+import com.codahale.metrics.MetricRegistry;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.ObjectReader;
+import com.fasterxml.jackson.databind.ObjectWriter;
+import dev.sendlog.service.api.SubmitParser;
+import dev.sendlog.service.api.SubmitResponse;
+import dev.sendlog.service.auth.Caller;
+import dev.sendlog.service.auth.Role;
+import dev.sendlog.service.core.AcceptService;
+import dev.sendlog.service.core.AcceptedItem;
+import dev.sendlog.service.core.MessageDraft;
+import dev.sendlog.service.errors.ApiProblem;
+import io.dropwizard.auth.AuthenticationException;
+import io.dropwizard.auth.Authenticator;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+
+/**
+ * {@code POST /v1/messages}, the ordinary request, answered ahead of Jersey ({@link DirectPath}). It takes a body
+ * declared {@code application/json} (at most a charset=utf-8 parameter), a Bearer key that authenticates as a
+ * client, and a body the {@link SubmitParser} accepts; anything else (400, 401, 403, 406, 413, 415 and their kin) is
+ * {@link MessagesResource#submit}'s to answer. Once the submission is handed to the accept path the answer is this
+ * filter's: 202 as the resource builds it (Location, {@code Idempotent-Replayed} on a replay), or the problem the
+ * accept path raised (409, 503), rendered as the resource's mappers render it.
+ */
+public final class DirectSubmit extends DirectPath {
+    public static final String PATH = "/v1/messages";
+
+    private final Authenticator<String, Caller> authenticator;
+    private final SubmitParser parser;
+    private final AcceptService accept;
+    private final ObjectReader jsonReader;
+    private final ObjectWriter responseWriter;
+
+    public DirectSubmit(Authenticator<String, Caller> authenticator, SubmitParser parser, AcceptService accept,
+                        long maxBodyBytes, ObjectMapper json, MetricRegistry metrics) {
+        super("api.submit", maxBodyBytes, json, metrics);
+        this.authenticator = authenticator;
+        this.parser = parser;
+        this.accept = accept;
+        this.jsonReader = json.readerFor(JsonNode.class);
+        this.responseWriter = json.writerFor(SubmitResponse.class);
+    }
+
+    @Override
+    boolean wants(HttpServletRequest request) {
+        return PATH.equals(request.getRequestURI()) && plainJson(request.getHeader("Content-Type"));
+    }
+
+    @Override
+    boolean handle(HttpServletRequest request, byte[] body, HttpServletResponse response) throws IOException {
+        Caller caller = client(request.getHeader("Authorization"));
+        MessageDraft draft = caller == null ? null : parse(body, request.getHeader("Idempotency-Key"));
+        if (draft == null) {
+            return false;
+        }
+        AcceptedItem item;
+        try {
+            item = accept.submit(caller.tenant(), List.of(draft), false).getFirst();
+        } catch (RuntimeException e) {
+            unexpected(response, e);
+            return true;
+        }
+        response.setHeader("Location", request.getRequestURL().append('/').append(item.id()).toString());
+        if (item.replayed()) {
+            response.setHeader("Idempotent-Replayed", "true");
+        }
+        answer(response, HttpServletResponse.SC_ACCEPTED, "application/json",
+                responseWriter.writeValueAsBytes(new SubmitResponse(item.id(), "ACCEPTED", item.acceptedAt())));
+        return true;
+    }
+
+    /** The raw header, not the parsed one: a charset Jetty cannot load makes its parsed Content-Type throw. */
+    static boolean plainJson(String contentType) {
+        if (contentType == null) {
+            return false;
+        }
+        String type = contentType.toLowerCase(Locale.ROOT).replace(" ", "");
+        return type.equals("application/json") || type.equals("application/json;charset=utf-8");
+    }
+
+    /** The caller behind a {@code Bearer} key with the client role, or null to let Jersey answer. */
+    private Caller client(String authorization) {
+        if (authorization == null || !authorization.startsWith("Bearer ") || authorization.length() == 7) {
+            return null;
+        }
+        try {
+            Optional<Caller> caller = authenticator.authenticate(authorization.substring(7));
+            return caller.filter(c -> c.role() == Role.CLIENT).orElse(null);
+        } catch (AuthenticationException | RuntimeException e) {
+            return null; // the key store unreachable, say: Jersey's auth filter meets the same and answers for it
+        }
+    }
+
+    /** The submission, or null when the body is not one the parser takes (Jersey then says why). */
+    private MessageDraft parse(byte[] body, String idempotencyKey) {
+        try {
+            JsonNode node = jsonReader.readValue(body);
+            return node == null || !node.isObject() ? null : parser.single(node, idempotencyKey);
+        } catch (IOException | ApiProblem e) {
+            return null;
+        }
+    }
+}
