@@ -432,7 +432,7 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
         if (config.accept.directSubmit) {
             env.servlets().addFilter("direct-submit", new DirectSubmit(authenticator, parser, accept, MAX_BODY_BYTES,
                     env.getObjectMapper(), metrics)).addMappingForUrlPatterns(EnumSet.of(DispatcherType.REQUEST), true,
-                    DirectSubmit.PATH);
+                    DirectSubmit.PATH, DirectSubmit.BATCH_PATH);
         }
         env.jersey().register(new AdminResource(reader, new AdminActions(pools.dsl(PoolRole.API), events, reader, clock,
                 config.pipeline.shards), new ParkedStore(pools.dsl(PoolRole.API), events, reader, clock, config.pipeline.shards),

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.ObjectWriter;
+import dev.sendlog.service.api.BatchResponse;
 import dev.sendlog.service.api.SubmitParser;
 import dev.sendlog.service.api.SubmitResponse;
 import dev.sendlog.service.auth.Caller;
@@ -23,21 +24,24 @@ import java.util.Locale;
 import java.util.Optional;
 
 /**
- * {@code POST /v1/messages}, the ordinary request, answered ahead of Jersey ({@link DirectPath}). It takes a body
- * declared {@code application/json} (at most a charset=utf-8 parameter), a Bearer key that authenticates as a
- * client, and a body the {@link SubmitParser} accepts; anything else (400, 401, 403, 406, 413, 415 and their kin) is
- * {@link MessagesResource#submit}'s to answer. Once the submission is handed to the accept path the answer is this
- * filter's: 202 as the resource builds it (Location, {@code Idempotent-Replayed} on a replay), or the problem the
- * accept path raised (409, 503), rendered as the resource's mappers render it.
+ * {@code POST /v1/messages} and {@code /v1/messages/batch}, the ordinary requests, answered ahead of Jersey
+ * ({@link DirectPath}). It takes a body declared {@code application/json} (at most a charset=utf-8 parameter), a
+ * Bearer key that authenticates as a client, and a body the {@link SubmitParser} accepts; anything else (400, 401,
+ * 403, 406, 413, 415 and their kin) is {@link MessagesResource}'s to answer, as is a batch that carries an
+ * Idempotency-Key header. Once the submission is handed to the accept path the answer is this filter's: 202 as the
+ * resource builds it (for one message, Location and {@code Idempotent-Replayed} on a replay; for a batch, one result
+ * per message in order), or the problem the accept path raised (409, 503), rendered as the resource's mappers do.
  */
 public final class DirectSubmit extends DirectPath {
     public static final String PATH = "/v1/messages";
+    public static final String BATCH_PATH = "/v1/messages/batch";
 
     private final Authenticator<String, Caller> authenticator;
     private final SubmitParser parser;
     private final AcceptService accept;
     private final ObjectReader jsonReader;
     private final ObjectWriter responseWriter;
+    private final ObjectWriter batchWriter;
 
     public DirectSubmit(Authenticator<String, Caller> authenticator, SubmitParser parser, AcceptService accept,
                         long maxBodyBytes, ObjectMapper json, MetricRegistry metrics) {
@@ -47,27 +51,38 @@ public final class DirectSubmit extends DirectPath {
         this.accept = accept;
         this.jsonReader = json.readerFor(JsonNode.class);
         this.responseWriter = json.writerFor(SubmitResponse.class);
+        this.batchWriter = json.writerFor(BatchResponse.class);
     }
 
     @Override
     boolean wants(HttpServletRequest request) {
-        return PATH.equals(request.getRequestURI()) && plainJson(request.getHeader("Content-Type"));
+        String uri = request.getRequestURI();
+        return (PATH.equals(uri) || BATCH_PATH.equals(uri)) && plainJson(request.getHeader("Content-Type"));
     }
 
     @Override
     boolean handle(HttpServletRequest request, byte[] body, HttpServletResponse response) throws IOException {
         Caller caller = client(request.getHeader("Authorization"));
-        MessageDraft draft = caller == null ? null : parse(body, request.getHeader("Idempotency-Key"));
-        if (draft == null) {
+        boolean batch = BATCH_PATH.equals(request.getRequestURI());
+        String idempotencyKey = request.getHeader("Idempotency-Key");
+        List<MessageDraft> drafts = caller == null || (batch && idempotencyKey != null) ? null
+                : parse(body, batch, idempotencyKey);
+        if (drafts == null) {
             return false;
         }
-        AcceptedItem item;
+        List<AcceptedItem> items;
         try {
-            item = accept.submit(caller.tenant(), List.of(draft), false).getFirst();
+            items = accept.submit(caller.tenant(), drafts, batch);
         } catch (RuntimeException e) {
             unexpected(response, e);
             return true;
         }
+        if (batch) {
+            answer(response, HttpServletResponse.SC_ACCEPTED, "application/json", batchWriter.writeValueAsBytes(
+                    new BatchResponse(items.stream().map(i -> new SubmitResponse(i.id(), "ACCEPTED", i.acceptedAt())).toList())));
+            return true;
+        }
+        AcceptedItem item = items.getFirst();
         response.setHeader("Location", request.getRequestURL().append('/').append(item.id()).toString());
         if (item.replayed()) {
             response.setHeader("Idempotent-Replayed", "true");
@@ -99,11 +114,14 @@ public final class DirectSubmit extends DirectPath {
         }
     }
 
-    /** The submission, or null when the body is not one the parser takes (Jersey then says why). */
-    private MessageDraft parse(byte[] body, String idempotencyKey) {
+    /** The submissions, or null when the body is not one the parser takes (Jersey then says why). */
+    private List<MessageDraft> parse(byte[] body, boolean batch, String idempotencyKey) {
         try {
             JsonNode node = jsonReader.readValue(body);
-            return node == null || !node.isObject() ? null : parser.single(node, idempotencyKey);
+            if (node == null || !node.isObject()) {
+                return null;
+            }
+            return batch ? parser.batch(node) : List.of(parser.single(node, idempotencyKey));
         } catch (IOException | ApiProblem e) {
             return null;
         }

@@ -49,6 +49,35 @@ class DirectSubmitTest {
     }
 
     @Test
+    void aBatchIsAnsweredDirectlyAsTheResourceWouldAnswerIt() {
+        String key = "batch-" + UUID.randomUUID();
+        String body = "{\"messages\":[{\"to\":\"+4915112345678\",\"body\":\"one\"},"
+                + "{\"to\":\"+4915112345679\",\"body\":\"two\",\"idempotencyKey\":\"" + key + "\"}]}";
+        long[] before = meters();
+        ApiResponse direct = SERVICE.api().post("/v1/messages/batch", CLIENT, body);
+        assertThat(meters()).containsExactly(before[0] + 1, before[1]);
+        ApiResponse jersey = SERVICE.api().post("/v1/messages/batch", CLIENT, body, THROUGH_JERSEY);
+        // A batch with the Idempotency-Key header is refused, by the resource.
+        ApiResponse header = SERVICE.api().post("/v1/messages/batch", CLIENT, body, "Idempotency-Key", "k");
+        assertThat(meters()).containsExactly(before[0] + 1, before[1] + 2);
+        assertThat(header.status()).isEqualTo(400);
+
+        for (ApiResponse r : List.of(direct, jersey)) {
+            assertThat(r.status()).isEqualTo(202);
+            assertThat(r.contentType()).isEqualTo("application/json");
+            assertThat(fieldNames(r.json())).containsExactly("results");
+            assertThat(r.json().get("results")).hasSize(2).allSatisfy(item -> {
+                assertThat(fieldNames(item)).containsExactly("id", "status", "acceptedAt");
+                assertThat(item.get("status").asText()).isEqualTo("ACCEPTED");
+            });
+        }
+        // The second item carried the same key both times: the same message.
+        assertThat(direct.json().get("results").get(1).get("id")).isEqualTo(jersey.json().get("results").get(1).get("id"));
+        assertThat(direct.json().get("results").get(0).get("id")).isNotEqualTo(jersey.json().get("results").get(0).get("id"));
+        assertThat(Sql.count(SERVICE.dataSource(), "SELECT count(*) FROM messages WHERE body IN ('one', 'two')")).isEqualTo(3);
+    }
+
+    @Test
     void idempotencyReplaysAndConflictsAnswerAsTheResourceAnswersThem() {
         String key = "direct-" + UUID.randomUUID();
         String body = "{\"to\":\"+4915112345678\",\"body\":\"once\"}";
