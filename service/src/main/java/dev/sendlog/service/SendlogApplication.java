@@ -262,7 +262,8 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
             wireApi(config, env, pools, events, codec);
         }
         // Each job type has its own bound; sharedWorkerBound (for measuring only) makes callbacks use the send bound.
-        Semaphore sendPermits = new Semaphore(config.pipeline.sendWorker.concurrency);
+        // The send bound counts jobs in progress; provider calls have their own, smaller bound inside the worker.
+        Semaphore sendPermits = new Semaphore(config.pipeline.sendWorker.concurrency * config.pipeline.sendWorker.jobsPerCallSlot);
         Semaphore callbackPermits = config.receipts.sharedWorkerBound ? sendPermits : new Semaphore(config.receipts.concurrency);
         if (config.components.contains(Components.POLLER) || config.components.contains(Components.SEND_WORKER)) {
             wireDispatch(config, env, pools, events, local, instance, sendPermits);
@@ -389,7 +390,7 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
             new SendWorker(consumer, new MessageReader(pools.dsl(PoolRole.PIPELINE), events), appender,
                     providers, new Checks(p.checks), new Backoff(Duration.ofMillis(p.retryBase.toMilliseconds()),
                     Duration.ofMillis(p.retryCap.toMilliseconds())), limits, p.shards, config.publicBaseUrl, clock,
-                    "worker-" + instance, faults, metrics);
+                    "worker-" + instance, faults, p.sendWorker.concurrency, metrics);
             env.lifecycle().manage(consumer);
             pausables.put("send-worker", new Pausable(consumer::pauseReading, consumer::resume));
         }

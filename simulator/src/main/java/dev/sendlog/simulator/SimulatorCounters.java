@@ -1,5 +1,6 @@
 package dev.sendlog.simulator;
 
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 
 /** The counters behind {@link SimulatorStats}; see there for what each one counts. */
@@ -14,10 +15,22 @@ final class SimulatorCounters {
     final LongAdder callbacksDelivered = new LongAdder();
     final LongAdder callbacksFailed = new LongAdder();
     final LongAdder callbackAttempts = new LongAdder();
+    private final AtomicInteger submitsInFlight = new AtomicInteger();
+    private final AtomicInteger maxSubmitsInFlight = new AtomicInteger();
+
+    /** A counted submit starts being served (its latency included); pair with {@link #submitEnded}. */
+    void submitStarted() {
+        int now = submitsInFlight.incrementAndGet();
+        maxSubmitsInFlight.accumulateAndGet(now, Math::max);
+    }
+
+    void submitEnded() {
+        submitsInFlight.decrementAndGet();
+    }
 
     SimulatorStats snapshot(long uniqueKeys) {
         return new SimulatorStats(submits.sum(), uniqueKeys, duplicateSubmits.sum(), accepted.sum(),
                 transientErrors.sum(), permanentErrors.sum(), dropped.sum(), callbacksSent.sum(),
-                callbacksDelivered.sum(), callbacksFailed.sum(), callbackAttempts.sum());
+                callbacksDelivered.sum(), callbacksFailed.sum(), callbackAttempts.sum(), maxSubmitsInFlight.get());
     }
 }

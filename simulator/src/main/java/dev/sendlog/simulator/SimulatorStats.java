@@ -19,9 +19,10 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
  * @param callbacksDelivered callbacks a receiver acknowledged with 2xx
  * @param callbacksFailed    callbacks given up after the last attempt; the rest of callbacksSent are pending
  * @param callbackAttempts   callback requests made, retries included
+ * @param maxConcurrentSubmits the most counted submits ever served at the same time (latency included)
  */
 @JsonPropertyOrder({"submits", "uniqueKeys", "duplicateSubmits", "accepted", "transientErrors", "permanentErrors",
-        "dropped", "callbacksSent", "callbacksDelivered", "callbacksFailed", "callbackAttempts"})
+        "dropped", "callbacksSent", "callbacksDelivered", "callbacksFailed", "callbackAttempts", "maxConcurrentSubmits"})
 public record SimulatorStats(
         long submits,
         long uniqueKeys,
@@ -33,4 +34,5 @@ public record SimulatorStats(
         long callbacksSent,
         long callbacksDelivered,
         long callbacksFailed,
-        long callbackAttempts) {}
+        long callbackAttempts,
+        long maxConcurrentSubmits) {}

@@ -47,40 +47,45 @@ final class SubmitHandler {
         SimulatorState current = state.get();
         SimulatorCounters counters = current.counters();
         counters.submits.increment();
-        Thread.sleep(active.sampleLatencyMs());
+        counters.submitStarted();
+        try {
+            Thread.sleep(active.sampleLatencyMs());
 
-        SimulatorRandom random = active.random();
-        if (random.roll(config.transientErrorRate())) {
-            counters.transientErrors.increment();
-            exchange.getResponseHeaders().set("Retry-After", "1");
-            if (random.roll(0.5)) {
-                HttpResponses.text(exchange, 503, "temporarily unavailable, retry later");
-            } else {
-                HttpResponses.text(exchange, 429, "too many requests");
+            SimulatorRandom random = active.random();
+            if (random.roll(config.transientErrorRate())) {
+                counters.transientErrors.increment();
+                exchange.getResponseHeaders().set("Retry-After", "1");
+                if (random.roll(0.5)) {
+                    HttpResponses.text(exchange, 503, "temporarily unavailable, retry later");
+                } else {
+                    HttpResponses.text(exchange, 429, "too many requests");
+                }
+                return;
             }
-            return;
-        }
-        if (random.roll(config.permanentErrorRate())) {
-            counters.permanentErrors.increment();
-            HttpResponses.text(exchange, 422, "destination " + request.to() + " is not reachable by this provider");
-            return;
-        }
+            if (random.roll(config.permanentErrorRate())) {
+                counters.permanentErrors.increment();
+                HttpResponses.text(exchange, 422, "destination " + request.to() + " is not reachable by this provider");
+                return;
+            }
 
-        SimulatorState.Recorded recorded = current.record(idempotencyKey, request.reference(), config.idWrapModulus());
-        counters.accepted.increment();
-        if (recorded.created()) {
-            scheduleReceipts(active, recorded.record(), request, current);
-        } else {
-            counters.duplicateSubmits.increment();
-        }
+            SimulatorState.Recorded recorded = current.record(idempotencyKey, request.reference(), config.idWrapModulus());
+            counters.accepted.increment();
+            if (recorded.created()) {
+                scheduleReceipts(active, recorded.record(), request, current);
+            } else {
+                counters.duplicateSubmits.increment();
+            }
 
-        if (random.roll(config.dropAfterAcceptRate())) {
-            counters.dropped.increment();
-            // Closing an exchange before its headers were sent closes the connection: the client sees EOF.
-            exchange.close();
-            return;
+            if (random.roll(config.dropAfterAcceptRate())) {
+                counters.dropped.increment();
+                // Closing an exchange before its headers were sent closes the connection: the client sees EOF.
+                exchange.close();
+                return;
+            }
+            HttpResponses.json(exchange, recorded.created() ? 201 : 200, Map.of("id", recorded.record().providerId()));
+        } finally {
+            counters.submitEnded();
         }
-        HttpResponses.json(exchange, recorded.created() ? 201 : 200, Map.of("id", recorded.record().providerId()));
     }
 
     private void scheduleReceipts(ActiveConfig active, SubmitRecord record, SubmitRequest request,

@@ -152,11 +152,22 @@ public class PipelineSettings {
     }
 
     public static class WorkerSettings {
-        /** Jobs in flight at most (virtual threads behind a semaphore). */
+        /** Provider calls in flight at most (a semaphore around the call; each job runs on its own virtual thread). */
         @Min(1)
         @Max(10_000)
         @JsonProperty
         public int concurrency = 64;
+
+        /**
+         * Jobs held at once (read from the stream and not yet acknowledged) per provider-call slot. With 2, up to twice
+         * {@code concurrency} jobs are in progress, so a job's claim and the recording of its outcome (database writes)
+         * overlap other jobs' calls instead of keeping a call slot idle. 1: a job holds its slot from read to
+         * acknowledgement.
+         */
+        @Min(1)
+        @Max(16)
+        @JsonProperty
+        public int jobsPerCallSlot = 2;
 
         /** Entries a crashed consumer left unacknowledged are taken over after they sat this long. */
         @NotNull

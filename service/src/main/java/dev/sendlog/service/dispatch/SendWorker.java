@@ -46,8 +46,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Takes send jobs from the stream and sends them, each on a virtual thread, at most {@code concurrency}
- * at once (its own semaphore, executor and Redis connections: nothing shared with other job types).
+ * Takes send jobs from the stream and sends them, each on a virtual thread: at most {@code concurrency} provider
+ * calls at once (a semaphore around the call), and at most {@code jobsPerCallSlot} times as many jobs in progress
+ * (the stream consumer's semaphore), so that claims and outcome writes overlap other jobs' calls. Its own
+ * semaphores, executor and Redis connections: nothing shared with other job types.
  *
  * <p>For each job: append CLAIMED before anything else; run the internal checks (REJECTED on failure);
  * call the provider with no transaction open; record the outcome (PROVIDER_ACCEPTED with its charge in one
@@ -86,10 +88,11 @@ public final class SendWorker {
     private final Counter retried;
     private final Counter dead;
     private final Counter unrecorded;
+    private final java.util.concurrent.Semaphore providerCalls;
 
     public SendWorker(StreamConsumer consumer, MessageReader reader, EventAppender appender, Map<String, Provider> providers,
                       Checks checks, Backoff backoff, Limits limits, int shardCount, String publicBaseUrl, InstantSource clock,
-                      String actor, Faults faults, MetricRegistry metrics) {
+                      String actor, Faults faults, int providerConcurrency, MetricRegistry metrics) {
         this.faults = faults;
         this.consumer = consumer;
         consumer.onEntries(this::claimAndDispatch);
@@ -115,6 +118,8 @@ public final class SendWorker {
         this.retried = metrics.counter("send.attempts.failed");
         this.dead = metrics.counter("messages.dead");
         this.unrecorded = metrics.counter("send.outcomes.unrecorded");
+        this.providerCalls = new java.util.concurrent.Semaphore(providerConcurrency);
+        metrics.registerGauge("send.provider.in.flight", () -> providerConcurrency - providerCalls.availablePermits());
     }
 
     /**
@@ -217,9 +222,18 @@ public final class SendWorker {
             return true;
         }
         SubmitOutcome outcome;
+        try {
+            providerCalls.acquire();
+        } catch (InterruptedException e) {
+            // Shutting down: the entry stays pending, and the claim deadline brings the message back.
+            Thread.currentThread().interrupt();
+            return false;
+        }
         try (Timer.Context ignored = providerTimer.time()) {
             outcome = provider.submit(new Submit(message.row().recipient(), message.row().body(), job.messageId().toString(),
                     publicBaseUrl + "/v1/callbacks/" + message.row().gateway(), EffectKeys.providerSubmit(job.messageId())));
+        } finally {
+            providerCalls.release();
         }
         if (outcome instanceof SubmitOutcome.Accepted) {
             faults.at(FaultPoint.BETWEEN_PROVIDER_ANSWER_AND_WRITE);

@@ -97,7 +97,8 @@ sealed interface SystemUnderTest {
         @Override
         public String configuration() {
             return "`sendlog.jar server config.yml` as shipped (group commit, 16 shards, pools api 10 + pipeline 12 +"
-                    + " callbacks 8 + maintenance 4 = 34 connections), logging at WARN, `pipeline.sendWorker.concurrency=C`";
+                    + " callbacks 8 + maintenance 4 = 34 connections), logging at WARN, `pipeline.sendWorker.concurrency=C`"
+                    + " (C provider calls in flight at most, 2C jobs held: `jobsPerCallSlot` 2)";
         }
     }
 
