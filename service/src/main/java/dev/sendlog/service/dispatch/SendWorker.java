@@ -41,6 +41,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -88,7 +89,7 @@ public final class SendWorker {
     private final Counter retried;
     private final Counter dead;
     private final Counter unrecorded;
-    private final java.util.concurrent.Semaphore providerCalls;
+    private final Semaphore providerCalls;
 
     public SendWorker(StreamConsumer consumer, MessageReader reader, EventAppender appender, Map<String, Provider> providers,
                       Checks checks, Backoff backoff, Limits limits, int shardCount, String publicBaseUrl, InstantSource clock,
@@ -118,7 +119,7 @@ public final class SendWorker {
         this.retried = metrics.counter("send.attempts.failed");
         this.dead = metrics.counter("messages.dead");
         this.unrecorded = metrics.counter("send.outcomes.unrecorded");
-        this.providerCalls = new java.util.concurrent.Semaphore(providerConcurrency);
+        this.providerCalls = new Semaphore(providerConcurrency);
         metrics.registerGauge("send.provider.in.flight", () -> providerConcurrency - providerCalls.availablePermits());
     }
 
