@@ -300,9 +300,10 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
                     Duration.ofMillis(config.pipeline.sendWorker.reclaimIdle.toMilliseconds()), metrics);
             new CallbackWorker(consumer, pools.dsl(PoolRole.CALLBACKS), new MessageReader(pools.dsl(PoolRole.CALLBACKS), events),
                     new ReceiptMatcher(pools.dsl(PoolRole.CALLBACKS)), recorder, vocabularies,
-                    Duration.ofMillis(r.holdWindow.toMilliseconds()), config.pipeline.shards, clock, "callbacks-" + instance,
+                    Duration.ofMillis(r.holdWindow.toMilliseconds()), config.pipeline.shards, r.batchSize, clock, "callbacks-" + instance,
                     metrics);
             env.lifecycle().manage(consumer);
+            pausables.put("callback-worker", new Pausable(consumer::pauseReading, consumer::resume));
             InboxSweeper sweeper = new InboxSweeper(pools.dsl(PoolRole.CALLBACKS), callbackStream, metrics);
             ScheduledExecutorService sweeps = env.lifecycle().scheduledExecutorService("inbox-sweeper-%d").threads(1).build();
             long every = r.sweepEvery.toMilliseconds();

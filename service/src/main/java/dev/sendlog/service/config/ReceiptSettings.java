@@ -28,6 +28,16 @@ public class ReceiptSettings {
     public int concurrency = 16;
 
     /**
+     * Callbacks decided together, in a fixed number of round trips (rows, matches, messages, then one group commit per
+     * round). Keep it below {@code concurrency} so that one batch's reads overlap another's commit; 1 decides each
+     * callback alone.
+     */
+    @Min(1)
+    @Max(1_000)
+    @JsonProperty
+    public int batchSize = 8;
+
+    /**
      * Force send and callback work through one shared concurrency bound (the send workers' semaphore). Kept only to
      * measure what isolation buys; never use it in production.
      */

@@ -26,7 +26,8 @@ final class E2eLoad {
     private static final String[] STAGES = {
         "poller.claim", "poller.publish", "poller.append",
         "send.queue.wait", "send.claim", "send.check", "send.provider", "send.result",
-        "append.commit", "accept.commit", "projector.batch", "timers.round", "callbacks.process", "inbox.commit"};
+        "append.commit", "accept.commit", "projector.batch", "timers.round", "callbacks.batch", "callbacks.record.commit",
+        "inbox.commit"};
 
     private final URI api;
     private final URI admin;
@@ -40,7 +41,7 @@ final class E2eLoad {
     }
 
     record Result(String label, int messages, double seconds, double perSecond, double p50Ms, double p99Ms,
-                  Map<String, double[]> stages, double callbacksPerSecond) {
+                  Map<String, double[]> stages, double callbacksPerSecond, String callbackIntake) {
     }
 
     private static long callbacksDone(JsonNode m) {
@@ -82,8 +83,14 @@ final class E2eLoad {
                 stages.put(stage, new double[] {count, meanMs, t.path("p99").asDouble() * 1000, count * meanMs / 1000});
             }
         }
+        String intake = String.format(Locale.ROOT, "callbacks stored %.0f/s, refused busy (503) %.0f/s; callback batches of %.1f"
+                        + " on average in %.1f rounds",
+                (counter(m, "callbacks.stored") - counter(before, "callbacks.stored")) / seconds,
+                (counter(m, "callbacks.intake.busy") - counter(before, "callbacks.intake.busy")) / seconds,
+                m.path("histograms").path("callbacks.batch.size").path("mean").asDouble(),
+                m.path("histograms").path("callbacks.batch.rounds").path("mean").asDouble());
         return new Result(label, (int) sent, seconds, sent / seconds, e2e.path("p50").asDouble() * 1000,
-                e2e.path("p99").asDouble() * 1000, stages, (callbacksDone(m) - callbacksBefore) / seconds);
+                e2e.path("p99").asDouble() * 1000, stages, (callbacksDone(m) - callbacksBefore) / seconds, intake);
     }
 
     /** Submits {@code messages} as fast as the API takes them (batches of 500), numbering recipients from {@code first}. */
@@ -148,6 +155,9 @@ final class E2eLoad {
         out.println("| stage | count | mean ms | p99 ms | total s |");
         out.println("|---|---:|---:|---:|---:|");
         r.stages().forEach((name, v) -> out.printf(Locale.ROOT, "| %s | %.0f | %.2f | %.2f | %.1f |%n", name, v[0], v[1], v[2], v[3]));
+        if (r.callbacksPerSecond() > 0) {
+            out.println(r.callbackIntake());
+        }
         double claim = r.stages().getOrDefault("poller.claim", new double[4])[3];
         double publish = r.stages().getOrDefault("poller.publish", new double[4])[3];
         double append = r.stages().getOrDefault("poller.append", new double[4])[3];

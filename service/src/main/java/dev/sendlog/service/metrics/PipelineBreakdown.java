@@ -19,7 +19,7 @@ public final class PipelineBreakdown {
     public static final List<String> STAGES = List.of(
             "accept.commit", "poller.claim", "poller.publish", "poller.append", "poller.round",
             "send.queue.wait", "send.claim", "send.check", "send.provider", "send.result", "append.commit",
-            "send.accepted.to.sent", "inbox.commit", "callbacks.process", "callbacks.record.commit",
+            "send.accepted.to.sent", "inbox.commit", "callbacks.batch", "callbacks.record.commit",
             "projector.batch", "timers.round");
 
     private static final List<String> COUNTERS = List.of("messages.sent", "messages.delivered", "messages.undelivered",

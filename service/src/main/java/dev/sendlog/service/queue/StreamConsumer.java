@@ -4,6 +4,7 @@ import com.codahale.metrics.Counter;
 import com.codahale.metrics.MetricRegistry;
 import io.dropwizard.lifecycle.Managed;
 import java.time.Duration;
+import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -12,6 +13,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -144,6 +146,30 @@ public final class StreamConsumer implements Managed {
             } finally {
                 inFlight.decrementAndGet();
                 permits.release();
+            }
+        });
+    }
+
+    /**
+     * Runs one job over several entries on a single virtual thread (the callback worker decides a read's callbacks
+     * together). The job returns the entries it finished; they are acknowledged in one call, the rest stay pending.
+     * Every entry's permit is released when the job ends, whatever it returned or threw.
+     */
+    public void dispatchBatch(List<StreamEntry> entries, Function<List<StreamEntry>, Collection<StreamEntry>> work) {
+        if (entries.isEmpty()) {
+            return;
+        }
+        inFlight.addAndGet(entries.size());
+        jobs.submit(() -> {
+            try {
+                ack(List.copyOf(work.apply(entries)));
+            } catch (RuntimeException e) {
+                failed.inc(entries.size());
+                LOG.error("{} batch of {} jobs failed (first entry_id={}); the entries stay pending", name, entries.size(),
+                        entries.get(0).id(), e);
+            } finally {
+                inFlight.addAndGet(-entries.size());
+                permits.release(entries.size());
             }
         });
     }

@@ -50,13 +50,25 @@ public final class CallbackRecorder implements Managed {
         this.commits = new GroupCommit<>("callbacks.record", this::write, writers, 1000, 0, 100_000, metrics);
     }
 
-    /** Records the decision; false when it was an append that lost its seq (re-read and decide again). */
-    public boolean record(CallbackDecision decision) throws InterruptedException, ExecutionException, TimeoutException {
-        RecordItem item = new RecordItem(decision);
-        if (!commits.offer(item)) {
-            throw new IllegalStateException("the callback record queue is full or stopped");
+    /**
+     * Records several decisions (for different inbox rows and different messages) and waits for all of them; the
+     * answers are in the same order, false for an append that lost its seq. They usually share one transaction.
+     */
+    public List<Boolean> recordAll(List<CallbackDecision> decisions)
+            throws InterruptedException, ExecutionException, TimeoutException {
+        List<RecordItem> items = new ArrayList<>(decisions.size());
+        for (CallbackDecision decision : decisions) {
+            RecordItem item = new RecordItem(decision);
+            if (!commits.offer(item)) {
+                throw new IllegalStateException("the callback record queue is full or stopped");
+            }
+            items.add(item);
         }
-        return item.done().get(30, TimeUnit.SECONDS);
+        List<Boolean> results = new ArrayList<>(items.size());
+        for (RecordItem item : items) {
+            results.add(item.done().get(30, TimeUnit.SECONDS));
+        }
+        return results;
     }
 
     private void write(List<RecordItem> batch) {

@@ -1,7 +1,10 @@
 package dev.sendlog.service.receipts;
 
-import static dev.sendlog.schema.jooq.Tables.PROVIDER_REFS;
-
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import org.jooq.DSLContext;
@@ -12,6 +15,17 @@ import org.jooq.DSLContext;
  * that gateway wins. Nothing is unique on a provider id alone.
  */
 public final class ReceiptMatcher {
+    /** The most recent use of each (gateway, provider id), one index probe each, in one round trip. */
+    private static final String LATEST_USES_SQL = """
+            SELECT k.g, k.p, r.message_id
+            FROM unnest(?::text[], ?::text[]) AS k(g, p)
+            CROSS JOIN LATERAL (
+                SELECT message_id FROM provider_refs
+                WHERE gateway = k.g AND provider_id = k.p
+                ORDER BY accepted_at DESC
+                LIMIT 1
+            ) r""";
+
     private final DSLContext dsl;
 
     public ReceiptMatcher(DSLContext dsl) {
@@ -22,21 +36,42 @@ public final class ReceiptMatcher {
     public record Match(UUID messageId, boolean byReference) {
     }
 
-    public Optional<Match> match(String gateway, String providerId, String reference) {
-        if (reference != null) {
-            try {
-                return Optional.of(new Match(UUID.fromString(reference), true));
-            } catch (IllegalArgumentException notOurs) {
-                // Not one of our ids (a provider may echo something else): fall back to the provider id.
-            }
-        }
-        if (providerId == null) {
+    /** A provider id as used on one gateway. */
+    public record ProviderKey(String gateway, String providerId) {
+    }
+
+    /** The message our reference names, when the provider echoed one of our ids. */
+    public static Optional<Match> byReference(String reference) {
+        if (reference == null) {
             return Optional.empty();
         }
-        return Optional.ofNullable(dsl.select(PROVIDER_REFS.MESSAGE_ID).from(PROVIDER_REFS)
-                .where(PROVIDER_REFS.GATEWAY.eq(gateway)).and(PROVIDER_REFS.PROVIDER_ID.eq(providerId))
-                .orderBy(PROVIDER_REFS.ACCEPTED_AT.desc())
-                .limit(1)
-                .fetchOne(PROVIDER_REFS.MESSAGE_ID)).map(id -> new Match(id, false));
+        try {
+            return Optional.of(new Match(UUID.fromString(reference), true));
+        } catch (IllegalArgumentException notOurs) {
+            // Not one of our ids (a provider may echo something else): the provider id decides.
+            return Optional.empty();
+        }
+    }
+
+    /** For each key that was ever used, the message that used it last. */
+    public Map<ProviderKey, UUID> latestUses(Collection<ProviderKey> keys) {
+        Map<ProviderKey, UUID> found = new HashMap<>();
+        if (keys.isEmpty()) {
+            return found;
+        }
+        String[] gateways = keys.stream().map(ProviderKey::gateway).toArray(String[]::new);
+        String[] ids = keys.stream().map(ProviderKey::providerId).toArray(String[]::new);
+        dsl.connection(c -> {
+            try (PreparedStatement ps = c.prepareStatement(LATEST_USES_SQL)) {
+                ps.setArray(1, c.createArrayOf("text", gateways));
+                ps.setArray(2, c.createArrayOf("text", ids));
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        found.put(new ProviderKey(rs.getString(1), rs.getString(2)), rs.getObject(3, UUID.class));
+                    }
+                }
+            }
+        });
+        return found;
     }
 }
