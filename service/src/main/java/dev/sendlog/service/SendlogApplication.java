@@ -263,18 +263,20 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
         }
         // Each job type has its own bound; sharedWorkerBound (for measuring only) makes callbacks use the send bound.
         // The send bound counts jobs in progress; provider calls have their own, smaller bound inside the worker.
-        Semaphore sendPermits = new Semaphore(config.pipeline.sendWorker.concurrency * config.pipeline.sendWorker.jobsPerCallSlot);
-        Semaphore callbackPermits = config.receipts.sharedWorkerBound ? sendPermits : new Semaphore(config.receipts.concurrency);
+        int sendBound = config.pipeline.sendWorker.concurrency * config.pipeline.sendWorker.jobsPerCallSlot;
+        Semaphore sendPermits = new Semaphore(sendBound);
+        int callbackBound = config.receipts.sharedWorkerBound ? sendBound : config.receipts.concurrency;
+        Semaphore callbackPermits = config.receipts.sharedWorkerBound ? sendPermits : new Semaphore(callbackBound);
         if (config.components.contains(Components.POLLER) || config.components.contains(Components.SEND_WORKER)) {
             wireDispatch(config, env, pools, events, local, instance, sendPermits);
         }
         if (config.components.contains(Components.API) || config.components.contains(Components.CALLBACK_WORKER)) {
-            wireReceipts(config, env, pools, events, local, instance, callbackPermits);
+            wireReceipts(config, env, pools, events, local, instance, callbackPermits, callbackBound);
         }
     }
 
     private void wireReceipts(SendlogConfiguration config, Environment env, Pools pools, EventStore events,
-                              LocalInfrastructure local, String instance, Semaphore callbackPermits) {
+                              LocalInfrastructure local, String instance, Semaphore callbackPermits, int callbackBound) {
         MetricRegistry metrics = env.metrics();
         ReceiptSettings r = config.receipts;
         // The callback job type has its own Redis client and connections, and may have its own Redis.
@@ -296,8 +298,10 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
             config.gateways.forEach((name, g) -> vocabularies.put(name, Vocabulary.named(g.vocabulary, g.statusMap)));
             CallbackRecorder recorder = new CallbackRecorder(pools.dsl(PoolRole.CALLBACKS), events, clock, 2, metrics);
             env.lifecycle().manage(recorder);
+            // Batches on platform threads of their own: enough for every batch the bound admits to run at once.
+            int batchThreads = (callbackBound + r.batchSize - 1) / r.batchSize;
             StreamConsumer consumer = new StreamConsumer("callbacks", callbackStream, callbackPermits,
-                    Duration.ofMillis(config.pipeline.sendWorker.reclaimIdle.toMilliseconds()), metrics);
+                    Duration.ofMillis(config.pipeline.sendWorker.reclaimIdle.toMilliseconds()), batchThreads, metrics);
             new CallbackWorker(consumer, pools.dsl(PoolRole.CALLBACKS), new MessageReader(pools.dsl(PoolRole.CALLBACKS), events),
                     new ReceiptMatcher(pools.dsl(PoolRole.CALLBACKS)), recorder, vocabularies,
                     Duration.ofMillis(r.holdWindow.toMilliseconds()), config.pipeline.shards, r.batchSize, clock, "callbacks-" + instance,

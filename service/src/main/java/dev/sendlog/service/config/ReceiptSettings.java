@@ -25,7 +25,7 @@ public class ReceiptSettings {
     @Min(1)
     @Max(10_000)
     @JsonProperty
-    public int concurrency = 16;
+    public int concurrency = 32;
 
     /**
      * Callbacks decided together, in a fixed number of round trips (rows, matches, messages, then one group commit per

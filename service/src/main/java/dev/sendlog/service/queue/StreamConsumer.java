@@ -42,11 +42,23 @@ public final class StreamConsumer implements Managed {
     private Thread loop;
 
     public StreamConsumer(String name, JobStream stream, Semaphore permits, Duration reclaimIdle, MetricRegistry metrics) {
+        this(name, stream, permits, reclaimIdle, 0, metrics);
+    }
+
+    /**
+     * With {@code platformThreads} above 0, jobs run on that many platform threads of their own instead of virtual
+     * threads. Virtual threads of every job type share the JVM's carrier threads, so a job type that runs few, long
+     * jobs (the callback worker's batches) is only truly apart from the hundreds of send jobs on threads of its own.
+     */
+    public StreamConsumer(String name, JobStream stream, Semaphore permits, Duration reclaimIdle, int platformThreads,
+                          MetricRegistry metrics) {
         this.name = name;
         this.stream = stream;
         this.permits = permits;
         this.reclaimIdle = reclaimIdle;
-        this.jobs = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name(name + "-job-", 0).factory());
+        this.jobs = platformThreads > 0
+                ? Executors.newFixedThreadPool(platformThreads, Thread.ofPlatform().name(name + "-job-", 0).daemon(true).factory())
+                : Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name(name + "-job-", 0).factory());
         this.failed = metrics.counter(name + ".jobs.failed");
         metrics.registerGauge(name + ".in.flight", inFlight::get);
     }
