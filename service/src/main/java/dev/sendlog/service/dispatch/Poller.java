@@ -20,8 +20,9 @@ import org.jooq.DSLContext;
 /**
  * Passes work from the log to the send stream for the shards this process owns. One round: read the
  * work events past each shard's cursor (snapshot-safe), keep those still owed, publish them with one
- * pipelined round trip, then in one transaction append their PUBLISHED events and advance the cursors
- * (fenced by the lease epoch). The cursor moves only after both. It drains: rounds follow each other
+ * pipelined round trip, and in one transaction append their PUBLISHED events and advance the cursors
+ * (fenced by the lease epoch); that transaction commits only once the publish has answered, so the cursor moves
+ * only after both. It drains: rounds follow each other
  * while a page comes back full, up to a cap, and only an empty tail makes it wait.
  */
 public final class Poller {

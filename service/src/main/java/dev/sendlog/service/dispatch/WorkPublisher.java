@@ -22,6 +22,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.ToLongFunction;
 import org.jooq.DSLContext;
@@ -29,8 +30,9 @@ import org.jooq.DSLContext;
 /**
  * The part of publishing both feeds share (the polling tail and change data capture): of the work events read, keep
  * those still owed (nothing came after them in their message's log), put them on the send stream with one pipelined
- * round trip, then append their PUBLISHED events in one transaction together with whatever the feed records there
- * (the polling feed's fenced cursors). The feed's own position (cursor or slot) moves only after both.
+ * round trip, and append their PUBLISHED events in one transaction together with whatever the feed records there
+ * (the polling feed's fenced cursors); the transaction commits only once the publish has answered. The feed's own
+ * position (cursor or slot) moves only after both.
  */
 public final class WorkPublisher {
     private final DSLContext dsl;
@@ -43,6 +45,7 @@ public final class WorkPublisher {
     private final Faults faults;
     private final Timer publishTimer;
     private final Timer appendTimer;
+    private final Timer publishRoundTrip;
     private final Counter published;
     private final Counter skipped;
 
@@ -58,6 +61,7 @@ public final class WorkPublisher {
         this.faults = faults;
         this.publishTimer = Metrics.timer(metrics, "poller.publish");
         this.appendTimer = Metrics.timer(metrics, "poller.append");
+        this.publishRoundTrip = Metrics.timer(metrics, "poller.publish.round.trip");
         this.published = metrics.counter("poller.published");
         this.skipped = metrics.counter("poller.skipped.already.handled");
     }
@@ -105,16 +109,29 @@ public final class WorkPublisher {
             publishedEvents.add(new NewEvent(row.messageId(), row.seq() + 1, row.shard(), actor, now,
                     new Published(attempt, epoch, now.plusMillis(settings.confirmTimeout.toMilliseconds()))));
         }
-        try (Timer.Context ignored = publishTimer.time()) {
-            stream.publish(jobs.stream().map(SendJob::toFields).toList());
-        }
-        faults.at(FaultPoint.BETWEEN_PUBLISH_AND_APPEND);
-        try (Timer.Context ignored = appendTimer.time()) {
-            dsl.transaction(cfg -> {
-                alsoInTransaction.accept(cfg.dsl());
-                store.append(cfg.dsl(), publishedEvents);
-            });
-        }
+        // The publish is sent first and its answer awaited inside the append's transaction, after the PUBLISHED rows and
+        // the feed's position are written and before the commit: the two round trips overlap, and still nothing is
+        // committed (cursor, slot, PUBLISHED) unless every job is on the stream. A publish that fails or times out rolls
+        // the transaction back, and the rows are read and published again.
+        long started = System.nanoTime();
+        JobStream.Publishing sending = stream.publishStart(jobs.stream().map(SendJob::toFields).toList());
+        long sent = System.nanoTime();
+        long[] waited = new long[1];
+        dsl.transaction(cfg -> {
+            alsoInTransaction.accept(cfg.dsl());
+            store.append(cfg.dsl(), publishedEvents);
+            long waitFrom = System.nanoTime();
+            try {
+                sending.await();
+            } finally {
+                waited[0] = System.nanoTime() - waitFrom;
+                publishRoundTrip.update(System.nanoTime() - started, TimeUnit.NANOSECONDS);
+            }
+            faults.at(FaultPoint.BETWEEN_PUBLISH_AND_APPEND);
+        });
+        long ended = System.nanoTime();
+        publishTimer.update(sent - started + waited[0], TimeUnit.NANOSECONDS);
+        appendTimer.update(ended - sent - waited[0], TimeUnit.NANOSECONDS);
         published.inc(jobs.size());
         return jobs.size();
     }

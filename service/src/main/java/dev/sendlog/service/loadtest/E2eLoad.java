@@ -24,7 +24,7 @@ import java.util.Map;
 final class E2eLoad {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final String[] STAGES = {
-        "poller.claim", "poller.publish", "poller.append",
+        "poller.claim", "poller.publish", "poller.append", "poller.publish.round.trip",
         "send.queue.wait", "send.claim", "send.check", "send.provider", "send.result",
         "append.commit", "accept.commit", "projector.batch", "timers.round", "callbacks.batch", "callbacks.record.commit",
         "inbox.commit"};
@@ -167,6 +167,9 @@ final class E2eLoad {
                             + " of its loop's wall time (the run's %.1f s): claim %.1f%%, publish %.1f%%, append %.1f%%%n",
                     100 * claim / loop, 100 * publish / loop, 100 * append / loop, r.seconds(),
                     100 * claim / r.seconds(), 100 * publish / r.seconds(), 100 * append / r.seconds());
+            double roundTrip = r.stages().getOrDefault("poller.publish.round.trip", new double[4])[3];
+            out.printf(Locale.ROOT, "publish in flight (sent until awaited, after the append's statements; the loop waits only"
+                    + " for the publish share above): %.1f s, %.1f%% of the wall time%n", roundTrip, 100 * roundTrip / r.seconds());
         }
     }
 

@@ -17,7 +17,7 @@ import java.util.Map;
 public final class PipelineBreakdown {
     /** Stages in the order a message meets them. */
     public static final List<String> STAGES = List.of(
-            "accept.commit", "poller.claim", "poller.publish", "poller.append", "poller.round",
+            "accept.commit", "poller.claim", "poller.publish", "poller.append", "poller.publish.round.trip", "poller.round",
             "send.queue.wait", "send.claim", "send.check", "send.provider", "send.result", "append.commit",
             "send.accepted.to.sent", "inbox.commit", "callbacks.batch", "callbacks.record.commit",
             "projector.batch", "timers.round");

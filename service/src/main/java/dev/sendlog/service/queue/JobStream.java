@@ -78,11 +78,54 @@ public final class JobStream {
      * ids in order, or throws if any call failed. A failed call may have appended some of its jobs: the caller
      * publishes them again, and a job seen twice is refused by the worker's claim.
      */
-    public synchronized List<String> publish(List<Map<String, String>> jobs) {
-        if (jobs.isEmpty()) {
-            return List.of();
+    public List<String> publish(List<Map<String, String>> jobs) {
+        return publishStart(jobs).await();
+    }
+
+    /** A publish whose commands are on their way to Redis; {@link #await} waits for them. */
+    public static final class Publishing {
+        private final int jobs;
+        private final List<RedisFuture<List<Object>>> futures;
+
+        private Publishing(int jobs, List<RedisFuture<List<Object>>> futures) {
+            this.jobs = jobs;
+            this.futures = futures;
         }
+
+        /** The jobs' entry ids in order; throws if any call failed or did not answer within the publish timeout. */
+        public List<String> await() {
+            if (futures.isEmpty()) {
+                return List.of();
+            }
+            if (!LettuceFutures.awaitAll(PUBLISH_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS, futures.toArray(RedisFuture[]::new))) {
+                throw new io.lettuce.core.RedisCommandTimeoutException("publishing " + jobs + " jobs timed out");
+            }
+            List<String> ids = new ArrayList<>(jobs);
+            for (RedisFuture<List<Object>> f : futures) {
+                try {
+                    for (Object id : f.get()) {
+                        ids.add((String) id);
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IllegalStateException("interrupted while publishing", e);
+                } catch (java.util.concurrent.ExecutionException e) {
+                    throw e.getCause() instanceof RuntimeException r ? r : new IllegalStateException(e.getCause());
+                }
+            }
+            return ids;
+        }
+    }
+
+    /**
+     * Sends the jobs (one round trip, as {@link #publish}) without waiting for the answer, so the caller can do other
+     * work meanwhile; nothing counts as published until {@link Publishing#await} returns.
+     */
+    public synchronized Publishing publishStart(List<Map<String, String>> jobs) {
         List<RedisFuture<List<Object>>> futures = new ArrayList<>();
+        if (jobs.isEmpty()) {
+            return new Publishing(0, futures);
+        }
         String[] keys = {key};
         for (int from = 0; from < jobs.size(); from += JOBS_PER_CALL) {
             List<String> args = new ArrayList<>();
@@ -96,23 +139,7 @@ public final class JobStream {
             futures.add(publisher.async().eval(PUBLISH_SCRIPT, ScriptOutputType.MULTI, keys, args.toArray(String[]::new)));
         }
         publisher.flushCommands();
-        if (!LettuceFutures.awaitAll(PUBLISH_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS, futures.toArray(RedisFuture[]::new))) {
-            throw new io.lettuce.core.RedisCommandTimeoutException("publishing " + jobs.size() + " jobs timed out");
-        }
-        List<String> ids = new ArrayList<>(jobs.size());
-        for (RedisFuture<List<Object>> f : futures) {
-            try {
-                for (Object id : f.get()) {
-                    ids.add((String) id);
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted while publishing", e);
-            } catch (java.util.concurrent.ExecutionException e) {
-                throw e.getCause() instanceof RuntimeException r ? r : new IllegalStateException(e.getCause());
-            }
-        }
-        return ids;
+        return new Publishing(jobs.size(), futures);
     }
 
     /** Waits up to {@code block} for new jobs for this consumer. */
