@@ -40,6 +40,7 @@ public class ServiceHarness implements BeforeAllCallback, AfterAllCallback {
     private SimulatorConfig simulatorConfig = SimulatorConfig.defaults().toBuilder()
             .latencyMs(5).receiptMode(ReceiptMode.NONE).build();
     private boolean privateRedis;
+    private final List<String> moreGatewaysOnSimulator = new ArrayList<>();
     private long privateRedisMaxBytes;
     private long callbackRedisMaxBytes = -1;
     private boolean cdcFeed;
@@ -70,6 +71,12 @@ public class ServiceHarness implements BeforeAllCallback, AfterAllCallback {
     /** The simulator's behaviour at start (default: 5 ms latency, no errors, no receipts). */
     public ServiceHarness simulator(SimulatorConfig config) {
         this.simulatorConfig = config;
+        return this;
+    }
+
+    /** Points another configured gateway (besides {@code sim}) at the same simulator; its token must be the simulator's. */
+    public ServiceHarness gatewayOnSimulator(String gateway) {
+        moreGatewaysOnSimulator.add(gateway);
         return this;
     }
 
@@ -165,6 +172,7 @@ public class ServiceHarness implements BeforeAllCallback, AfterAllCallback {
         all.add(ConfigOverride.config("redis.sendUri", redis.uri()));
         all.add(ConfigOverride.config("redis.keyPrefix", prefix));
         all.add(ConfigOverride.config("gateways.sim.baseUrl", simulator.baseUrl()));
+        moreGatewaysOnSimulator.forEach(g -> all.add(ConfigOverride.config("gateways." + g + ".baseUrl", simulator.baseUrl())));
         overrides.forEach((k, v) -> all.add(ConfigOverride.config(k, v)));
         MutableClock appClock = clock;
         Faults appFaults = faults;
