@@ -18,11 +18,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Reads one job type's stream and runs its jobs on virtual threads, at most as many at once as its semaphore
- * allows. Each job type has its own consumer, executor and connections; only the measuring switch
- * {@code sharedWorkerBound} makes two share a semaphore. Entries a crashed consumer left unacknowledged are
- * reclaimed after {@code reclaimIdle}. The batch handler must hand every entry to {@link #dispatch} or
- * {@link #finished}, which release its permit exactly once.
+ * Reads one job type's stream and runs its jobs on virtual threads (or platform threads of its own), at most as
+ * many at once as its semaphore allows. Each job type has its own consumer, executor and connections; only the
+ * measuring switch {@code sharedWorkerBound} makes two share a semaphore. Entries a crashed consumer left
+ * unacknowledged are reclaimed after {@code reclaimIdle}. The batch handler must hand every entry to
+ * {@link #dispatch}, {@link #dispatchBatch} or {@link #finished}, which release its permit exactly once.
  */
 public final class StreamConsumer implements Managed {
     private static final Logger LOG = LoggerFactory.getLogger(StreamConsumer.class);
@@ -163,8 +163,8 @@ public final class StreamConsumer implements Managed {
     }
 
     /**
-     * Runs one job over several entries on a single virtual thread (the callback worker decides a read's callbacks
-     * together). The job returns the entries it finished; they are acknowledged in one call, the rest stay pending.
+     * Runs one job over several entries on one of this consumer's threads (the callback worker decides a read's
+     * callbacks together). The job returns the entries it finished; they are acknowledged in one call, the rest stay pending.
      * Every entry's permit is released when the job ends, whatever it returned or threw.
      */
     public void dispatchBatch(List<StreamEntry> entries, Function<List<StreamEntry>, Collection<StreamEntry>> work) {
