@@ -18,6 +18,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -90,7 +91,8 @@ public final class AcceptWriter {
     private Map<Submission, SubmissionOutcome> writeInTransaction(DSLContext tx, List<Submission> submissions) {
         // PostgreSQL keeps microseconds: answer with exactly what is stored.
         Instant now = clock.instant().truncatedTo(ChronoUnit.MICROS);
-        Map<Submission, List<UUID>> newIds = new HashMap<>();
+        // Keyed by identity: a Submission is a record over all its drafts, so hashing one hashes every draft.
+        Map<Submission, List<UUID>> newIds = new IdentityHashMap<>();
         Map<KeyRef, Keyed> keyed = new HashMap<>();
         for (Submission s : submissions) {
             List<UUID> assigned = new ArrayList<>(s.size());
@@ -106,16 +108,17 @@ public final class AcceptWriter {
 
         Map<KeyRef, Existing> existing = claimKeys(tx, keyed, now);
 
-        Map<Submission, SubmissionOutcome> outcomes = new HashMap<>();
+        Map<Submission, SubmissionOutcome> outcomes = new IdentityHashMap<>();
         List<NewEvent> accepted = new ArrayList<>();
         List<NewMessage> messages = new ArrayList<>();
         List<KeyRef> releasedKeys = new ArrayList<>();
         for (Submission s : submissions) {
             List<FieldError> conflicts = new ArrayList<>();
             List<AcceptedItem> items = new ArrayList<>(s.size());
+            List<UUID> assigned = newIds.get(s);
             for (int i = 0; i < s.size(); i++) {
                 MessageDraft d = s.drafts().get(i);
-                UUID id = newIds.get(s).get(i);
+                UUID id = assigned.get(i);
                 Existing prior = d.idempotencyKey() == null ? null : existing.get(new KeyRef(s.tenant(), d.idempotencyKey()));
                 if (prior == null) {
                     items.add(new AcceptedItem(id, now, false));
