@@ -82,6 +82,7 @@ import dev.sendlog.service.receipts.CallbackRecorder;
 import dev.sendlog.service.receipts.CallbackWorker;
 import dev.sendlog.service.receipts.Inbox;
 import dev.sendlog.service.receipts.InboxSweeper;
+import dev.sendlog.service.receipts.IntakeBound;
 import dev.sendlog.service.receipts.ParkedStore;
 import dev.sendlog.service.receipts.ReceiptMatcher;
 import dev.sendlog.service.receipts.Vocabulary;
@@ -285,7 +286,7 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
         if (config.components.contains(Components.API)) {
             Inbox inbox = new Inbox(pools.dsl(PoolRole.CALLBACKS), callbackStream, clock, r.inboxWriters, metrics);
             env.lifecycle().manage(inbox);
-            Semaphore intake = new Semaphore(r.maxConcurrentIntake);
+            IntakeBound intake = new IntakeBound(r.maxConcurrentIntake, r.intakeWait.toJavaDuration(), metrics);
             env.jersey().register(new CallbackResource(config.gateways, inbox, intake, metrics));
             if (r.directIntake) {
                 env.servlets().addFilter("direct-callback", new DirectCallback(config.gateways, inbox, intake, MAX_BODY_BYTES,

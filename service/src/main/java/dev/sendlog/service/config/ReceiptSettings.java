@@ -25,7 +25,7 @@ public class ReceiptSettings {
     @Min(1)
     @Max(10_000)
     @JsonProperty
-    public int concurrency = 32;
+    public int concurrency = 64;
 
     /**
      * Callbacks decided together, in a fixed number of round trips (rows, matches, messages, then one group commit per
@@ -52,12 +52,17 @@ public class ReceiptSettings {
     public boolean directIntake = true;
 
     /**
-     * Callback requests being stored at once at most. Past it, intake answers 503 with Retry-After and providers send
-     * again later (they retry callbacks): a flood of receipts is spread out instead of taking the CPU from sends.
+     * Callback requests being stored at once at most. A request past it waits up to {@code intakeWait} for a place;
+     * only then intake answers 503 with Retry-After, and the provider sends it again later.
      */
     @Min(1)
     @JsonProperty
-    public int maxConcurrentIntake = 16;
+    public int maxConcurrentIntake = 32;
+
+    /** How long a callback waits for a place in the intake bound before it is refused with 503. 0: refused at once. */
+    @NotNull
+    @JsonProperty
+    public Duration intakeWait = Duration.seconds(2);
 
     /** Group commit of inbox writes. */
     @Min(1)

@@ -7,6 +7,7 @@ import dev.sendlog.service.errors.ApiProblem;
 import dev.sendlog.service.errors.Problem;
 import dev.sendlog.service.receipts.CallbackSignature;
 import dev.sendlog.service.receipts.Inbox;
+import dev.sendlog.service.receipts.IntakeBound;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.HeaderParam;
 import jakarta.ws.rs.POST;
@@ -16,7 +17,6 @@ import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import java.util.Map;
-import java.util.concurrent.Semaphore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -33,10 +33,10 @@ public final class CallbackResource {
     private final Inbox inbox;
     private final Counter rejectedSignatures;
     private final Counter refused;
-    private final Semaphore intake;
+    private final IntakeBound intake;
 
     /** {@code intake} bounds the callbacks being stored at once, shared with {@link DirectCallback}. */
-    public CallbackResource(Map<String, GatewaySettings> gateways, Inbox inbox, Semaphore intake, MetricRegistry metrics) {
+    public CallbackResource(Map<String, GatewaySettings> gateways, Inbox inbox, IntakeBound intake, MetricRegistry metrics) {
         this.gateways = Map.copyOf(gateways);
         this.inbox = inbox;
         this.intake = intake;
@@ -60,7 +60,14 @@ public final class CallbackResource {
             return Response.status(401).type(Problem.MEDIA_TYPE)
                     .entity(Problem.of(401, "Unauthorized", "X-Signature is missing or does not match the body")).build();
         }
-        if (!intake.tryAcquire()) {
+        boolean entered;
+        try {
+            entered = intake.enter();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();   // the server is stopping: refused, the provider sends it again
+            entered = false;
+        }
+        if (!entered) {
             refused.inc();
             throw ApiProblem.unavailable("too many callbacks at once; send it again shortly", 1);
         }
@@ -70,7 +77,7 @@ public final class CallbackResource {
         } catch (IllegalStateException e) {
             throw ApiProblem.unavailable("the callback could not be stored; send it again", 1);
         } finally {
-            intake.release();
+            intake.leave();
         }
         return Response.ok(Map.of("stored", id)).build();
     }

@@ -7,30 +7,31 @@ import dev.sendlog.service.config.GatewaySettings;
 import dev.sendlog.service.errors.ApiProblem;
 import dev.sendlog.service.receipts.CallbackSignature;
 import dev.sendlog.service.receipts.Inbox;
+import dev.sendlog.service.receipts.IntakeBound;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
-import java.util.concurrent.Semaphore;
 
 /**
  * {@code POST /v1/callbacks/{gateway}}, the ordinary receipt, answered ahead of Jersey ({@link DirectPath}): a known
- * gateway, no Content-Type or plain JSON, and a body whose signature matches. It is stored exactly as {@link CallbackResource} stores it, under the
- * same concurrency bound, and answered 200 {@code {"stored": id}} only after the commit; a full intake or a store
- * that fails answers 503 with Retry-After as the resource does. A bad or missing signature, an unknown gateway or
- * anything unusual goes on to the resource, which counts, logs and refuses it.
+ * gateway, no Content-Type or plain JSON, and a body whose signature matches. It is stored exactly as
+ * {@link CallbackResource} stores it, under the same intake bound, and answered 200 {@code {"stored": id}} only after
+ * the commit; an intake still full after {@code receipts.intakeWait}, or a store that fails, answers 503 with
+ * Retry-After as the resource does. A bad or missing signature, an unknown gateway or anything unusual goes on to the
+ * resource, which counts, logs and refuses it.
  */
 public final class DirectCallback extends DirectPath {
     public static final String PATH_PREFIX = "/v1/callbacks/";
 
     private final Map<String, GatewaySettings> gateways;
     private final Inbox inbox;
-    private final Semaphore intake;
+    private final IntakeBound intake;
     private final Counter refused;
 
     /** {@code intake} is the resource's own bound, shared so that both paths together stay within it. */
-    public DirectCallback(Map<String, GatewaySettings> gateways, Inbox inbox, Semaphore intake, long maxBodyBytes,
+    public DirectCallback(Map<String, GatewaySettings> gateways, Inbox inbox, IntakeBound intake, long maxBodyBytes,
                           ObjectMapper json, MetricRegistry metrics) {
         super("callbacks.intake", maxBodyBytes, json, metrics);
         this.gateways = Map.copyOf(gateways);
@@ -51,13 +52,22 @@ public final class DirectCallback extends DirectPath {
         return contentType == null || DirectSubmit.plainJson(contentType);
     }
 
+    private boolean enter() {
+        try {
+            return intake.enter();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();   // the server is stopping: refused, the provider sends it again
+            return false;
+        }
+    }
+
     @Override
     boolean handle(HttpServletRequest request, byte[] body, HttpServletResponse response) throws IOException {
         String gateway = request.getRequestURI().substring(PATH_PREFIX.length());
         if (!CallbackSignature.verify(gateways.get(gateway).callbackSecret, body, request.getHeader("X-Signature"))) {
             return false;
         }
-        if (!intake.tryAcquire()) {
+        if (!enter()) {
             refused.inc();
             problem(response, ApiProblem.unavailable("too many callbacks at once; send it again shortly", 1));
             return true;
@@ -72,7 +82,7 @@ public final class DirectCallback extends DirectPath {
             unexpected(response, e);
             return true;
         } finally {
-            intake.release();
+            intake.leave();
         }
         answer(response, HttpServletResponse.SC_OK, "application/json",
                 ("{\"stored\":" + id + "}").getBytes(StandardCharsets.US_ASCII));
