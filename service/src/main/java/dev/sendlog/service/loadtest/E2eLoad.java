@@ -41,7 +41,7 @@ final class E2eLoad {
     }
 
     record Result(String label, int messages, double seconds, double perSecond, double p50Ms, double p99Ms,
-                  Map<String, double[]> stages, double callbacksPerSecond, String callbackIntake) {
+                  Map<String, double[]> stages, double callbacksPerSecond, String callbackIntake, String cpu) {
     }
 
     private static long callbacksDone(JsonNode m) {
@@ -60,6 +60,7 @@ final class E2eLoad {
         JsonNode before = metrics();
         long sentBefore = counter(before, "messages.sent");
         long callbacksBefore = callbacksDone(before);
+        long[] machineBefore = MachineCpu.busyAndTotalTicks();
         long start = System.nanoTime();
         accept(messages, 0);
         long deadline = System.nanoTime() + timeout.toNanos();
@@ -72,6 +73,7 @@ final class E2eLoad {
             sent = counter(m, "messages.sent") - sentBefore;
         } while (sent < messages && System.nanoTime() < deadline);
         double seconds = (System.nanoTime() - start) / 1e9;
+        String cpu = cpu(before, m, sent, seconds, machineBefore, MachineCpu.busyAndTotalTicks());
         JsonNode e2e = m.path("timers").path("send.accepted.to.sent");
         Map<String, double[]> stages = new LinkedHashMap<>();
         for (String stage : STAGES) {
@@ -90,7 +92,26 @@ final class E2eLoad {
                 m.path("histograms").path("callbacks.batch.size").path("mean").asDouble(),
                 m.path("histograms").path("callbacks.batch.rounds").path("mean").asDouble());
         return new Result(label, (int) sent, seconds, sent / seconds, e2e.path("p50").asDouble() * 1000,
-                e2e.path("p99").asDouble() * 1000, stages, (callbacksDone(m) - callbacksBefore) / seconds, intake);
+                e2e.path("p99").asDouble() * 1000, stages, (callbacksDone(m) - callbacksBefore) / seconds, intake, cpu);
+    }
+
+    /** The service's CPU per message (its process.cpu.seconds gauge), and how busy the whole machine was. */
+    private static String cpu(JsonNode before, JsonNode after, long sent, double seconds, long[] machineBefore,
+                              long[] machineAfter) {
+        double serverSeconds = gauge(after, "process.cpu.seconds") - gauge(before, "process.cpu.seconds");
+        String line = String.format(Locale.ROOT, "CPU: the sendlog server %.3f ms per message (%.2f cores)",
+                1000 * serverSeconds / Math.max(1, sent), serverSeconds / seconds);
+        if (machineBefore != null && machineAfter != null && machineAfter[1] > machineBefore[1]) {
+            double busy = (double) (machineAfter[0] - machineBefore[0]) / (machineAfter[1] - machineBefore[1]);
+            int cores = Runtime.getRuntime().availableProcessors();
+            line += String.format(Locale.ROOT, "; the machine %.2f of %d cores busy (load generator, simulator and"
+                    + " databases included)", busy * cores, cores);
+        }
+        return line;
+    }
+
+    private static double gauge(JsonNode metrics, String name) {
+        return metrics.path("gauges").path(name).path("value").asDouble(Double.NaN);
     }
 
     /** Submits {@code messages} as fast as the API takes them (batches of 500), numbering recipients from {@code first}. */
@@ -155,6 +176,7 @@ final class E2eLoad {
         out.println("| stage | count | mean ms | p99 ms | total s |");
         out.println("|---|---:|---:|---:|---:|");
         r.stages().forEach((name, v) -> out.printf(Locale.ROOT, "| %s | %.0f | %.2f | %.2f | %.1f |%n", name, v[0], v[1], v[2], v[3]));
+        out.println(r.cpu());
         if (r.callbacksPerSecond() > 0) {
             out.println(r.callbackIntake());
         }
