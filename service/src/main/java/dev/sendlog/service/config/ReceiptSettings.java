@@ -53,7 +53,8 @@ public class ReceiptSettings {
 
     /**
      * Callback requests being stored at once at most. A request past it waits up to {@code intakeWait} for a place;
-     * only then intake answers 503 with Retry-After, and the provider sends it again later.
+     * only then intake answers 503 with Retry-After, and the provider sends it again later. At most this many wait;
+     * one more is refused at once, so callbacks never hold more than twice this many request threads.
      */
     @Min(1)
     @JsonProperty

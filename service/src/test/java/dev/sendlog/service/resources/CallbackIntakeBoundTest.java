@@ -19,9 +19,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The callback intake bound (receipts.maxConcurrentIntake, here 1): a callback past it waits up to
- * receipts.intakeWait for a place and is stored when one frees in time; only one that waits in vain is refused with
- * 503 and Retry-After, counted, and stored nothing. The store is held up by locking the inbox table, so the one place
- * stays taken for exactly as long as the test says.
+ * receipts.intakeWait for a place and is stored when one frees in time; one that waits in vain, or finds as many
+ * waiting as can be stored, is refused with 503 and Retry-After, counted, and stores nothing. The store is held up by
+ * locking the inbox table, so the one place stays taken for exactly as long as the test says.
  */
 class CallbackIntakeBoundTest {
     @RegisterExtension
@@ -29,42 +29,76 @@ class CallbackIntakeBoundTest {
             "receipts.maxConcurrentIntake", "1", "receipts.intakeWait", "3s");
 
     @Test
-    void aCallbackPastTheBoundWaitsForAPlaceAndIsRefusedOnlyWhenNoneFreesInTime() throws Exception {
+    void aCallbackPastTheBoundWaitsForAPlaceAndIsStoredWhenOneFrees() throws Exception {
         long busyBefore = counter("callbacks.intake.busy");
         CompletableFuture<ApiResponse> first;
-        CompletableFuture<ApiResponse> third;
-        try (Connection lock = SERVICE.dataSource().getConnection(); Statement st = lock.createStatement()) {
-            lock.setAutoCommit(false);
-            st.execute("LOCK TABLE callback_inbox IN EXCLUSIVE MODE");
-
-            // The first takes the only place, and its insert waits for the lock.
-            first = CompletableFuture.supplyAsync(() -> callback("p-bound-1"));
-            await().atMost(Duration.ofSeconds(20)).until(() -> Sql.count(SERVICE.dataSource(),
-                    "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
-                            + " AND wait_event_type = 'Lock' AND query LIKE 'INSERT INTO callback_inbox%'") == 1);
-
-            // The second waits the whole intakeWait: no place frees, so it is refused and told to come back.
-            // (Without the bound it would wait for the lock, and time out here.)
-            ApiResponse second = CompletableFuture.supplyAsync(() -> callback("p-bound-2")).get(15, TimeUnit.SECONDS);
-            assertThat(second.status()).isEqualTo(503);
-            assertThat(second.contentType()).startsWith("application/problem+json");
-            assertThat(second.header("Retry-After")).isEqualTo("1");
+        CompletableFuture<ApiResponse> second;
+        try (Connection lock = lockInbox()) {
+            first = takeTheOnlyPlace("p-bound-1");
+            // The second waits for a place.
+            second = CompletableFuture.supplyAsync(() -> callback("p-bound-2"));
+            await().atMost(Duration.ofSeconds(5)).until(() -> gauge("callbacks.intake.waiting") == 1);
+            // As many wait as can be stored (one): a third is refused at once, while the second still waits.
+            ApiResponse third = CompletableFuture.supplyAsync(() -> callback("p-bound-3")).get(15, TimeUnit.SECONDS);
+            assertRefused(third);
+            assertThat(second).isNotDone();
             assertThat(counter("callbacks.intake.busy")).isEqualTo(busyBefore + 1);
-            assertThat(first).isNotDone();
+            lock.commit();
+        }
+        // The place frees while the second waits: both are stored.
+        assertThat(first.get(20, TimeUnit.SECONDS).status()).isEqualTo(200);
+        assertThat(second.get(20, TimeUnit.SECONDS).status()).isEqualTo(200);
+        assertThat(gauge("callbacks.intake.waiting")).isZero();
+        assertThat(stored("p-bound-1")).isEqualTo(1);
+        assertThat(stored("p-bound-2")).isEqualTo(1);
+        assertThat(stored("p-bound-3")).isZero();
+        assertThat(counter("callbacks.intake.busy")).isEqualTo(busyBefore + 1);
+    }
 
-            // The third waits too, and this time the place frees while it waits.
-            third = CompletableFuture.supplyAsync(() -> callback("p-bound-3"));
-            await().atMost(Duration.ofSeconds(2)).until(() -> gauge("callbacks.intake.waiting") == 1);
+    @Test
+    void aCallbackIsRefusedOnlyAfterWaitingTheWholeIntakeWaitInVain() throws Exception {
+        long busyBefore = counter("callbacks.intake.busy");
+        CompletableFuture<ApiResponse> first;
+        try (Connection lock = lockInbox()) {
+            first = takeTheOnlyPlace("p-wait-1");
+            // No place frees within intakeWait: refused and told to come back. (Without the bound it would wait for
+            // the lock, and time out here.)
+            long started = System.nanoTime();
+            ApiResponse second = CompletableFuture.supplyAsync(() -> callback("p-wait-2")).get(15, TimeUnit.SECONDS);
+            assertRefused(second);
+            assertThat(Duration.ofNanos(System.nanoTime() - started)).isGreaterThanOrEqualTo(Duration.ofSeconds(3));
+            assertThat(first).isNotDone();
             lock.commit();
         }
         assertThat(first.get(20, TimeUnit.SECONDS).status()).isEqualTo(200);
-        assertThat(third.get(20, TimeUnit.SECONDS).status()).isEqualTo(200);
+        assertThat(stored("p-wait-1")).isEqualTo(1);
+        assertThat(stored("p-wait-2")).isZero();
         assertThat(counter("callbacks.intake.busy")).isEqualTo(busyBefore + 1);
-        assertThat(gauge("callbacks.intake.waiting")).isZero();
-        for (String id : new String[] {"p-bound-1", "p-bound-3"}) {
-            assertThat(stored(id)).as(id).isEqualTo(1);
+    }
+
+    /** A connection holding a lock that makes every insert into the inbox wait until it commits. */
+    private static Connection lockInbox() throws Exception {
+        Connection lock = SERVICE.dataSource().getConnection();
+        lock.setAutoCommit(false);
+        try (Statement st = lock.createStatement()) {
+            st.execute("LOCK TABLE callback_inbox IN EXCLUSIVE MODE");
         }
-        assertThat(stored("p-bound-2")).isZero();
+        return lock;
+    }
+
+    /** Sends a callback that takes the only place and waits, inside its store, for the inbox lock. */
+    private static CompletableFuture<ApiResponse> takeTheOnlyPlace(String providerId) {
+        CompletableFuture<ApiResponse> answer = CompletableFuture.supplyAsync(() -> callback(providerId));
+        await().atMost(Duration.ofSeconds(20)).until(() -> Sql.count(SERVICE.dataSource(),
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
+                        + " AND wait_event_type = 'Lock' AND query LIKE 'INSERT INTO callback_inbox%'") == 1);
+        return answer;
+    }
+
+    private static void assertRefused(ApiResponse r) {
+        assertThat(r.status()).isEqualTo(503);
+        assertThat(r.contentType()).startsWith("application/problem+json");
+        assertThat(r.header("Retry-After")).isEqualTo("1");
     }
 
     private static ApiResponse callback(String providerId) {
