@@ -30,8 +30,11 @@ public final class IntakeBound {
         metrics.gauge("callbacks.intake.waiting", () -> waiting::get);
     }
 
-    /** True when the caller may store a callback (and must {@link #leave()} after); false: refuse it. */
-    public boolean enter() throws InterruptedException {
+    /**
+     * True when the caller may store a callback (and must {@link #leave()} after); false: refuse it. An interrupted
+     * wait (the server is stopping) refuses too, with the interrupt flag kept; the provider sends it again.
+     */
+    public boolean enter() {
         if (places.tryAcquire()) {
             return true;
         }
@@ -44,6 +47,9 @@ public final class IntakeBound {
         }
         try {
             return places.tryAcquire(waitNanos, TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
         } finally {
             waiting.decrementAndGet();
         }

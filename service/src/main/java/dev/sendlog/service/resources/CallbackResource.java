@@ -60,14 +60,7 @@ public final class CallbackResource {
             return Response.status(401).type(Problem.MEDIA_TYPE)
                     .entity(Problem.of(401, "Unauthorized", "X-Signature is missing or does not match the body")).build();
         }
-        boolean entered;
-        try {
-            entered = intake.enter();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();   // the server is stopping: refused, the provider sends it again
-            entered = false;
-        }
-        if (!entered) {
+        if (!intake.enter()) {
             refused.inc();
             throw ApiProblem.unavailable("too many callbacks at once; send it again shortly", 1);
         }

@@ -52,22 +52,13 @@ public final class DirectCallback extends DirectPath {
         return contentType == null || DirectSubmit.plainJson(contentType);
     }
 
-    private boolean enter() {
-        try {
-            return intake.enter();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();   // the server is stopping: refused, the provider sends it again
-            return false;
-        }
-    }
-
     @Override
     boolean handle(HttpServletRequest request, byte[] body, HttpServletResponse response) throws IOException {
         String gateway = request.getRequestURI().substring(PATH_PREFIX.length());
         if (!CallbackSignature.verify(gateways.get(gateway).callbackSecret, body, request.getHeader("X-Signature"))) {
             return false;
         }
-        if (!enter()) {
+        if (!intake.enter()) {
             refused.inc();
             problem(response, ApiProblem.unavailable("too many callbacks at once; send it again shortly", 1));
             return true;
