@@ -47,45 +47,56 @@ final class SubmitHandler {
         SimulatorState current = state.get();
         SimulatorCounters counters = current.counters();
         counters.submits.increment();
+        // A submit counts as in flight until its answer is decided, not until it is written: the client may read the
+        // answer and send its next submit before this thread gets back from writing, which would count two at once.
+        Reply reply;
         counters.submitStarted();
         try {
-            Thread.sleep(active.sampleLatencyMs());
-
-            SimulatorRandom random = active.random();
-            if (random.roll(config.transientErrorRate())) {
-                counters.transientErrors.increment();
-                exchange.getResponseHeaders().set("Retry-After", "1");
-                if (random.roll(0.5)) {
-                    HttpResponses.text(exchange, 503, "temporarily unavailable, retry later");
-                } else {
-                    HttpResponses.text(exchange, 429, "too many requests");
-                }
-                return;
-            }
-            if (random.roll(config.permanentErrorRate())) {
-                counters.permanentErrors.increment();
-                HttpResponses.text(exchange, 422, "destination " + request.to() + " is not reachable by this provider");
-                return;
-            }
-
-            SimulatorState.Recorded recorded = current.record(idempotencyKey, request.reference(), config.idWrapModulus());
-            counters.accepted.increment();
-            if (recorded.created()) {
-                scheduleReceipts(active, recorded.record(), request, current);
-            } else {
-                counters.duplicateSubmits.increment();
-            }
-
-            if (random.roll(config.dropAfterAcceptRate())) {
-                counters.dropped.increment();
-                // Closing an exchange before its headers were sent closes the connection: the client sees EOF.
-                exchange.close();
-                return;
-            }
-            HttpResponses.json(exchange, recorded.created() ? 201 : 200, Map.of("id", recorded.record().providerId()));
+            reply = decide(active, config, current, request, idempotencyKey, exchange);
         } finally {
             counters.submitEnded();
         }
+        reply.send(exchange);
+    }
+
+    /** Writes the decided answer. */
+    @FunctionalInterface
+    private interface Reply {
+        void send(HttpExchange exchange) throws IOException;
+    }
+
+    private Reply decide(ActiveConfig active, SimulatorConfig config, SimulatorState current, SubmitRequest request,
+                         String idempotencyKey, HttpExchange exchange) throws InterruptedException {
+        SimulatorCounters counters = current.counters();
+        Thread.sleep(active.sampleLatencyMs());
+
+        SimulatorRandom random = active.random();
+        if (random.roll(config.transientErrorRate())) {
+            counters.transientErrors.increment();
+            exchange.getResponseHeaders().set("Retry-After", "1");
+            return random.roll(0.5)
+                    ? e -> HttpResponses.text(e, 503, "temporarily unavailable, retry later")
+                    : e -> HttpResponses.text(e, 429, "too many requests");
+        }
+        if (random.roll(config.permanentErrorRate())) {
+            counters.permanentErrors.increment();
+            return e -> HttpResponses.text(e, 422, "destination " + request.to() + " is not reachable by this provider");
+        }
+
+        SimulatorState.Recorded recorded = current.record(idempotencyKey, request.reference(), config.idWrapModulus());
+        counters.accepted.increment();
+        if (recorded.created()) {
+            scheduleReceipts(active, recorded.record(), request, current);
+        } else {
+            counters.duplicateSubmits.increment();
+        }
+
+        if (random.roll(config.dropAfterAcceptRate())) {
+            counters.dropped.increment();
+            // Closing an exchange before its headers were sent closes the connection: the client sees EOF.
+            return HttpExchange::close;
+        }
+        return e -> HttpResponses.json(e, recorded.created() ? 201 : 200, Map.of("id", recorded.record().providerId()));
     }
 
     private void scheduleReceipts(ActiveConfig active, SubmitRecord record, SubmitRequest request,
