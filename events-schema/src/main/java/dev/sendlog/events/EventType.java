@@ -17,7 +17,7 @@ public enum EventType {
     RECEIPT(1),
     OUTCOME_UNKNOWN(1),
     RESOLVED(1),
-    COMPACTED(1);
+    COMPACTED(2);
 
     private final int currentVersion;
 

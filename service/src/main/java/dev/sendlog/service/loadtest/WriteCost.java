@@ -120,9 +120,17 @@ public final class WriteCost {
         long projectionSize = size("message_status");
         long outboxSize = size("outbox_messages") + size("outbox_ledger");
         long compactStart = wal();
+        long compactStartNanos = System.nanoTime();
         new Compactor(ds, new EventCodec(), Duration.ofSeconds(5), s -> { }).compact(day);
+        long compactionNanos = System.nanoTime() - compactStartNanos;
         long compactionWal = wal() - compactStart;
         long compactedSize = size("messages") + size("message_events") + size("ledger") + size("provider_refs");
+        List<String> compactedSizes = new ArrayList<>();
+        for (String table : List.of("message_events", "messages", "ledger", "provider_refs", "message_status", "outbox_messages",
+                "outbox_ledger")) {
+            compactedSizes.add(String.format(Locale.ROOT, "| %s | %d | %d | %.0f |", table, heapSize(table) / 1024,
+                    (size(table) - heapSize(table)) / 1024, size(table) / (double) messages));
+        }
 
         double n = messages;
         out.printf(Locale.ROOT, "## Write cost of one message's life, %d messages (%s)%n", messages, Instant.now());
@@ -141,6 +149,13 @@ public final class WriteCost {
         out.printf(Locale.ROOT, "| after compaction (WAL %.0f B/message) | %d kB (+ %d kB projection) | %d kB (VACUUM returns no space) |%n",
                 compactionWal / n, compactedSize / 1024, projectionSize / 1024, outboxSize / 1024);
         out.printf(Locale.ROOT, "event log WAL / baseline WAL (incl. its VACUUM) = %.2f%n", (double) eventLogWal / (outboxWal + vacuumWal));
+        out.printf(Locale.ROOT, "event log storage after compaction / baseline = %.2f (with the status projection %.2f)%n",
+                (double) compactedSize / outboxSize, (double) (compactedSize + projectionSize) / outboxSize);
+        out.printf(Locale.ROOT, "compaction of %d messages took %.1f s%n", messages, compactionNanos / 1e9);
+        out.printf(Locale.ROOT, "%n### Storage after compaction, per table (partitions summed)%n");
+        out.println("| table | heap kB | indexes and TOAST kB | B per message |");
+        out.println("|---|---:|---:|---:|");
+        compactedSizes.forEach(out::println);
         out.printf(Locale.ROOT, "dead tuples on the projection (mutable by design, off the hot path): %d%n", eventLogStats.deadProjection);
         printBreakdown(out, "event log", eventLogBreakdown);
         printBreakdown(out, "mutable outbox row", outboxBreakdown);
@@ -361,6 +376,17 @@ public final class WriteCost {
         try (Connection c = ds.getConnection(); Statement st = c.createStatement(); ResultSet rs = st.executeQuery(
                 "SELECT coalesce(sum(pg_total_relation_size(x.oid)), 0) FROM (SELECT '" + table + "'::regclass::oid AS oid UNION ALL "
                         + "SELECT inhrelid FROM pg_inherits WHERE inhparent = '" + table + "'::regclass) x")) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
+    /** The heap alone (main fork, free space and visibility maps), without indexes or TOAST. */
+    private long heapSize(String table) throws SQLException {
+        try (Connection c = ds.getConnection(); Statement st = c.createStatement(); ResultSet rs = st.executeQuery(
+                "SELECT coalesce(sum(pg_table_size(x.oid) - coalesce(pg_total_relation_size(nullif(c.reltoastrelid, 0)), 0)), 0) "
+                        + "FROM (SELECT '" + table + "'::regclass::oid AS oid UNION ALL SELECT inhrelid FROM pg_inherits WHERE inhparent = '"
+                        + table + "'::regclass) x JOIN pg_class c ON c.oid = x.oid")) {
             rs.next();
             return rs.getLong(1);
         }
