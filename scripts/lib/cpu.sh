@@ -21,12 +21,13 @@ pids_named() {
   done
 }
 
-# "<nanoseconds> <server> <simulator> <postgres> <busy machine ticks>"
+# cpu_sample <server pid> <simulator pid> [<callback process pid>]
+# "<nanoseconds> <server> <simulator> <postgres> <busy machine ticks> <callback process>"
 cpu_sample() {
   local busy
   busy=$(awk '/^cpu /{print $2+$3+$4+$7+$8+$9}' /proc/stat)
   # shellcheck disable=SC2046
-  echo "$(date +%s%N) $(cpu_ticks "$1") $(cpu_ticks "$2") $(cpu_ticks $(pids_named postgres)) $busy"
+  echo "$(date +%s%N) $(cpu_ticks "$1") $(cpu_ticks "$2") $(cpu_ticks $(pids_named postgres)) $busy $(cpu_ticks ${3:-})"
 }
 
 # Prints the cores each part used between two samples. PostgreSQL counts the backends alive at both samples
@@ -38,8 +39,9 @@ cpu_report() {
     split(a, x, " "); split(b, y, " ")
     s = (y[1] - x[1]) / 1e9
     server = (y[2] - x[2]) / hz / s; sim = (y[3] - x[3]) / hz / s; pg = (y[4] - x[4]) / hz / s
-    busy = (y[5] - x[5]) / hz / s
-    printf "CPU over %.0f s, in cores of %d: sendlog server %.2f, simulator %.2f, PostgreSQL %.2f, the rest (load generator, Redis, ...) %.2f, idle %.2f\n",
-      s, cores, server, sim, pg, busy - server - sim - pg, cores - busy
+    busy = (y[5] - x[5]) / hz / s; callbacks = (y[6] - x[6]) / hz / s
+    own = callbacks > 0 ? sprintf("callback process %.2f, ", callbacks) : ""
+    printf "CPU over %.0f s, in cores of %d: sendlog server %.2f, %ssimulator %.2f, PostgreSQL %.2f, the rest (load generator, Redis, ...) %.2f, idle %.2f\n",
+      s, cores, server, own, sim, pg, busy - server - callbacks - sim - pg, cores - busy
   }'
 }

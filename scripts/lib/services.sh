@@ -7,10 +7,11 @@ sendlog_build() {
 }
 
 # sendlog_start <log file> <command> <api port> <admin port> [extra -D options...]
+# SENDLOG_NICE, when set, starts the process at that CPU priority (nice).
 sendlog_start() {
   local log=$1 command=$2 port=$3 admin=$4
   shift 4
-  "$JAVA_HOME/bin/java" -Djava.io.tmpdir="${SENDLOG_TMP:-target/tmp}" \
+  ${SENDLOG_NICE:+nice -n "$SENDLOG_NICE"} "$JAVA_HOME/bin/java" -Djava.io.tmpdir="${SENDLOG_TMP:-target/tmp}" \
     -Ddw.server.applicationConnectors[0].port="$port" -Ddw.server.adminConnectors[0].port="$admin" \
     -Ddw.logging.level=WARN "$@" -jar "$SENDLOG_JAR" "$command" config.yml >"$log" 2>&1 &
   SENDLOG_PIDS+=($!)

@@ -47,6 +47,9 @@ public final class LoadTestCommand extends Command {
                 .help("end-to-end mode: unmeasured messages sent (and awaited) first, so the JIT has compiled the hot paths;"
                         + " a tenth of --messages (at least 1,000) unless given");
         subparser.addArgument("--admin").help("admin base URL of the target (end-to-end mode reads its metrics)");
+        subparser.addArgument("--callback-admin").help("admin base URL of a separate process that takes the callbacks "
+                + "(intake and callback workers), when they do not run in the target; end-to-end mode reads the callback "
+                + "figures from it");
         subparser.addArgument("--jit-warmup-seconds").type(Integer.class).setDefault(20)
                 .help("unmeasured seconds per target at the highest concurrency before the first cell");
         subparser.addArgument("--warmup-seconds").type(Integer.class).setDefault(3).help("unmeasured seconds before each cell");

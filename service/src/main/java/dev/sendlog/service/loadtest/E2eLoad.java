@@ -31,12 +31,15 @@ final class E2eLoad {
 
     private final URI api;
     private final URI admin;
+    /** Where the callback intake and workers run: the target itself, or a process of their own. */
+    private final URI callbackAdmin;
     private final String authorization;
     private final HttpClient http = HttpClient.newHttpClient();
 
-    E2eLoad(String api, String admin, String key) {
+    E2eLoad(String api, String admin, String callbackAdmin, String key) {
         this.api = URI.create(api);
         this.admin = URI.create(admin);
+        this.callbackAdmin = URI.create(callbackAdmin);
         this.authorization = "Bearer " + key;
     }
 
@@ -58,8 +61,8 @@ final class E2eLoad {
 
     Result run(String label, int messages, Duration timeout) throws IOException, InterruptedException {
         JsonNode before = metrics();
+        JsonNode callbacksBefore = callbackMetrics(before);
         long sentBefore = counter(before, "messages.sent");
-        long callbacksBefore = callbacksDone(before);
         long[] machineBefore = MachineCpu.busyAndTotalTicks();
         long start = System.nanoTime();
         accept(messages, 0);
@@ -74,6 +77,7 @@ final class E2eLoad {
         } while (sent < messages && System.nanoTime() < deadline);
         double seconds = (System.nanoTime() - start) / 1e9;
         String cpu = cpu(before, m, sent, seconds, machineBefore, MachineCpu.busyAndTotalTicks());
+        JsonNode callbacks = callbackMetrics(m);
         JsonNode e2e = m.path("timers").path("send.accepted.to.sent");
         Map<String, double[]> stages = new LinkedHashMap<>();
         for (String stage : STAGES) {
@@ -87,12 +91,12 @@ final class E2eLoad {
         }
         String intake = String.format(Locale.ROOT, "callbacks stored %.0f/s, refused busy (503) %.0f/s; callback batches of %.1f"
                         + " on average in %.1f rounds",
-                (counter(m, "callbacks.stored") - counter(before, "callbacks.stored")) / seconds,
-                (counter(m, "callbacks.intake.busy") - counter(before, "callbacks.intake.busy")) / seconds,
-                m.path("histograms").path("callbacks.batch.size").path("mean").asDouble(),
-                m.path("histograms").path("callbacks.batch.rounds").path("mean").asDouble());
+                (counter(callbacks, "callbacks.stored") - counter(callbacksBefore, "callbacks.stored")) / seconds,
+                (counter(callbacks, "callbacks.intake.busy") - counter(callbacksBefore, "callbacks.intake.busy")) / seconds,
+                callbacks.path("histograms").path("callbacks.batch.size").path("mean").asDouble(),
+                callbacks.path("histograms").path("callbacks.batch.rounds").path("mean").asDouble());
         return new Result(label, (int) sent, seconds, sent / seconds, e2e.path("p50").asDouble() * 1000,
-                e2e.path("p99").asDouble() * 1000, stages, (callbacksDone(m) - callbacksBefore) / seconds, intake, cpu);
+                e2e.path("p99").asDouble() * 1000, stages, (callbacksDone(callbacks) - callbacksDone(callbacksBefore)) / seconds, intake, cpu);
     }
 
     /** The service's CPU per message (its process.cpu.seconds gauge), and how busy the whole machine was. */
@@ -196,7 +200,16 @@ final class E2eLoad {
     }
 
     private JsonNode metrics() throws IOException, InterruptedException {
-        HttpResponse<String> r = http.send(HttpRequest.newBuilder(admin.resolve("/metrics")).GET().build(),
+        return metrics(admin);
+    }
+
+    /** The callback process's metrics: the target's own, already read, unless the callbacks run elsewhere. */
+    private JsonNode callbackMetrics(JsonNode targetMetrics) throws IOException, InterruptedException {
+        return callbackAdmin.equals(admin) ? targetMetrics : metrics(callbackAdmin);
+    }
+
+    private JsonNode metrics(URI from) throws IOException, InterruptedException {
+        HttpResponse<String> r = http.send(HttpRequest.newBuilder(from.resolve("/metrics")).GET().build(),
                 HttpResponse.BodyHandlers.ofString());
         return JSON.readTree(r.body());
     }

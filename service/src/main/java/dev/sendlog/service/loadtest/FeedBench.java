@@ -150,7 +150,8 @@ public final class FeedBench {
                     throw new IllegalStateException(p.name() + " did not start; see its log in " + dir);
                 }
             }
-            E2eLoad load = new E2eLoad("http://127.0.0.1:" + apiPort, "http://127.0.0.1:" + adminPort, KEY);
+            String admin = "http://127.0.0.1:" + adminPort;
+            E2eLoad load = new E2eLoad("http://127.0.0.1:" + apiPort, admin, admin, KEY);
             load.run(feed + " x" + pollers + " warm-up", Math.max(1000, messages / 10), Duration.ofMinutes(5));
             E2eLoad.Result burst = load.run(feed + " x" + pollers, messages, Duration.ofMinutes(10));
             E2eLoad.print(burst, out);

@@ -36,7 +36,9 @@ public final class LoadTest {
         String target = ns.<String>getList("target").getFirst();
         int eq = target.indexOf('=');
         String label = target.substring(0, eq);
-        E2eLoad load = new E2eLoad(target.substring(eq + 1), ns.getString("admin"), ns.getString("key"));
+        String admin = ns.getString("admin");
+        String callbackAdmin = ns.getString("callback_admin");
+        E2eLoad load = new E2eLoad(target.substring(eq + 1), admin, callbackAdmin != null ? callbackAdmin : admin, ns.getString("key"));
         int messages = ns.getInt("messages");
         Integer warmup = ns.getInt("warmup_messages");
         load.run(label + " warm-up", warmup != null ? warmup : Math.max(1000, messages / 10), Duration.ofMinutes(5));
