@@ -138,7 +138,7 @@ public final class EventCodec {
      * {@code [seq, type, version, at, actor, data]} per event. {@code at} is a number of microseconds after the
      * previous numeric time (the first: after the epoch), or, for a time finer than a microsecond or beyond the range of
      * a long in microseconds, its ISO text.
-     * The v1 form spelled every event out as an object and was about six times larger.
+     * The v1 form spelled every event out as an object and was about nine times larger.
      */
     private String pack(Compacted compacted) throws JsonProcessingException {
         ArrayNode events = mapper.createArrayNode();
@@ -179,13 +179,13 @@ public final class EventCodec {
         List<StoredEvent> inner = new ArrayList<>(events.size());
         long previous = 0;
         for (JsonNode item : events) {
-            if (!item.isArray() || item.size() != 6 || !item.get(0).canConvertToInt() || !item.get(1).isTextual()
-                    || !item.get(2).canConvertToInt() || !item.get(4).isTextual()) {
+            if (!item.isArray() || item.size() != 6 || !isInt(item.get(0)) || !item.get(1).isTextual() || !isInt(item.get(2))
+                    || !item.get(4).isTextual()) {
                 throw new UnreadableEventException("COMPACTED v2 of " + messageId + " holds a malformed event: " + item);
             }
             JsonNode at = item.get(3);
             Instant time;
-            if (at.canConvertToLong()) {
+            if (at.isIntegralNumber() && at.canConvertToLong()) {
                 previous = Math.addExact(previous, at.asLong());
                 time = Instant.EPOCH.plus(previous, ChronoUnit.MICROS);
             } else if (at.isTextual()) {
@@ -198,6 +198,11 @@ public final class EventCodec {
             inner.add(new StoredEvent(messageId, item.get(0).asInt(), time, item.get(4).asText(), event));
         }
         return new Compacted(inner);
+    }
+
+    /** An integer JSON number in int's range; a fraction or text is not silently truncated or parsed. */
+    private static boolean isInt(JsonNode node) {
+        return node.isIntegralNumber() && node.canConvertToInt();
     }
 
     /** Whether the time is a whole number of microseconds near enough the epoch that differences of two fit a long. */

@@ -151,6 +151,12 @@ class EventCodecTest {
                         "[[1,\"ACCEPTED\",1,\"yesterday\",\"api\",{\"tenant\":\"a\",\"gateway\":\"b\"}]]"
                                 .getBytes(java.nio.charset.StandardCharsets.UTF_8))) + "\"}",
                 "{\"packed\":\"" + java.util.Base64.getEncoder().encodeToString(SnapshotDeflate.deflate(
+                        "[[1,\"ACCEPTED\",1,1.5,\"api\",{\"tenant\":\"a\",\"gateway\":\"b\"}]]"
+                                .getBytes(java.nio.charset.StandardCharsets.UTF_8))) + "\"}",
+                "{\"packed\":\"" + java.util.Base64.getEncoder().encodeToString(SnapshotDeflate.deflate(
+                        "[[1.0,\"ACCEPTED\",1,0,\"api\",{\"tenant\":\"a\",\"gateway\":\"b\"}]]"
+                                .getBytes(java.nio.charset.StandardCharsets.UTF_8))) + "\"}",
+                "{\"packed\":\"" + java.util.Base64.getEncoder().encodeToString(SnapshotDeflate.deflate(
                         "[]".getBytes(java.nio.charset.StandardCharsets.UTF_8))) + "\"}")) {
             assertThatThrownBy(() -> codec.decode(ID, EventType.COMPACTED, 2, damaged)).as(damaged)
                     .isInstanceOf(UnreadableEventException.class).hasMessageContaining(ID.toString());
