@@ -128,8 +128,10 @@ public final class WriteCost {
         List<String> compactedSizes = new ArrayList<>();
         for (String table : List.of("message_events", "messages", "ledger", "provider_refs", "message_status", "outbox_messages",
                 "outbox_ledger")) {
-            compactedSizes.add(String.format(Locale.ROOT, "| %s | %d | %d | %.0f |", table, heapSize(table) / 1024,
-                    (size(table) - heapSize(table)) / 1024, size(table) / (double) messages));
+            long total = size(table);
+            long heap = heapSize(table);
+            compactedSizes.add(String.format(Locale.ROOT, "| %s | %d | %d | %.0f |", table, heap / 1024, (total - heap) / 1024,
+                    total / (double) messages));
         }
 
         double n = messages;
