@@ -127,11 +127,13 @@ public final class MessageReader {
         if (q.tenant() != null) {
             where = where.and(MESSAGE_STATUS.TENANT.eq(q.tenant()));
         }
+        // Recipient and reference live on the message's row only: join it when the search names one.
+        boolean joinMessages = q.recipient() != null || q.reference() != null;
         if (q.recipient() != null) {
-            where = where.and(MESSAGE_STATUS.RECIPIENT.eq(q.recipient()));
+            where = where.and(MESSAGES.RECIPIENT.eq(q.recipient()));
         }
         if (q.reference() != null) {
-            where = where.and(MESSAGE_STATUS.REFERENCE.eq(q.reference()));
+            where = where.and(MESSAGES.REFERENCE.eq(q.reference()));
         }
         if (q.since() != null) {
             where = where.and(MESSAGE_STATUS.MESSAGE_ID.ge(MessageIds.lowerBound(q.since())));
@@ -142,7 +144,10 @@ public final class MessageReader {
         if (q.before() != null) {
             where = where.and(MESSAGE_STATUS.MESSAGE_ID.lt(q.before()));
         }
-        List<UUID> ids = dsl.select(MESSAGE_STATUS.MESSAGE_ID).from(MESSAGE_STATUS).where(where)
+        var from = joinMessages
+                ? MESSAGE_STATUS.join(MESSAGES).on(MESSAGES.ID.eq(MESSAGE_STATUS.MESSAGE_ID))
+                : MESSAGE_STATUS;
+        List<UUID> ids = dsl.select(MESSAGE_STATUS.MESSAGE_ID).from(from).where(where)
                 .orderBy(MESSAGE_STATUS.MESSAGE_ID.desc()).limit(q.limit() + 1).fetch(MESSAGE_STATUS.MESSAGE_ID);
         Map<UUID, MessageDetails> found = findMany(ids);
         List<MessageDetails> page = new ArrayList<>(ids.size());

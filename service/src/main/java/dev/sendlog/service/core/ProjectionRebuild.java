@@ -33,7 +33,7 @@ public final class ProjectionRebuild {
             }
             Map<UUID, MessageDetails> found = reader.findMany(ids);
             List<StatusRow> rows = ids.stream().filter(found::containsKey)
-                    .map(id -> StatusRow.of(found.get(id).row(), Shards.of(id, shardCount), found.get(id).state(), reconcileWindow))
+                    .map(id -> StatusRow.of(found.get(id).row().tenant(), Shards.of(id, shardCount), found.get(id).state(), reconcileWindow))
                     .toList();
             dsl.transaction(cfg -> StatusProjection.upsert(cfg.dsl(), rows));
             done += rows.size();

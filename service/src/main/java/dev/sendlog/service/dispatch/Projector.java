@@ -13,7 +13,6 @@ import dev.sendlog.projections.MessageFold;
 import dev.sendlog.projections.MessageState;
 import dev.sendlog.service.core.MessageDetails;
 import dev.sendlog.service.core.MessageReader;
-import dev.sendlog.service.core.MessageRow;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -60,7 +59,7 @@ public final class Projector {
         }
     };
 
-    private record Cached(MessageRow row, MessageState state) {
+    private record Cached(String tenant, MessageState state) {
     }
 
     public Projector(ShardLeases leases, LogTail tail, DSLContext dsl, MessageReader reader, EventCodec codec,
@@ -109,7 +108,7 @@ public final class Projector {
             touched.forEach((id, shard) -> {
                 Cached c = cache.get(id);
                 if (c != null) {
-                    statuses.add(StatusRow.of(c.row(), shard, c.state(), reconcileWindow));
+                    statuses.add(StatusRow.of(c.tenant(), shard, c.state(), reconcileWindow));
                 }
             });
             dsl.transaction(cfg -> {
@@ -140,7 +139,7 @@ public final class Projector {
         try {
             StoredEvent event = new StoredEvent(r.messageId(), r.seq(), r.at(), r.actor(),
                     codec.decode(r.messageId(), EventType.valueOf(r.type()), r.version(), r.data()));
-            cache.put(r.messageId(), new Cached(c.row(), MessageFold.evolve(c.state(), event)));
+            cache.put(r.messageId(), new Cached(c.tenant(), MessageFold.evolve(c.state(), event)));
             return true;
         } catch (InvalidTransitionException e) {
             return false;
@@ -160,7 +159,7 @@ public final class Projector {
             found = new HashMap<>();
             for (UUID id : ids) {
                 try {
-                    reader.find(id).ifPresent(d -> cache.put(id, new Cached(d.row(), d.state())));
+                    reader.find(id).ifPresent(d -> cache.put(id, new Cached(d.row().tenant(), d.state())));
                 } catch (InvalidTransitionException one) {
                     // A history the fold refuses is a bug or corruption: loud, counted, and not papered over.
                     invalid.inc();
@@ -177,7 +176,7 @@ public final class Projector {
                 cache.remove(id);
                 LOG.error("projector found events without their message message_id={}", id);
             } else {
-                cache.put(id, new Cached(d.row(), d.state()));
+                cache.put(id, new Cached(d.row().tenant(), d.state()));
             }
         }
     }

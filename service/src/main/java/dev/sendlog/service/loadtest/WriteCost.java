@@ -13,12 +13,10 @@ import dev.sendlog.events.ReceiptKind;
 import dev.sendlog.events.Shards;
 import dev.sendlog.events.StoredEvent;
 import dev.sendlog.projections.MessageFold;
-import dev.sendlog.projections.MessageState;
 import dev.sendlog.schema.Migrations;
 import dev.sendlog.service.core.AcceptWriter;
 import dev.sendlog.service.core.AcceptedItem;
 import dev.sendlog.service.core.MessageDraft;
-import dev.sendlog.service.core.MessageRow;
 import dev.sendlog.service.core.Submission;
 import dev.sendlog.service.core.SubmissionOutcome;
 import dev.sendlog.service.db.EventStore;
@@ -250,10 +248,10 @@ public final class WriteCost {
                 for (var f : futures) {
                     f.get();
                 }
-                project(histories, at);
+                project(histories);
                 step(store, histories, id -> new Receipt(ReceiptKind.INTERMEDIATE, "sim", "p1", "ENROUTE", at, null, 1), "callbacks");
                 step(store, histories, id -> new Receipt(ReceiptKind.DELIVERED, "sim", "p1", "DELIVRD", at.plusSeconds(1), null, 2), "callbacks");
-                project(histories, at);
+                project(histories);
             }
         } finally {
             appender.stop();
@@ -270,13 +268,9 @@ public final class WriteCost {
     }
 
     /** The projector's write for the batch: one upsert per message. */
-    private void project(Map<UUID, List<StoredEvent>> histories, Instant at) {
+    private void project(Map<UUID, List<StoredEvent>> histories) {
         List<StatusRow> rows = new ArrayList<>();
-        histories.forEach((id, h) -> {
-            MessageState state = MessageFold.fold(h);
-            rows.add(StatusRow.of(new MessageRow(id, "demo", "+49151", null, "sim", "b", at), Shards.of(id, 16), state,
-                    Duration.ofHours(48)));
-        });
+        histories.forEach((id, h) -> rows.add(StatusRow.of("demo", Shards.of(id, 16), MessageFold.fold(h), Duration.ofHours(48))));
         dsl.transaction(cfg -> StatusProjection.upsert(cfg.dsl(), rows));
     }
 

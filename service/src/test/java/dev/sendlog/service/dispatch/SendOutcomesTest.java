@@ -133,16 +133,38 @@ class SendOutcomesTest {
         assertThat(Sql.count(SERVICE.dataSource(), "SELECT count(*) FROM ledger WHERE message_id = '" + id + "'")).isEqualTo(1);
     }
 
+    /** The projection holds status and tenant; recipient and reference come from the message's row, joined. */
     @Test
-    void searchByStatusReadsTheProjection() {
-        String id = Messages.submitOne(SERVICE, "1234");
-        Messages.awaitStatus(SERVICE, id, "REJECTED", Duration.ofSeconds(30));
-        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
-            List<String> rejected = new ArrayList<>();
-            SERVICE.api().get("/v1/messages?status=REJECTED&to=1234", "client-a").json().get("items")
-                    .forEach(i -> rejected.add(i.get("id").asText()));
-            assertThat(rejected).containsExactly(id);
-        });
+    void searchByStatusReadsTheProjectionAndFiltersOnTheMessage() {
+        String rejected = submit("client-a", "9871", "q-1");
+        String otherRecipient = submit("client-a", "9872", "q-2");
+        String sent = submit("client-a", Messages.recipient(), "q-1");
+        String otherTenant = submit("client-b", "9871", "q-1");
+        Messages.awaitStatus(SERVICE, rejected, "REJECTED", Duration.ofSeconds(30));
+        Messages.awaitStatus(SERVICE, otherRecipient, "REJECTED", Duration.ofSeconds(30));
+        Messages.awaitStatus(SERVICE, sent, "SENT", Duration.ofSeconds(30));
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
+                assertThat(search("/v1/messages?status=REJECTED&tenant=globex&to=9871", "support-1")).containsExactly(otherTenant));
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
+                assertThat(search("/v1/messages?status=SENT&reference=q-1", "client-a")).containsExactly(sent));
+        assertThat(search("/v1/messages?status=REJECTED&to=9871", "client-a")).containsExactly(rejected);
+        assertThat(search("/v1/messages?status=REJECTED&reference=q-1", "client-a")).containsExactly(rejected);
+        assertThat(search("/v1/messages?status=REJECTED&reference=q-2", "client-a")).containsExactly(otherRecipient);
+        assertThat(search("/v1/messages?status=REJECTED&to=9871&reference=q-2", "client-a")).isEmpty();
+        assertThat(search("/v1/messages?status=REJECTED&to=9871", "support-1")).containsExactly(otherTenant, rejected);
+        assertThat(search("/v1/messages?status=REJECTED&to=9871&limit=1", "support-1")).containsExactly(otherTenant);
         assertThat(SERVICE.api().get("/v1/messages?status=NOPE", "client-a").status()).isEqualTo(400);
+    }
+
+    private static String submit(String key, String to, String reference) {
+        ApiResponse r = SERVICE.api().post("/v1/messages", key, "{\"to\":\"" + to + "\",\"body\":\"b\",\"reference\":\"" + reference + "\"}");
+        assertThat(r.status()).as(r.raw()).isEqualTo(202);
+        return r.json().get("id").asText();
+    }
+
+    private static List<String> search(String path, String key) {
+        List<String> ids = new ArrayList<>();
+        SERVICE.api().get(path, key).json().get("items").forEach(i -> ids.add(i.get("id").asText()));
+        return ids;
     }
 }
