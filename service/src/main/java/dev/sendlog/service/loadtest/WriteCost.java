@@ -59,6 +59,8 @@ import org.postgresql.ds.PGSimpleDataSource;
 public final class WriteCost {
     private static final int BATCH = 500;
 
+    // No pool: a connection's table statistics reach pg_stat_user_tables when it closes, and the row counts are read
+    // from there right after each side's run.
     private final PGSimpleDataSource ds = new PGSimpleDataSource();
     private final DSLContext dsl;
     private final int messages;
@@ -99,7 +101,7 @@ public final class WriteCost {
         String lsnStart = lsn();
         eventLog();
         long eventLogWal = wal() - walStart;
-        List<String> eventLogBreakdown = walByRelation(lsnStart, lsn());
+        WalBreakdown eventLogBreakdown = walByRelation(lsnStart, lsn());
         Stats eventLogStats = stats().minus(before);
 
         exec("CHECKPOINT");
@@ -108,7 +110,7 @@ public final class WriteCost {
         lsnStart = lsn();
         mutableOutbox();
         long outboxWal = wal() - walStart;
-        List<String> outboxBreakdown = walByRelation(lsnStart, lsn());
+        WalBreakdown outboxBreakdown = walByRelation(lsnStart, lsn());
         Stats outboxStats = stats().minus(before);
         long vacuumStart = wal();
         exec("VACUUM outbox_messages");
@@ -137,6 +139,11 @@ public final class WriteCost {
         out.println("| | event log (sendlog) | mutable outbox row (baseline) |");
         out.println("|---|---:|---:|");
         out.printf(Locale.ROOT, "| WAL bytes per message | %.0f | %.0f |%n", eventLogWal / n, outboxWal / n);
+        if (eventLogBreakdown.fullPageImageBytes() != null && outboxBreakdown.fullPageImageBytes() != null) {
+            // A checkpoint that falls inside one side's run makes it write full-page images the other may not.
+            out.printf(Locale.ROOT, "| of which full-page images (from the first change of a page after a checkpoint) | %.0f | %.0f |%n",
+                    eventLogBreakdown.fullPageImageBytes() / n, outboxBreakdown.fullPageImageBytes() / n);
+        }
         out.printf(Locale.ROOT, "| + VACUUM needed to reclaim dead tuples, WAL per message | 0 | %.0f |%n", vacuumWal / n);
         out.printf(Locale.ROOT, "| rows inserted per message | %.1f | %.1f |%n", eventLogStats.inserted / n, outboxStats.inserted / n);
         out.printf(Locale.ROOT, "| rows updated per message (non-HOT) | %.1f (%.1f) | %.1f (%.1f) |%n", eventLogStats.updated / n,
@@ -149,6 +156,11 @@ public final class WriteCost {
         out.printf(Locale.ROOT, "| after compaction (WAL %.0f B/message) | %d kB (+ %d kB projection) | %d kB (VACUUM returns no space) |%n",
                 compactionWal / n, compactedSize / 1024, projectionSize / 1024, outboxSize / 1024);
         out.printf(Locale.ROOT, "event log WAL / baseline WAL (incl. its VACUUM) = %.2f%n", (double) eventLogWal / (outboxWal + vacuumWal));
+        if (eventLogBreakdown.fullPageImageBytes() != null && outboxBreakdown.fullPageImageBytes() != null) {
+            out.printf(Locale.ROOT, "the same without full-page images = %.2f%n",
+                    (double) (eventLogWal - eventLogBreakdown.fullPageImageBytes())
+                            / (outboxWal - outboxBreakdown.fullPageImageBytes() + vacuumWal));
+        }
         out.printf(Locale.ROOT, "event log storage after compaction / baseline = %.2f (with the status projection %.2f)%n",
                 (double) compactedSize / outboxSize, (double) (compactedSize + projectionSize) / outboxSize);
         out.printf(Locale.ROOT, "compaction of %d messages took %.1f s%n", messages, compactionNanos / 1e9);
@@ -161,7 +173,12 @@ public final class WriteCost {
         printBreakdown(out, "mutable outbox row", outboxBreakdown);
     }
 
-    private void printBreakdown(PrintStream out, String system, List<String> rows) {
+    /** WAL by relation, as table rows, and the bytes of full-page images in it (null without pg_walinspect). */
+    private record WalBreakdown(List<String> rows, Long fullPageImageBytes) {
+    }
+
+    private void printBreakdown(PrintStream out, String system, WalBreakdown breakdown) {
+        List<String> rows = breakdown.rows();
         if (rows.isEmpty()) {
             out.printf(Locale.ROOT, "(no WAL breakdown for the %s: pg_walinspect is not available)%n", system);
             return;
@@ -173,13 +190,14 @@ public final class WriteCost {
     }
 
     /** WAL between two positions grouped by the relation of each record's first block (records without one by kind). */
-    private List<String> walByRelation(String from, String to) throws SQLException {
+    private WalBreakdown walByRelation(String from, String to) throws SQLException {
         List<String> rows = new ArrayList<>();
+        long fpi = 0;
         try (Connection c = ds.getConnection(); Statement st = c.createStatement()) {
             try {
                 st.execute("CREATE EXTENSION IF NOT EXISTS pg_walinspect");
             } catch (SQLException unavailable) {
-                return rows;
+                return new WalBreakdown(rows, null);
             }
             try (PreparedStatement ps = c.prepareStatement("""
                     WITH r AS (
@@ -194,13 +212,14 @@ public final class WriteCost {
                 try (ResultSet rs = ps.executeQuery()) {
                     double n = messages;
                     while (rs.next()) {
+                        fpi += rs.getLong(3);
                         rows.add(String.format(Locale.ROOT, "| %s | %.0f | %.0f | %.1f |", rs.getString(1), rs.getLong(2) / n,
                                 rs.getLong(3) / n, rs.getLong(4) / n));
                     }
                 }
             }
         }
-        return rows;
+        return new WalBreakdown(rows, fpi);
     }
 
     private String lsn() throws SQLException {
@@ -230,7 +249,7 @@ public final class WriteCost {
                 List<AcceptedItem> items = ((SubmissionOutcome.Committed) s.outcome().get()).items();
                 List<UUID> ids = items.stream().map(AcceptedItem::id).toList();
                 Map<UUID, List<StoredEvent>> histories = new HashMap<>();
-                ids.forEach(id -> histories.put(id, new ArrayList<>(store.read(dsl, id))));
+                store.readMany(dsl, ids).forEach((id, h) -> histories.put(id, new ArrayList<>(h)));
                 step(store, histories, id -> new Published(1, 1, at.plusSeconds(30)), "poller");
                 step(store, histories, id -> new Claimed(1, "worker", at.plusSeconds(60)), "worker");
                 // Acceptances one request each, as workers record them; the appender group-commits them.
