@@ -7,6 +7,7 @@ import dev.sendlog.service.dispatch.StatusProjection;
 import dev.sendlog.service.dispatch.StatusRow;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.UUID;
 import org.jooq.DSLContext;
 
@@ -32,8 +33,8 @@ public final class ProjectionRebuild {
                 return done;
             }
             Map<UUID, MessageDetails> found = reader.findMany(ids);
-            List<StatusRow> rows = ids.stream().filter(found::containsKey)
-                    .map(id -> StatusRow.of(found.get(id).row().tenant(), Shards.of(id, shardCount), found.get(id).state(), reconcileWindow))
+            List<StatusRow> rows = ids.stream().map(found::get).filter(Objects::nonNull)
+                    .map(d -> StatusRow.of(d.row().tenant(), Shards.of(d.row().id(), shardCount), d.state(), reconcileWindow))
                     .toList();
             dsl.transaction(cfg -> StatusProjection.upsert(cfg.dsl(), rows));
             done += rows.size();

@@ -9,7 +9,8 @@ public final class StatusProjection {
     private static final String UPSERT_SQL = """
             INSERT INTO message_status (message_id, tenant, shard, status, last_seq, due_at)
             SELECT id, tenant, shard, status, last_seq, due_at::timestamptz
-            FROM unnest(?::uuid[], ?::text[], ?::int2[], ?::text[], ?::int4[], ?::text[]) AS t(id, tenant, shard, status, last_seq, due_at)
+            FROM unnest(?::uuid[], ?::text[], ?::int2[], ?::text[], ?::int4[], ?::text[])
+                 AS t(id, tenant, shard, status, last_seq, due_at)
             ON CONFLICT (message_id) DO UPDATE SET
                 status = EXCLUDED.status, last_seq = EXCLUDED.last_seq, due_at = EXCLUDED.due_at
             WHERE message_status.last_seq < EXCLUDED.last_seq""";

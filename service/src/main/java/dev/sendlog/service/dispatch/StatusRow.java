@@ -4,11 +4,12 @@ import dev.sendlog.projections.MessageState;
 import dev.sendlog.projections.Phase;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.UUID;
 
 /** One row of the status projection, folded from a message's events: what search by status and the timers read. */
 public record StatusRow(String tenant, short shard, MessageState state, Instant dueAt) {
 
-    public java.util.UUID messageId() {
+    public UUID messageId() {
         return state.messageId();
     }
 

@@ -139,8 +139,10 @@ public final class WriteCost {
         out.println("| | event log (sendlog) | mutable outbox row (baseline) |");
         out.println("|---|---:|---:|");
         out.printf(Locale.ROOT, "| WAL bytes per message | %.0f | %.0f |%n", eventLogWal / n, outboxWal / n);
-        if (eventLogBreakdown.fullPageImageBytes() != null && outboxBreakdown.fullPageImageBytes() != null) {
-            // A checkpoint that falls inside one side's run makes it write full-page images the other may not.
+        // A checkpoint that falls inside one side's run makes it write full-page images the other may not: both are
+        // shown, and the ratio without them (when pg_walinspect can tell).
+        boolean imagesKnown = eventLogBreakdown.fullPageImageBytes() != null && outboxBreakdown.fullPageImageBytes() != null;
+        if (imagesKnown) {
             out.printf(Locale.ROOT, "| of which full-page images (from the first change of a page after a checkpoint) | %.0f | %.0f |%n",
                     eventLogBreakdown.fullPageImageBytes() / n, outboxBreakdown.fullPageImageBytes() / n);
         }
@@ -156,7 +158,7 @@ public final class WriteCost {
         out.printf(Locale.ROOT, "| after compaction (WAL %.0f B/message) | %d kB (+ %d kB projection) | %d kB (VACUUM returns no space) |%n",
                 compactionWal / n, compactedSize / 1024, projectionSize / 1024, outboxSize / 1024);
         out.printf(Locale.ROOT, "event log WAL / baseline WAL (incl. its VACUUM) = %.2f%n", (double) eventLogWal / (outboxWal + vacuumWal));
-        if (eventLogBreakdown.fullPageImageBytes() != null && outboxBreakdown.fullPageImageBytes() != null) {
+        if (imagesKnown) {
             out.printf(Locale.ROOT, "the same without full-page images = %.2f%n",
                     (double) (eventLogWal - eventLogBreakdown.fullPageImageBytes())
                             / (outboxWal - outboxBreakdown.fullPageImageBytes() + vacuumWal));
