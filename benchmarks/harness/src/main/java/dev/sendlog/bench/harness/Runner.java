@@ -77,6 +77,10 @@ final class Runner {
             progress.step(measured.accepted() + " accepted");
             awaitDrained(system, run, measured.accepted(), warm.accepted() + measured.accepted());
             progress.step("delivered");
+            String stages = system.stageTimings(run);
+            if (!stages.isEmpty()) {
+                progress.step(stages);
+            }
 
             long wal1 = postgres.walPosition();
             Map<Long, Long> cpu1 = ProcCpu.snapshot(ownPids);

@@ -1,5 +1,6 @@
 package dev.sendlog.bench.harness;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.net.URI;
@@ -10,6 +11,7 @@ import java.nio.file.Path;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 /** One of the compared systems: how to start it as its own process, where it listens, how much it delivered. */
@@ -39,6 +41,14 @@ sealed interface SystemUnderTest {
 
     /** Messages the system itself has recorded as accepted by the provider. */
     long delivered(Run run, Postgres postgres) throws IOException, InterruptedException, SQLException;
+
+    /**
+     * Its own timings of the stages of a message, for the progress lines (empty when it exposes none): where the
+     * time of a run went inside the system.
+     */
+    default String stageTimings(Run run) throws IOException, InterruptedException {
+        return "";
+    }
 
     /** The authorization key its client API wants (the baselines ignore it). */
     default String clientKey() {
@@ -88,10 +98,33 @@ sealed interface SystemUnderTest {
 
         @Override
         public long delivered(Run run, Postgres postgres) throws IOException, InterruptedException {
+            return metrics(run).path("counters").path("messages.sent").path("count").asLong();
+        }
+
+        /** Mean and p99 in ms of the send worker's stages, from the timers on its admin port (their window is the last minute). */
+        @Override
+        public String stageTimings(Run run) throws IOException, InterruptedException {
+            JsonNode timers = metrics(run).path("timers");
+            StringBuilder line = new StringBuilder("stages, ms mean/p99 over the last minute:");
+            for (String stage : List.of("send.queue.wait", "send.claim", "send.provider", "send.result",
+                    "send.accepted.to.sent", "poller.round", "projector.batch")) {
+                JsonNode t = timers.path(stage);
+                double toMillis = switch (t.path("duration_units").asText()) {
+                    case "seconds" -> 1e3;
+                    case "microseconds" -> 1e-3;
+                    default -> 1;
+                };
+                line.append(String.format(Locale.ROOT, " %s %.1f/%.1f", stage,
+                        t.path("mean").asDouble(Double.NaN) * toMillis, t.path("p99").asDouble(Double.NaN) * toMillis));
+            }
+            return line.toString();
+        }
+
+        private static JsonNode metrics(Run run) throws IOException, InterruptedException {
             HttpResponse<String> metrics = HTTP.send(HttpRequest.newBuilder(
                     URI.create("http://127.0.0.1:" + run.adminPort() + "/metrics")).GET().build(),
                     HttpResponse.BodyHandlers.ofString());
-            return JSON.readTree(metrics.body()).path("counters").path("messages.sent").path("count").asLong();
+            return JSON.readTree(metrics.body());
         }
 
         @Override
