@@ -1,13 +1,16 @@
 package dev.sendlog.service.api;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.sendlog.service.core.MessageDraft;
 import dev.sendlog.service.errors.ApiProblem;
 import dev.sendlog.service.errors.FieldError;
+import java.io.IOException;
+import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
+import java.security.DigestOutputStream;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
@@ -34,7 +37,18 @@ public final class SubmitParser {
 
     private final Set<String> gateways;
     private final String defaultGateway;
-    private final ObjectMapper canonical = new ObjectMapper().enable(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS);
+    private static final MessageDigest SHA_256 = lookUpSha256();
+
+    private final ObjectMapper canonical = new ObjectMapper().enable(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS)
+            .disable(SerializationFeature.FLUSH_AFTER_WRITE_VALUE);
+
+    private static MessageDigest lookUpSha256() {
+        try {
+            return MessageDigest.getInstance("SHA-256");
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("this JVM has no SHA-256", e);
+        }
+    }
 
     public SubmitParser(Set<String> gateways, String defaultGateway) {
         this.gateways = Set.copyOf(gateways);
@@ -229,18 +243,47 @@ public final class SubmitParser {
         }
     }
 
-    /** SHA-256 of the request's content as canonical JSON (keys sorted at every level). */
+    /**
+     * SHA-256 of the request's content as canonical JSON, keys sorted at every level:
+     * {@code {"body":..,"gateway":..,"metadata":..,"reference":..,"to":..}}, absent fields as null. Stored with the
+     * idempotency key and compared on every replay, so these bytes must not change between versions
+     * ({@code RequestHashTest} holds vectors of the first version). Written field by field into the digest, with
+     * only the metadata going through a sorted map; a digest cloned from one looked up once.
+     */
     private byte[] hash(String to, String body, String reference, JsonNode gateway, JsonNode metadata) {
-        Map<String, Object> content = new java.util.TreeMap<>();
-        content.put("to", to);
-        content.put("body", body);
-        content.put("reference", reference);
-        content.put("gateway", gateway == null ? null : gateway.asText());
-        content.put("metadata", metadata == null || metadata.isNull() ? null : canonical.convertValue(metadata, Map.class));
-        try {
-            return MessageDigest.getInstance("SHA-256").digest(canonical.writeValueAsBytes(content));
-        } catch (JsonProcessingException | NoSuchAlgorithmException e) {
+        MessageDigest digest = sha256();
+        try (JsonGenerator out = canonical.getFactory().createGenerator(new DigestOutputStream(OutputStream.nullOutputStream(), digest))) {
+            out.writeStartObject();
+            out.writeStringField("body", body);
+            writeTextOrNull(out, "gateway", gateway == null ? null : gateway.asText());
+            out.writeFieldName("metadata");
+            if (metadata == null || metadata.isNull()) {
+                out.writeNull();
+            } else {
+                canonical.writeValue(out, canonical.convertValue(metadata, Map.class));
+            }
+            writeTextOrNull(out, "reference", reference);
+            out.writeStringField("to", to);
+            out.writeEndObject();
+        } catch (IOException e) {
             throw new IllegalStateException("cannot hash a request", e);
+        }
+        return digest.digest();
+    }
+
+    private static void writeTextOrNull(JsonGenerator out, String field, String text) throws IOException {
+        if (text == null) {
+            out.writeNullField(field);
+        } else {
+            out.writeStringField(field, text);
+        }
+    }
+
+    private static MessageDigest sha256() {
+        try {
+            return (MessageDigest) SHA_256.clone();
+        } catch (CloneNotSupportedException e) {
+            throw new IllegalStateException("the SHA-256 digest cannot be cloned", e);
         }
     }
 }
