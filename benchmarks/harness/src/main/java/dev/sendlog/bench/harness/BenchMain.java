@@ -39,6 +39,7 @@ public final class BenchMain {
                 Map.entry("pg-host", "127.0.0.1"), Map.entry("pg-port", "5432"), Map.entry("pg-user", "postgres"),
                 Map.entry("redis", "redis://127.0.0.1:6379"), Map.entry("concurrency", "16,64"),
                 Map.entry("repeats", "3"), Map.entry("messages", "6000"), Map.entry("warmup", "1000"),
+                Map.entry("warmup-latency-ms", Long.toString(Runner.DEFAULT_WARM_UP_LATENCY_MS)),
                 Map.entry("systems", "sendlog,mutable,peer"), Map.entry("out", "benchmarks/results"),
                 Map.entry("work", "target/bench"), Map.entry("readme", ""), Map.entry("build-seconds", "0"),
                 Map.entry("mutable-batch", "500"), Map.entry("mutable-tick-ms", "100")));
@@ -57,6 +58,7 @@ public final class BenchMain {
         int repeats = o.number("repeats");
         int messages = o.number("messages");
         int warmup = o.number("warmup");
+        int warmupLatencyMs = o.number("warmup-latency-ms");
         Postgres postgres = new Postgres(o.text("pg-host"), o.number("pg-port"), o.text("pg-user"));
 
         Process simulatorProcess = startSimulator(sendlogJar, work);
@@ -64,7 +66,7 @@ public final class BenchMain {
         List<Double> loads = new ArrayList<>();
         try {
             Simulator simulator = new Simulator(readSimulatorUrl(simulatorProcess));
-            Runner runner = new Runner(postgres, simulator, o.text("redis"), work);
+            Runner runner = new Runner(postgres, simulator, o.text("redis"), work, warmupLatencyMs);
             System.out.println(RunResult.CSV_HEADER);
             for (int c : levels) {
                 for (int repeat = 1; repeat <= repeats; repeat++) {
@@ -87,7 +89,8 @@ public final class BenchMain {
         Report report = new Report(new Report.Context(
                 ZonedDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm 'UTC'")),
                 Runtime.getRuntime().availableProcessors(),
-                "PostgreSQL " + postgres.text("SHOW server_version"), messages, warmup, repeats, levels, wall, systems,
+                "PostgreSQL " + postgres.text("SHOW server_version"), messages, warmup, warmupLatencyMs, repeats, levels, wall,
+                systems,
                 loads.stream().mapToDouble(Double::doubleValue).min().orElse(Double.NaN),
                 loads.stream().mapToDouble(Double::doubleValue).max().orElse(Double.NaN)), runs);
         Path out = Path.of(o.text("out"));
@@ -117,7 +120,7 @@ public final class BenchMain {
 
     private static Process startSimulator(Path sendlogJar, Path work) throws IOException {
         Path config = work.resolve("simulator.json");
-        Files.writeString(config, "{\"latencyMs\": 20, \"receiptMode\": \"NONE\"}");
+        Files.writeString(config, Simulator.configuration(Runner.MEASURED_LATENCY_MS));
         String java = ProcessHandle.current().info().command().orElse("java");
         return new ProcessBuilder(java, "-jar", sendlogJar.toString(), "simulator", "--port", "0",
                 "--config", config.toString()).redirectError(work.resolve("simulator.log").toFile()).start();

@@ -25,6 +25,21 @@ final class Simulator {
         return baseUrl;
     }
 
+    /**
+     * Sets how long each submit takes before it is answered (nothing else differs from the benchmark's configuration:
+     * no errors, no receipts).
+     */
+    void latency(long millis) throws IOException, InterruptedException {
+        send(HttpRequest.newBuilder(URI.create(baseUrl + "/v1/config"))
+                .header("Content-Type", "application/json")
+                .PUT(HttpRequest.BodyPublishers.ofString(configuration(millis))));
+    }
+
+    /** The simulator's configuration in the benchmark, with the given latency. */
+    static String configuration(long latencyMillis) {
+        return "{\"latencyMs\": " + latencyMillis + ", \"receiptMode\": \"NONE\"}";
+    }
+
     void reset() throws IOException, InterruptedException {
         send(HttpRequest.newBuilder(URI.create(baseUrl + "/v1/reset")).POST(HttpRequest.BodyPublishers.noBody()));
     }

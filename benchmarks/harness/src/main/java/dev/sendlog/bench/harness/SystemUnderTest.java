@@ -9,6 +9,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -41,6 +42,15 @@ sealed interface SystemUnderTest {
 
     /** Messages the system itself has recorded as accepted by the provider. */
     long delivered(Run run, Postgres postgres) throws IOException, InterruptedException, SQLException;
+
+    /**
+     * Background work the system does after delivery (sendlog's status projection) lags behind the load; the
+     * harness waits for this between the warm-up and the measured load, so that none of the warm-up's work is
+     * counted in the measured run. Returns what it waited for, or empty when the system has no such work.
+     */
+    default String awaitBackgroundCaughtUp(Run run, Duration timeout) throws IOException, InterruptedException {
+        return "";
+    }
 
     /**
      * Its own timings of the stages of a message, for the progress lines (empty when it exposes none): where the
@@ -99,6 +109,21 @@ sealed interface SystemUnderTest {
         @Override
         public long delivered(Run run, Postgres postgres) throws IOException, InterruptedException {
             return metrics(run).path("counters").path("messages.sent").path("count").asLong();
+        }
+
+        /** Until the projector's lag (the age of the oldest event it has not folded) is zero. */
+        @Override
+        public String awaitBackgroundCaughtUp(Run run, Duration timeout) throws IOException, InterruptedException {
+            long deadline = System.nanoTime() + timeout.toNanos();
+            double lag = Double.NaN;
+            while (System.nanoTime() < deadline) {
+                lag = metrics(run).path("gauges").path("projector.lag.seconds").path("value").asDouble(Double.NaN);
+                if (lag == 0) {
+                    return "projector caught up";
+                }
+                Thread.sleep(200);
+            }
+            return String.format(Locale.ROOT, "WARNING: the projector is still %.1f s behind after %s", lag, timeout);
         }
 
         /** Mean and p99 in ms of the send worker's stages, from the timers on its admin port (their window is the last minute). */

@@ -53,7 +53,7 @@ class ReportAndRunArithmeticTest {
                 runs.add(run(systems.get(s).key(), repeat, e2e[s][repeat], 100.0 * (s + 1)));
             }
         }
-        Report report = new Report(new Report.Context("today", 2, "PostgreSQL 15", 100, 10, 3, List.of(16),
+        Report report = new Report(new Report.Context("today", 2, "PostgreSQL 15", 100, 10, 0, 3, List.of(16),
                 "1 min", systems, 0.5, 2.5), runs);
 
         assertThat(report.median("sendlog", 16, RunResult::e2ePerSecond)).isEqualTo(1000);
@@ -70,7 +70,7 @@ class ReportAndRunArithmeticTest {
 
     @Test
     void chartsAreWrittenAsPngs(@TempDir Path folder) throws Exception {
-        Report report = new Report(new Report.Context("today", 2, "PostgreSQL 15", 100, 10, 1, List.of(16, 64),
+        Report report = new Report(new Report.Context("today", 2, "PostgreSQL 15", 100, 10, 0, 1, List.of(16, 64),
                 "1 min", List.of(SENDLOG, PEER), 0.5, 2.5), List.of(run("sendlog", 16, 1, 900, 50), run("sendlog", 64, 1, 1900, 70),
                 run("peer", 16, 1, 300, 80)));
 
