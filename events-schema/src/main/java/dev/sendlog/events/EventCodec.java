@@ -38,6 +38,7 @@ public final class EventCodec {
     public EventCodec() {
         this.mapper = JsonMappers.pooled()
                 .registerModule(new JavaTimeModule())
+                .registerModule(UtcInstants.module())
                 .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
                 .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
                 .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES);
