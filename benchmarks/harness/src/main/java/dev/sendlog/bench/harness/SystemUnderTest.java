@@ -130,7 +130,7 @@ sealed interface SystemUnderTest {
         @Override
         public String stageTimings(Run run) throws IOException, InterruptedException {
             JsonNode timers = metrics(run).path("timers");
-            StringBuilder line = new StringBuilder("stages, ms mean/p99 over the last minute:");
+            StringBuilder line = new StringBuilder("stages, ms mean/p99 over the last minute (the end of the warm-up included):");
             for (String stage : List.of("send.queue.wait", "send.claim", "send.provider", "send.result",
                     "send.accepted.to.sent", "poller.round", "projector.batch")) {
                 JsonNode t = timers.path(stage);
