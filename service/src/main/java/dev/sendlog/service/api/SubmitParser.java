@@ -252,7 +252,8 @@ public final class SubmitParser {
      */
     private byte[] hash(String to, String body, String reference, JsonNode gateway, JsonNode metadata) {
         MessageDigest digest = sha256();
-        try (JsonGenerator out = canonical.getFactory().createGenerator(new DigestOutputStream(OutputStream.nullOutputStream(), digest))) {
+        OutputStream digesting = new DigestOutputStream(OutputStream.nullOutputStream(), digest);
+        try (JsonGenerator out = canonical.getFactory().createGenerator(digesting)) {
             out.writeStartObject();
             out.writeStringField("body", body);
             writeTextOrNull(out, "gateway", gateway == null ? null : gateway.asText());

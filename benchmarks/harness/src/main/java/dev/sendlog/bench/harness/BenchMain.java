@@ -89,8 +89,8 @@ public final class BenchMain {
         Report report = new Report(new Report.Context(
                 ZonedDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm 'UTC'")),
                 Runtime.getRuntime().availableProcessors(),
-                "PostgreSQL " + postgres.text("SHOW server_version"), messages, warmup, warmupLatencyMs, repeats, levels, wall,
-                systems,
+                "PostgreSQL " + postgres.text("SHOW server_version"), messages, warmup, warmupLatencyMs, repeats,
+                levels, wall, systems,
                 loads.stream().mapToDouble(Double::doubleValue).min().orElse(Double.NaN),
                 loads.stream().mapToDouble(Double::doubleValue).max().orElse(Double.NaN)), runs);
         Path out = Path.of(o.text("out"));

@@ -37,8 +37,7 @@ final class Report {
 
     /** Everything the report says about how it was run. */
     record Context(String date, int cores, String postgresVersion, int messages, int warmup, long warmupLatencyMs,
-                   int repeats,
-                   List<Integer> concurrency, String wallTime, List<SystemUnderTest> systems, double minLoad,
+                   int repeats, List<Integer> concurrency, String wallTime, List<SystemUnderTest> systems, double minLoad,
                    double maxLoad) {
     }
 
@@ -65,13 +64,15 @@ final class Report {
         md.append(String.format(Locale.ROOT, "Measured %s on this machine (%d cores, %s), all three systems, the "
                         + "provider simulator (20 ms per submit), PostgreSQL, Redis and the load generator on the same "
                         + "machine. Each cell is the median of %d runs per system, alternating between the systems "
-                        + "(A B C A B C ...); each run submits %,d messages after a warm-up of %,d (the simulator answering "
-                        + "%s during the warm-up, and the measured load starting once sendlog's projector has caught "
-                        + "up), through the same closed-loop HTTP load generator with as many clients as the concurrency, which is also each "
-                        + "system's number of provider workers. Whole run, build included: %s. The 1-minute load "
-                        + "average at the start of the measured loads ranged from %.1f to %.1f.%n%n",
+                        + "(A B C A B C ...); each run submits %,d messages after a warm-up of %,d (the simulator "
+                        + "answering %s during the warm-up, and the measured load starting once sendlog's projector has "
+                        + "caught up), through the same closed-loop HTTP load generator with as many clients as the "
+                        + "concurrency, which is also each system's number of provider workers. Whole run, build "
+                        + "included: %s. The 1-minute load average at the start of the measured loads ranged from "
+                        + "%.1f to %.1f.%n%n",
                 context.date(), context.cores(), context.postgresVersion(), context.repeats(), context.messages(),
-                context.warmup(), context.warmupLatencyMs() == 0 ? "at once" : "after " + context.warmupLatencyMs() + " ms",
+                context.warmup(),
+                context.warmupLatencyMs() == 0 ? "at once" : "after " + context.warmupLatencyMs() + " ms",
                 context.wallTime(), context.minLoad(), context.maxLoad()));
         md.append("| concurrency | system |");
         METRICS.forEach(m -> md.append(' ').append(m.heading()).append(" |"));

@@ -126,11 +126,12 @@ sealed interface SystemUnderTest {
             return String.format(Locale.ROOT, "WARNING: the projector is still %.1f s behind after %s", lag, timeout);
         }
 
-        /** Mean and p99 in ms of the send worker's stages, from the timers on its admin port (their window is the last minute). */
+        /** Mean and p99 in ms of the send stages, from the timers on its admin port (their window is the last minute). */
         @Override
         public String stageTimings(Run run) throws IOException, InterruptedException {
             JsonNode timers = metrics(run).path("timers");
-            StringBuilder line = new StringBuilder("stages, ms mean/p99 over the last minute (the end of the warm-up included):");
+            StringBuilder line = new StringBuilder(
+                    "stages, ms mean/p99 over the last minute (the end of the warm-up included):");
             for (String stage : List.of("send.queue.wait", "send.claim", "send.provider", "send.result",
                     "send.accepted.to.sent", "poller.round", "projector.batch")) {
                 JsonNode t = timers.path(stage);
