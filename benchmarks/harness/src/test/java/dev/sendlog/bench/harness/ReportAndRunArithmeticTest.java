@@ -69,6 +69,18 @@ class ReportAndRunArithmeticTest {
     }
 
     @Test
+    void theReportSaysHowTheWarmUpRan() {
+        List<RunResult> runs = List.of(run("sendlog", 0, 1000, 100));
+        String atOnce = new Report(new Report.Context("today", 2, "PostgreSQL 15", 100, 10, 0, 1, List.of(16),
+                "1 min", List.of(SENDLOG), 0.5, 2.5), runs).markdown(".");
+        String at20 = new Report(new Report.Context("today", 2, "PostgreSQL 15", 100, 10, 20, 1, List.of(16),
+                "1 min", List.of(SENDLOG), 0.5, 2.5), runs).markdown(".");
+
+        assertThat(atOnce).contains("after a warm-up of 10 (the simulator answering at once during the warm-up");
+        assertThat(at20).contains("after a warm-up of 10 (the simulator answering after 20 ms during the warm-up");
+    }
+
+    @Test
     void chartsAreWrittenAsPngs(@TempDir Path folder) throws Exception {
         Report report = new Report(new Report.Context("today", 2, "PostgreSQL 15", 100, 10, 0, 1, List.of(16, 64),
                 "1 min", List.of(SENDLOG, PEER), 0.5, 2.5), List.of(run("sendlog", 16, 1, 900, 50), run("sendlog", 64, 1, 1900, 70),
