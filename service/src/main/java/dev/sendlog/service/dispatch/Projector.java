@@ -5,8 +5,10 @@ import com.codahale.metrics.Histogram;
 import com.codahale.metrics.MetricRegistry;
 import dev.sendlog.service.core.Metrics;
 import com.codahale.metrics.Timer;
+import dev.sendlog.events.Accepted;
 import dev.sendlog.events.EventCodec;
 import dev.sendlog.events.EventType;
+import dev.sendlog.events.MessageEvent;
 import dev.sendlog.events.StoredEvent;
 import dev.sendlog.projections.InvalidTransitionException;
 import dev.sendlog.projections.MessageFold;
@@ -34,7 +36,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>States of recently seen messages are kept in a bounded cache, so a message's next events are folded onto
  * it without reading its history again (the tail gives each message's events in seq order: a later seq is
- * written by a transaction that read the earlier one committed). A message not cached, or one whose next event
+ * written by a transaction that read the earlier one committed). A new message starts from its ACCEPTED event (the
+ * whole history at seq 1) without a read; a message not cached whose row is past seq 1, or one whose next event
  * does not follow the cached seq, is read whole from the log.
  */
 public final class Projector {
@@ -128,7 +131,7 @@ public final class Projector {
     private boolean foldCached(TailRow r) {
         Cached c = cache.get(r.messageId());
         if (c == null) {
-            return false;
+            return r.seq() == 1 && startFromAccepted(r);
         }
         if (r.seq() <= c.state().seq()) {
             return true;
@@ -142,6 +145,28 @@ public final class Projector {
             cache.put(r.messageId(), new Cached(c.tenant(), MessageFold.evolve(c.state(), event)));
             return true;
         } catch (InvalidTransitionException e) {
+            return false;
+        }
+    }
+
+    /**
+     * A message's first event is its whole history so far, so a new message needs no read: its state is the fold of
+     * its ACCEPTED event, which names the tenant. False for anything else at seq 1 (read whole, and judged there).
+     */
+    private boolean startFromAccepted(TailRow r) {
+        if (!r.type().equals(EventType.ACCEPTED.name())) {
+            return false;
+        }
+        try {
+            MessageEvent event = codec.decode(r.messageId(), EventType.ACCEPTED, r.version(), r.data());
+            if (!(event instanceof Accepted accepted)) {
+                return false;
+            }
+            MessageState state = MessageFold.fold(List.of(new StoredEvent(r.messageId(), r.seq(), r.at(), r.actor(), event)));
+            cache.put(r.messageId(), new Cached(accepted.tenant(), state));
+            return true;
+        } catch (RuntimeException e) {
+            // Undecodable or refused by the fold: the whole-history read reports it the one way it is reported.
             return false;
         }
     }
