@@ -92,6 +92,7 @@ import dev.sendlog.service.resources.DirectCallback;
 import dev.sendlog.service.resources.DirectSubmit;
 import dev.sendlog.service.resources.MessagesResource;
 import dev.sendlog.service.tasks.IdempotencyKeyPurge;
+import dev.sendlog.service.tasks.StatisticsRefresh;
 import dev.sendlog.service.tasks.CompactionJob;
 import dev.sendlog.service.tasks.PartitionJob;
 import dev.sendlog.compactor.Compactor;
@@ -252,6 +253,11 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
             maintenance.scheduleWithFixedDelay(purge, 1, 60, TimeUnit.SECONDS);
             env.admin().addTask(new RunNowTask("purge-idempotency-keys", purge::purge));
             env.admin().addTask(new RunNowTask("ensure-partitions", partitionJob::ensure));
+            StatisticsRefresh statistics = new StatisticsRefresh(pools.dataSource(PoolRole.MAINTENANCE), Duration.ofSeconds(2),
+                    metrics);
+            long analyzeEveryMs = config.partitions.analyzeEvery.toMilliseconds();
+            maintenance.scheduleWithFixedDelay(statistics, analyzeEveryMs, analyzeEveryMs, TimeUnit.MILLISECONDS);
+            env.admin().addTask(new RunNowTask("analyze", statistics::refresh));
             CompactionJob compaction = new CompactionJob(new Compactor(pools.dataSource(PoolRole.MAINTENANCE), codec,
                     Duration.ofMillis(config.compaction.lockTimeout.toMilliseconds()), step -> { }), clock,
                     config.compaction.retentionDays, metrics);
