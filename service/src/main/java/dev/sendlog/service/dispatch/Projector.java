@@ -8,7 +8,6 @@ import com.codahale.metrics.Timer;
 import dev.sendlog.events.Accepted;
 import dev.sendlog.events.EventCodec;
 import dev.sendlog.events.EventType;
-import dev.sendlog.events.MessageEvent;
 import dev.sendlog.events.StoredEvent;
 import dev.sendlog.projections.InvalidTransitionException;
 import dev.sendlog.projections.MessageFold;
@@ -140,9 +139,7 @@ public final class Projector {
             return false;
         }
         try {
-            StoredEvent event = new StoredEvent(r.messageId(), r.seq(), r.at(), r.actor(),
-                    codec.decode(r.messageId(), EventType.valueOf(r.type()), r.version(), r.data()));
-            cache.put(r.messageId(), new Cached(c.tenant(), MessageFold.evolve(c.state(), event)));
+            cache.put(r.messageId(), new Cached(c.tenant(), MessageFold.evolve(c.state(), stored(r))));
             return true;
         } catch (InvalidTransitionException e) {
             return false;
@@ -158,17 +155,21 @@ public final class Projector {
             return false;
         }
         try {
-            MessageEvent event = codec.decode(r.messageId(), EventType.ACCEPTED, r.version(), r.data());
-            if (!(event instanceof Accepted accepted)) {
+            StoredEvent event = stored(r);
+            if (!(event.event() instanceof Accepted accepted)) {
                 return false;
             }
-            MessageState state = MessageFold.fold(List.of(new StoredEvent(r.messageId(), r.seq(), r.at(), r.actor(), event)));
-            cache.put(r.messageId(), new Cached(accepted.tenant(), state));
+            cache.put(r.messageId(), new Cached(accepted.tenant(), MessageFold.fold(List.of(event))));
             return true;
         } catch (RuntimeException e) {
             // Undecodable or refused by the fold: the whole-history read reports it the one way it is reported.
             return false;
         }
+    }
+
+    private StoredEvent stored(TailRow r) {
+        return new StoredEvent(r.messageId(), r.seq(), r.at(), r.actor(),
+                codec.decode(r.messageId(), EventType.valueOf(r.type()), r.version(), r.data()));
     }
 
     private void readWhole(Set<UUID> ids) {
