@@ -13,6 +13,7 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import javax.sql.DataSource;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
@@ -42,9 +43,9 @@ class StatisticsRefreshTest {
             st.execute("""
                     PREPARE by_ids(uuid[]) AS SELECT m.id, e.seq FROM messages m JOIN message_events e ON e.message_id = m.id
                     WHERE m.id = ANY($1) AND e.message_id = ANY($1)""");
-            insertMessages(st, 1_000);
+            insertMessages(SERVICE.dataSource(), st, 1_000);
             st.execute("EXECUTE by_ids('{}')");
-            String partition = insertMessages(st, MESSAGES);
+            String partition = insertMessages(SERVICE.dataSource(), st, MESSAGES);
             String ids = "(SELECT array_agg(id) FROM (SELECT id FROM " + partition + " ORDER BY id DESC LIMIT 16) x)";
             st.execute("PREPARE some_ids AS SELECT " + ids);
             String before = plan(st, partition);
@@ -66,7 +67,7 @@ class StatisticsRefreshTest {
         String partition;
         try (Connection c = SERVICE.dataSource().getConnection(); Statement st = c.createStatement()) {
             withoutAutovacuum(st);
-            partition = insertMessages(st, MESSAGES);
+            partition = insertMessages(SERVICE.dataSource(), st, MESSAGES);
         }
         assertThat(SERVICE.admin().post("/tasks/analyze", null, "").raw()).contains(partition);
         assertThat(SERVICE.admin().post("/tasks/analyze", null, "").raw()).as("nothing changed since")
@@ -81,7 +82,7 @@ class StatisticsRefreshTest {
      * Where autovacuum runs, it could analyze a partition in the middle of a test; here it must not, on any server.
      * (Setting this is DDL, which makes the server plan prepared statements again, so it comes before any is prepared.)
      */
-    private static void withoutAutovacuum(Statement st) throws SQLException {
+    static void withoutAutovacuum(Statement st) throws SQLException {
         List<String> partitions = new ArrayList<>();
         try (ResultSet rs = st.executeQuery("SELECT inhrelid::regclass::text FROM pg_inherits"
                 + " WHERE inhparent IN ('messages'::regclass, 'message_events'::regclass)")) {
@@ -98,7 +99,7 @@ class StatisticsRefreshTest {
      * Writes {@code n} messages of now, each with its ACCEPTED event, in one statement (a temporary table would make the
      * server plan prepared statements again by itself: it changes the search path); returns their day partition.
      */
-    private static String insertMessages(Statement st, int n) throws SQLException {
+    static String insertMessages(DataSource dataSource, Statement st, int n) throws SQLException {
         String body = "statistics " + System.nanoTime();
         st.execute("WITH ids AS (SELECT (lpad(to_hex((extract(epoch FROM now()) * 1000)::bigint), 12, '0') || '7'"
                 + " || substr(md5(random()::text), 1, 3) || '8' || substr(md5(random()::text), 1, 15))::uuid AS id"
@@ -119,7 +120,7 @@ class StatisticsRefreshTest {
         // The server counts changes per table in each session and publishes them when the session goes idle, at most
         // once a second (or ten seconds later if it stays idle): asked to, it publishes them at the next idle moment.
         st.execute("SELECT pg_stat_force_next_flush()");
-        await().atMost(Duration.ofSeconds(30)).until(() -> Sql.count(SERVICE.dataSource(),
+        await().atMost(Duration.ofSeconds(30)).until(() -> Sql.count(dataSource,
                 "SELECT n_mod_since_analyze FROM pg_stat_user_tables WHERE relname = '" + partition + "'") >= n);
         return partition;
     }
