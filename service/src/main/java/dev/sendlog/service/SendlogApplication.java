@@ -93,6 +93,7 @@ import dev.sendlog.service.resources.DirectSubmit;
 import dev.sendlog.service.resources.MessagesResource;
 import dev.sendlog.service.tasks.IdempotencyKeyPurge;
 import dev.sendlog.service.tasks.StatisticsRefresh;
+import dev.sendlog.service.tasks.DeadRowVacuum;
 import dev.sendlog.service.tasks.CompactionJob;
 import dev.sendlog.service.tasks.PartitionJob;
 import dev.sendlog.compactor.Compactor;
@@ -245,7 +246,7 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
                 h.maxParkedPerMinute));
 
         if (config.components.contains(Components.MAINTENANCE)) {
-            ScheduledExecutorService maintenance = env.lifecycle().scheduledExecutorService("maintenance-%d").threads(2).build();
+            ScheduledExecutorService maintenance = env.lifecycle().scheduledExecutorService("maintenance-%d").threads(3).build();
             long partitionEveryMs = config.partitions.checkEvery.toMilliseconds();
             maintenance.scheduleWithFixedDelay(partitionJob, partitionEveryMs, partitionEveryMs, TimeUnit.MILLISECONDS);
             IdempotencyKeyPurge purge = new IdempotencyKeyPurge(pools.dsl(PoolRole.MAINTENANCE), clock,
@@ -258,6 +259,10 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
             long analyzeEveryMs = config.partitions.analyzeEvery.toMilliseconds();
             maintenance.scheduleWithFixedDelay(statistics, analyzeEveryMs, analyzeEveryMs, TimeUnit.MILLISECONDS);
             env.admin().addTask(new RunNowTask("analyze", statistics::refresh));
+            DeadRowVacuum vacuum = new DeadRowVacuum(pools.dataSource(PoolRole.MAINTENANCE), metrics);
+            long vacuumEveryMs = config.partitions.vacuumEvery.toMilliseconds();
+            maintenance.scheduleWithFixedDelay(vacuum, vacuumEveryMs, vacuumEveryMs, TimeUnit.MILLISECONDS);
+            env.admin().addTask(new RunNowTask("vacuum", vacuum::vacuum));
             CompactionJob compaction = new CompactionJob(new Compactor(pools.dataSource(PoolRole.MAINTENANCE), codec,
                     Duration.ofMillis(config.compaction.lockTimeout.toMilliseconds()), step -> { }), clock,
                     config.compaction.retentionDays, metrics);

@@ -28,4 +28,12 @@ public class PartitionSettings {
     @NotNull
     @JsonProperty
     public Duration analyzeEvery = Duration.seconds(10);
+
+    /**
+     * How often the tables with more than 50 rows plus 20% dead are vacuumed (autovacuum's rule), on a server where
+     * autovacuum is off or for a table opted out of it; tables autovacuum looks after are left to it.
+     */
+    @NotNull
+    @JsonProperty
+    public Duration vacuumEvery = Duration.minutes(1);
 }
