@@ -115,6 +115,11 @@ public final class WriteCost {
         long vacuumStart = wal();
         exec("VACUUM outbox_messages");
         long vacuumWal = wal() - vacuumStart;
+        // The event log's side updates one table in place too, its status projection: the VACUUM that table needs is
+        // counted as the outbox's is (the service runs it where autovacuum will not, DeadRowVacuum).
+        long projectionVacuumStart = wal();
+        exec("VACUUM message_status");
+        long projectionVacuumWal = wal() - projectionVacuumStart;
 
         long eventLogSize = size("messages") + size("message_events") + size("ledger") + size("provider_refs");
         long projectionSize = size("message_status");
@@ -146,7 +151,8 @@ public final class WriteCost {
             out.printf(Locale.ROOT, "| of which full-page images (from the first change of a page after a checkpoint) | %.0f | %.0f |%n",
                     eventLogBreakdown.fullPageImageBytes() / n, outboxBreakdown.fullPageImageBytes() / n);
         }
-        out.printf(Locale.ROOT, "| + VACUUM needed to reclaim dead tuples, WAL per message | 0 | %.0f |%n", vacuumWal / n);
+        out.printf(Locale.ROOT, "| + VACUUM needed to reclaim dead tuples (the event log's: its status projection), WAL per message | %.0f | %.0f |%n",
+                projectionVacuumWal / n, vacuumWal / n);
         out.printf(Locale.ROOT, "| rows inserted per message | %.1f | %.1f |%n", eventLogStats.inserted / n, outboxStats.inserted / n);
         out.printf(Locale.ROOT, "| rows updated per message (non-HOT) | %.1f (%.1f) | %.1f (%.1f) |%n", eventLogStats.updated / n,
                 eventLogStats.nonHot / n, outboxStats.updated / n, outboxStats.nonHot / n);
@@ -157,10 +163,11 @@ public final class WriteCost {
                 projectionSize / 1024, outboxSize / 1024);
         out.printf(Locale.ROOT, "| after compaction (WAL %.0f B/message) | %d kB (+ %d kB projection) | %d kB (VACUUM returns no space) |%n",
                 compactionWal / n, compactedSize / 1024, projectionSize / 1024, outboxSize / 1024);
-        out.printf(Locale.ROOT, "event log WAL / baseline WAL (incl. its VACUUM) = %.2f%n", (double) eventLogWal / (outboxWal + vacuumWal));
+        out.printf(Locale.ROOT, "event log WAL / baseline WAL (each with its VACUUM) = %.2f%n",
+                (double) (eventLogWal + projectionVacuumWal) / (outboxWal + vacuumWal));
         if (imagesKnown) {
             out.printf(Locale.ROOT, "the same without full-page images = %.2f%n",
-                    (double) (eventLogWal - eventLogBreakdown.fullPageImageBytes())
+                    (double) (eventLogWal - eventLogBreakdown.fullPageImageBytes() + projectionVacuumWal)
                             / (outboxWal - outboxBreakdown.fullPageImageBytes() + vacuumWal));
         }
         out.printf(Locale.ROOT, "event log storage after compaction / baseline = %.2f (with the status projection %.2f)%n",
@@ -170,7 +177,8 @@ public final class WriteCost {
         out.println("| table | heap kB | indexes and TOAST kB | B per message |");
         out.println("|---|---:|---:|---:|");
         compactedSizes.forEach(out::println);
-        out.printf(Locale.ROOT, "dead tuples on the projection (mutable by design, off the hot path): %d%n", eventLogStats.deadProjection);
+        out.printf(Locale.ROOT, "dead tuples on the projection (mutable by design, off the hot path) before its VACUUM: %d%n",
+                eventLogStats.deadProjection);
         printBreakdown(out, "event log", eventLogBreakdown);
         printBreakdown(out, "mutable outbox row", outboxBreakdown);
     }
