@@ -3,8 +3,6 @@ package dev.sendlog.service.tasks;
 import com.codahale.metrics.Counter;
 import com.codahale.metrics.MetricRegistry;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.SQLWarning;
 import java.sql.Statement;
@@ -55,16 +53,7 @@ public final class DeadRowVacuum implements Runnable {
     public List<String> vacuum() throws SQLException {
         List<String> done = new ArrayList<>();
         try (Connection c = dataSource.getConnection()) {
-            List<String> due = new ArrayList<>();
-            try (PreparedStatement ps = c.prepareStatement(DUE_SQL)) {
-                ps.setLong(1, MIN_DEAD_ROWS);
-                ps.setDouble(2, DEAD_FRACTION);
-                try (ResultSet rs = ps.executeQuery()) {
-                    while (rs.next()) {
-                        due.add(rs.getString(1));
-                    }
-                }
-            }
+            List<String> due = DueTables.of(c, DUE_SQL, MIN_DEAD_ROWS, DEAD_FRACTION);
             boolean autoCommit = c.getAutoCommit();
             c.setAutoCommit(true); // VACUUM cannot run inside a transaction block
             try (Statement st = c.createStatement()) {

@@ -3,8 +3,6 @@ package dev.sendlog.service.tasks;
 import com.codahale.metrics.Counter;
 import com.codahale.metrics.MetricRegistry;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
@@ -54,16 +52,7 @@ public final class StatisticsRefresh implements Runnable {
     public List<String> refresh() throws SQLException {
         List<String> done = new ArrayList<>();
         try (Connection c = dataSource.getConnection()) {
-            List<String> stale = new ArrayList<>();
-            try (PreparedStatement ps = c.prepareStatement(STALE_SQL)) {
-                ps.setLong(1, MIN_CHANGED_ROWS);
-                ps.setDouble(2, CHANGED_FRACTION);
-                try (ResultSet rs = ps.executeQuery()) {
-                    while (rs.next()) {
-                        stale.add(rs.getString(1));
-                    }
-                }
-            }
+            List<String> stale = DueTables.of(c, STALE_SQL, MIN_CHANGED_ROWS, CHANGED_FRACTION);
             boolean autoCommit = c.getAutoCommit();
             c.setAutoCommit(false);
             try (Statement st = c.createStatement()) {
