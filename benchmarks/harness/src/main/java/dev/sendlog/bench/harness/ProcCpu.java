@@ -5,7 +5,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.Locale;
 import java.util.Map;
+import java.util.stream.Stream;
 
 /** CPU time of processes from {@code /proc/<pid>/stat}: utime + stime, in clock ticks. */
 final class ProcCpu {
@@ -44,6 +46,52 @@ final class ProcCpu {
             }
         }
         return ticks;
+    }
+
+    /**
+     * Ticks of the threads of {@code pid} still there, summed by thread group: the thread's name ({@code comm}, which
+     * the kernel cuts to 15 characters) without its digits, so "C2 CompilerThre" holds every C2 compiler thread and
+     * "ForkJoinPool-" every carrier of virtual threads.
+     */
+    static Map<String, Long> threadGroups(long pid) {
+        Map<String, Long> ticks = new HashMap<>();
+        try (Stream<Path> tasks = Files.list(Path.of("/proc", Long.toString(pid), "task"))) {
+            for (Path task : (Iterable<Path>) tasks::iterator) {
+                try {
+                    String stat = Files.readString(task.resolve("stat"));
+                    String name = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')')).replaceAll("[0-9]", "").trim();
+                    ticks.merge(name, parseTicks(stat), Long::sum);
+                } catch (IOException e) {
+                    // the thread ended between the listing and the read: its ticks are lost to both snapshots alike
+                }
+            }
+        } catch (IOException e) {
+            return Map.of();
+        }
+        return ticks;
+    }
+
+    /** Seconds the JIT compiler threads (HotSpot's "C1 CompilerThread" and "C2 CompilerThread" n) used between two snapshots. */
+    static double jitSeconds(Map<String, Long> before, Map<String, Long> after) {
+        long ticks = 0;
+        for (Map.Entry<String, Long> e : after.entrySet()) {
+            if (e.getKey().contains("CompilerThre")) {
+                ticks += e.getValue() - before.getOrDefault(e.getKey(), 0L);
+            }
+        }
+        return ticks / TICKS_PER_SECOND;
+    }
+
+    /** The thread groups that used the most CPU between two snapshots, as "name s", and their share of the whole. */
+    static String topGroups(Map<String, Long> before, Map<String, Long> after, int top) {
+        Map<String, Long> used = new HashMap<>();
+        after.forEach((name, t) -> used.put(name, t - before.getOrDefault(name, 0L)));
+        long total = used.values().stream().mapToLong(Long::longValue).sum();
+        StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "%.1f CPU s by thread group:", total / TICKS_PER_SECOND));
+        used.entrySet().stream().sorted(Map.Entry.<String, Long>comparingByValue().reversed()).limit(top)
+                .forEach(e -> line.append(String.format(Locale.ROOT, " %s %.1f (%.0f%%);", e.getKey(), e.getValue() / TICKS_PER_SECOND,
+                        total == 0 ? 0 : 100.0 * e.getValue() / total)));
+        return line.toString();
     }
 
     /** Seconds used between two snapshots; a process only in {@code after} started in between, from zero. */

@@ -32,6 +32,7 @@ final class Report {
             new Metric("e2e p99 ms", RunResult::e2eP99Ms, "%.0f"),
             new Metric("WAL bytes/msg", RunResult::walBytesPerMessage, "%.0f"),
             new Metric("CPU s/1k msgs (system)", RunResult::systemCpuPer1k, "%.2f"),
+            new Metric("of which its JIT compilers", RunResult::jitCpuPer1k, "%.2f"),
             new Metric("CPU s/1k msgs (its PG backends)", RunResult::postgresCpuPer1k, "%.2f"),
             new Metric("DB MB per 100k msgs", r -> r.projectedBytesPer100k() / 1e6, "%.1f"));
 
@@ -93,7 +94,9 @@ final class Report {
                 + "(projected from %,d). WAL is the cluster's pg_current_wal_lsn difference around the measured "
                 + "messages, each system running alone. CPU is utime + stime from /proc of the system's own "
                 + "process, and separately of the PostgreSQL backends connected to its database; neither counts "
-                + "the simulator or the load generator. WAL counts the whole cluster, so anything else writing to "
+                + "the simulator or the load generator. \"Of which its JIT compilers\" is the part of the system's CPU "
+                + "that its C1 and C2 compiler threads used (/proc/<pid>/task): work still left from the warm-up, "
+                + "which a process that has run for longer no longer pays. WAL counts the whole cluster, so anything else writing to "
                 + "it at the time adds to it. The clients submit as fast as each system accepts, so whenever a "
                 + "system accepts faster than it delivers, its end-to-end latency includes the queue that builds "
                 + "up during the run.%n%n",

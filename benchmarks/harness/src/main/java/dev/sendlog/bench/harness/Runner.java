@@ -86,6 +86,7 @@ final class Runner {
 
             List<Long> ownPids = List.of(process.pid());
             Map<Long, Long> cpu0 = ProcCpu.snapshot(ownPids);
+            Map<String, Long> threads0 = ProcCpu.threadGroups(process.pid());
             Map<Long, Long> pg0 = ProcCpu.snapshot(postgres.backendPids(database));
             long wal0 = postgres.walPosition();
             loadAverages.add(loadAverage());
@@ -101,12 +102,15 @@ final class Runner {
 
             long wal1 = postgres.walPosition();
             Map<Long, Long> cpu1 = ProcCpu.snapshot(ownPids);
+            Map<String, Long> threads1 = ProcCpu.threadGroups(process.pid());
+            progress.step(ProcCpu.topGroups(threads0, threads1, 8));
             Map<Long, Long> pg1 = ProcCpu.snapshot(postgres.backendPids(database));
             long bytesAfter = postgres.databaseSize(database);
             Map<String, Long> recorded = simulator.recordedAtByReference();
             long duplicates = simulator.duplicateSubmits();
             return result(system, concurrency, repeat, measured, recorded, duplicates, wal1 - wal0,
-                    ProcCpu.secondsBetween(cpu0, cpu1), ProcCpu.secondsBetween(pg0, pg1), emptyBytes, bytesAfter,
+                    ProcCpu.secondsBetween(cpu0, cpu1), ProcCpu.jitSeconds(threads0, threads1), ProcCpu.secondsBetween(pg0, pg1),
+                    emptyBytes, bytesAfter,
                     warm.accepted() + measured.accepted());
         } finally {
             stop(process);
@@ -143,7 +147,7 @@ final class Runner {
 
     static RunResult result(SystemUnderTest system, int concurrency, int repeat, LoadGenerator.Load load,
                             Map<String, Long> recordedAt, long duplicates, long walBytes, double cpuSeconds,
-                            double postgresCpuSeconds, long emptyBytes, long bytesAfter, int storedMessages) {
+                            double jitCpuSeconds, double postgresCpuSeconds, long emptyBytes, long bytesAfter, int storedMessages) {
         int n = load.ids().length;
         long[] accept = new long[load.accepted()];
         List<Long> e2e = new ArrayList<>(n);
@@ -170,6 +174,7 @@ final class Runner {
                 delivered / e2eSeconds, Stats.percentile(e2eMicros, 0.50) / 1e3, Stats.percentile(e2eMicros, 0.99) / 1e3,
                 delivered == 0 ? Double.NaN : (double) walBytes / delivered,
                 delivered == 0 ? Double.NaN : cpuSeconds * 1000 / delivered,
+                delivered == 0 ? Double.NaN : jitCpuSeconds * 1000 / delivered,
                 delivered == 0 ? Double.NaN : postgresCpuSeconds * 1000 / delivered,
                 emptyBytes, bytesAfter, storedMessages, RunResult.projectTo100k(emptyBytes, bytesAfter, storedMessages));
     }

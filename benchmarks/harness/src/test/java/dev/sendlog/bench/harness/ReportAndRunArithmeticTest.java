@@ -28,7 +28,7 @@ class ReportAndRunArithmeticTest {
         // The provider saw a after 10 ms, b after 20 ms, d after 49 ms (so the last arrival is at 1,052,000 us).
         Map<String, Long> recorded = Map.of("a", 1_010_000L, "b", 1_021_000L, "d", 1_052_000L, "other", 9L);
 
-        RunResult r = Runner.result(MUTABLE, 16, 2, load, recorded, 0, 3_000, 0.3, 0.06, 1_000_000, 1_700_000, 700);
+        RunResult r = Runner.result(MUTABLE, 16, 2, load, recorded, 0, 3_000, 0.3, 0.09, 0.06, 1_000_000, 1_700_000, 700);
 
         assertThat(r.accepted()).isEqualTo(3);
         assertThat(r.delivered()).isEqualTo(3);
@@ -39,6 +39,7 @@ class ReportAndRunArithmeticTest {
         assertThat(r.e2eP99Ms()).isEqualTo(49.0);
         assertThat(r.walBytesPerMessage()).isEqualTo(1_000.0);
         assertThat(r.systemCpuPer1k()).isCloseTo(100.0, within(1e-9));
+        assertThat(r.jitCpuPer1k()).isCloseTo(30.0, within(1e-9));
         assertThat(r.postgresCpuPer1k()).isCloseTo(20.0, within(1e-9));
         assertThat(r.projectedBytesPer100k()).isEqualTo(1_000_000 + 700_000 * (100_000.0 / 700));
     }
@@ -115,6 +116,18 @@ class ReportAndRunArithmeticTest {
     }
 
     @Test
+    void threadsAreGroupedByNameWithoutDigitsAndTheJitIsItsCompilerThreads() {
+        Map<String, Long> before = Map.of("C CompilerThre", 100L, "pool--thread-", 40L);
+        Map<String, Long> after = Map.of("C CompilerThre", 160L, "pool--thread-", 140L, "ForkJoinPool--", 20L);
+        assertThat(ProcCpu.jitSeconds(before, after)).isEqualTo(0.6);
+        assertThat(ProcCpu.topGroups(before, after, 2)).isEqualTo(
+                "1.8 CPU s by thread group: pool--thread- 1.0 (56%); C CompilerThre 0.6 (33%);");
+        // This JVM has its compiler threads by those names too, and some CPU already.
+        Map<String, Long> own = ProcCpu.threadGroups(ProcessHandle.current().pid());
+        assertThat(own).containsKey("C CompilerThre");
+    }
+
+    @Test
     void theIdIsReadFromEachSystemsAcceptAnswer() {
         assertThat(LoadGenerator.idOf("{\"id\":\"0192f0e4-7b1c-7000-8000-000000000001\",\"status\":\"ACCEPTED\"}"))
                 .isEqualTo("0192f0e4-7b1c-7000-8000-000000000001");
@@ -128,6 +141,6 @@ class ReportAndRunArithmeticTest {
 
     private static RunResult run(String system, int concurrency, int repeat, double e2ePerSecond, double e2eP99Ms) {
         return new RunResult(system, concurrency, repeat, 100, 100, 100, 0, 0, 0, 0, e2ePerSecond, 0, e2eP99Ms, 0, 0,
-                0, 0, 0, 100, 0);
+                0, 0, 0, 0, 100, 0);
     }
 }
