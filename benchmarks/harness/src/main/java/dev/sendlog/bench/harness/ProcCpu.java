@@ -59,7 +59,8 @@ final class ProcCpu {
             for (Path task : (Iterable<Path>) tasks::iterator) {
                 try {
                     String stat = Files.readString(task.resolve("stat"));
-                    String name = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')')).replaceAll("[0-9]", "").trim();
+                    String name = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'))
+                            .replaceAll("[0-9]", "").trim();
                     ticks.merge(name, parseTicks(stat), Long::sum);
                 } catch (IOException e) {
                     // the thread ended between the listing and the read: its ticks are lost to both snapshots alike
@@ -71,27 +72,30 @@ final class ProcCpu {
         return ticks;
     }
 
-    /** Seconds the JIT compiler threads (HotSpot's "C1 CompilerThread" and "C2 CompilerThread" n) used between two snapshots. */
+    /** Seconds the JIT compiler threads ("C1 CompilerThread" n, "C2 CompilerThread" n) used between two snapshots. */
     static double jitSeconds(Map<String, Long> before, Map<String, Long> after) {
-        long ticks = 0;
-        for (Map.Entry<String, Long> e : after.entrySet()) {
-            if (e.getKey().contains("CompilerThre")) {
-                ticks += e.getValue() - before.getOrDefault(e.getKey(), 0L);
-            }
-        }
+        long ticks = used(before, after).entrySet().stream().filter(e -> e.getKey().contains("CompilerThre"))
+                .mapToLong(Map.Entry::getValue).sum();
         return ticks / TICKS_PER_SECOND;
     }
 
     /** The thread groups that used the most CPU between two snapshots, as "name s", and their share of the whole. */
     static String topGroups(Map<String, Long> before, Map<String, Long> after, int top) {
+        Map<String, Long> used = used(before, after);
+        long total = used.values().stream().mapToLong(Long::longValue).sum();
+        StringBuilder line = new StringBuilder(
+                String.format(Locale.ROOT, "%.1f CPU s by thread group:", total / TICKS_PER_SECOND));
+        used.entrySet().stream().sorted(Map.Entry.<String, Long>comparingByValue().reversed()).limit(top)
+                .forEach(e -> line.append(String.format(Locale.ROOT, " %s %.1f (%.0f%%);", e.getKey(),
+                        e.getValue() / TICKS_PER_SECOND, total == 0 ? 0 : 100.0 * e.getValue() / total)));
+        return line.toString();
+    }
+
+    /** Ticks each thread group used between two snapshots; a group only in {@code after} started in between. */
+    private static Map<String, Long> used(Map<String, Long> before, Map<String, Long> after) {
         Map<String, Long> used = new HashMap<>();
         after.forEach((name, t) -> used.put(name, t - before.getOrDefault(name, 0L)));
-        long total = used.values().stream().mapToLong(Long::longValue).sum();
-        StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "%.1f CPU s by thread group:", total / TICKS_PER_SECOND));
-        used.entrySet().stream().sorted(Map.Entry.<String, Long>comparingByValue().reversed()).limit(top)
-                .forEach(e -> line.append(String.format(Locale.ROOT, " %s %.1f (%.0f%%);", e.getKey(), e.getValue() / TICKS_PER_SECOND,
-                        total == 0 ? 0 : 100.0 * e.getValue() / total)));
-        return line.toString();
+        return used;
     }
 
     /** Seconds used between two snapshots; a process only in {@code after} started in between, from zero. */

@@ -96,10 +96,10 @@ final class Report {
                 + "process, and separately of the PostgreSQL backends connected to its database; neither counts "
                 + "the simulator or the load generator. \"Of which its JIT compilers\" is the part of the system's CPU "
                 + "that its C1 and C2 compiler threads used (/proc/<pid>/task): work still left from the warm-up, "
-                + "which a process that has run for longer no longer pays. WAL counts the whole cluster, so anything else writing to "
-                + "it at the time adds to it. The clients submit as fast as each system accepts, so whenever a "
-                + "system accepts faster than it delivers, its end-to-end latency includes the queue that builds "
-                + "up during the run.%n%n",
+                + "which a process that has run for longer no longer pays. WAL counts the whole cluster, so anything "
+                + "else writing to it at the time adds to it. The clients submit as fast as each system accepts, so "
+                + "whenever a system accepts faster than it delivers, its end-to-end latency includes the queue that "
+                + "builds up during the run.%n%n",
                 context.messages() + context.warmup(), context.messages() + context.warmup()));
 
         md.append("### Ratios: sendlog ÷ alternative (medians)\n\n");

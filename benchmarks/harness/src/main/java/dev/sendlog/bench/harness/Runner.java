@@ -109,9 +109,8 @@ final class Runner {
             Map<String, Long> recorded = simulator.recordedAtByReference();
             long duplicates = simulator.duplicateSubmits();
             return result(system, concurrency, repeat, measured, recorded, duplicates, wal1 - wal0,
-                    ProcCpu.secondsBetween(cpu0, cpu1), ProcCpu.jitSeconds(threads0, threads1), ProcCpu.secondsBetween(pg0, pg1),
-                    emptyBytes, bytesAfter,
-                    warm.accepted() + measured.accepted());
+                    ProcCpu.secondsBetween(cpu0, cpu1), ProcCpu.jitSeconds(threads0, threads1),
+                    ProcCpu.secondsBetween(pg0, pg1), emptyBytes, bytesAfter, warm.accepted() + measured.accepted());
         } finally {
             stop(process);
             postgres.dropDatabase(database);
@@ -147,7 +146,8 @@ final class Runner {
 
     static RunResult result(SystemUnderTest system, int concurrency, int repeat, LoadGenerator.Load load,
                             Map<String, Long> recordedAt, long duplicates, long walBytes, double cpuSeconds,
-                            double jitCpuSeconds, double postgresCpuSeconds, long emptyBytes, long bytesAfter, int storedMessages) {
+                            double jitCpuSeconds, double postgresCpuSeconds, long emptyBytes, long bytesAfter,
+                            int storedMessages) {
         int n = load.ids().length;
         long[] accept = new long[load.accepted()];
         List<Long> e2e = new ArrayList<>(n);
