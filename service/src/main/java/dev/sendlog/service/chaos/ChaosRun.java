@@ -67,6 +67,11 @@ public final class ChaosRun {
         this.random = new Random(seed);
     }
 
+    /** The run's files: the logs of every process, the PostgreSQL and Redis data; set once {@link #run()} starts. */
+    public Path directory() {
+        return dir;
+    }
+
     /** Runs and prints the summary line; returns whether the guarantee held. */
     public boolean run() throws Exception {
         dir = Directories.createTemp("chaos-");

@@ -1,14 +1,21 @@
 package dev.sendlog.service.cli;
 
+import dev.sendlog.infra.Directories;
 import dev.sendlog.service.chaos.ChaosRun;
 import io.dropwizard.core.cli.Command;
 import io.dropwizard.core.setup.Bootstrap;
+import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.time.Duration;
+import net.sourceforge.argparse4j.impl.Arguments;
 import net.sourceforge.argparse4j.inf.Namespace;
 import net.sourceforge.argparse4j.inf.Subparser;
 
-/** {@code chaos [--seconds 120] [--seed N] [--rate 30]}: the chaos run; exits non-zero on any loss or double charge. */
+/**
+ * {@code chaos [--seconds 120] [--seed N] [--rate 30]}: the chaos run; exits non-zero on any loss or double charge. A
+ * run that passed removes its files (a PostgreSQL cluster and the processes' logs, tens of megabytes a run) unless
+ * {@code --keep-files}; a run that failed keeps them for reading.
+ */
 public final class ChaosCommand extends Command {
     public ChaosCommand() {
         super("chaos", "Runs the pipeline as separate processes under a seeded fault schedule and checks nothing was lost");
@@ -22,15 +29,27 @@ public final class ChaosCommand extends Command {
         subparser.addArgument("--feed").choices("polling", "cdc").setDefault("polling")
                 .help("how the pollers find work: polling the log, or change data capture from a replication slot");
         subparser.addArgument("--drain-seconds").type(Integer.class).setDefault(300).help("how long to wait for the drain");
+        subparser.addArgument("--keep-files").action(Arguments.storeTrue())
+                .help("keep the run's files after a pass too (a failed run always keeps them)");
     }
 
     @Override
     public void run(Bootstrap<?> bootstrap, Namespace namespace) throws Exception {
         Long seed = namespace.getLong("seed");
         String jar = Path.of(ChaosCommand.class.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
-        boolean ok = new ChaosRun(jar, Duration.ofSeconds(namespace.getInt("seconds")),
+        ChaosRun chaos = new ChaosRun(jar, Duration.ofSeconds(namespace.getInt("seconds")),
                 seed == null ? System.nanoTime() : seed, namespace.getInt("rate"),
-                Duration.ofSeconds(namespace.getInt("drain_seconds")), namespace.getString("feed"), System.out).run();
+                Duration.ofSeconds(namespace.getInt("drain_seconds")), namespace.getString("feed"), System.out);
+        boolean ok = chaos.run();
+        if (ok && !namespace.getBoolean("keep_files")) {
+            try {
+                Directories.deleteRecursively(chaos.directory());
+                System.out.println("chaos: passed; its files removed (--keep-files keeps them)");
+            } catch (UncheckedIOException e) {
+                // The verdict stands; only the clean-up did not finish.
+                System.out.println("chaos: passed, but its files could not all be removed: " + e.getMessage());
+            }
+        }
         System.exit(ok ? 0 : 1);
     }
 }
