@@ -14,6 +14,7 @@ import org.jooq.exception.DataAccessException;
 public final class FeedSlot {
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(FeedSlot.class);
     private static final String DUPLICATE_OBJECT = "42710";
+    private static final String UNIQUE_VIOLATION = "23505";
     private static final String INVALID_OBJECT_DEFINITION = "42P17";
     private static final String FEATURE_NOT_SUPPORTED = "0A000";
 
@@ -72,10 +73,12 @@ public final class FeedSlot {
             dsl.execute("CREATE PUBLICATION " + publication + " FOR TABLE message_events" + rowFilter
                     + " WITH (publish = 'insert', publish_via_partition_root = true)");
         } catch (DataAccessException e) {
-            if (!DUPLICATE_OBJECT.equals(e.sqlState())) {
+            // Another process created it since the check. Committed before this statement began: 42710. Committed
+            // while this one waited on the catalog's unique index (pollers started together): 23505.
+            if (!DUPLICATE_OBJECT.equals(e.sqlState()) && !UNIQUE_VIOLATION.equals(e.sqlState())) {
                 throw e;
             }
-            // another process created it at the same moment
+            LOG.info("publication {} was created by another process at the same moment", publication);
         }
     }
 
