@@ -23,14 +23,21 @@ import org.slf4j.LoggerFactory;
 public final class PartitionManager {
     private static final Logger LOG = LoggerFactory.getLogger(PartitionManager.class);
     /** Serialises partition DDL across service instances. */
-    private static final long DDL_LOCK_KEY = 0x73656E646C6F67L;
+    static final long DDL_LOCK_KEY = 0x73656E646C6F67L;
+    /**
+     * How long an instance waits for another one's partition DDL (every instance ensures the partitions when it
+     * starts, so a fleet started together queues here). The wait holds no lock that an insert needs, so it may be
+     * longer than the DDL's own lock timeout.
+     */
+    static final Duration DDL_TURN_WAIT = Duration.ofSeconds(60);
 
     private final DataSource dataSource;
     private final Duration lockTimeout;
 
     /**
      * @param lockTimeout how long DDL may wait for a lock; short, so that DDL stuck behind a long transaction
-     *                    gives up (and is retried on the next run) instead of queueing inserts behind it
+     *                    gives up (and is retried on the next run) instead of queueing inserts behind it. Waiting for
+     *                    another instance to finish its partition DDL is bounded by {@link #DDL_TURN_WAIT} instead.
      */
     public PartitionManager(DataSource dataSource, Duration lockTimeout) {
         this.dataSource = dataSource;
@@ -43,8 +50,9 @@ public final class PartitionManager {
         try (Connection c = dataSource.getConnection()) {
             c.setAutoCommit(true);
             try (Statement st = c.createStatement()) {
-                st.execute("SET lock_timeout = '" + lockTimeout.toMillis() + "ms'");
+                st.execute("SET lock_timeout = '" + DDL_TURN_WAIT.toMillis() + "ms'");
                 st.execute("SELECT pg_advisory_lock(" + DDL_LOCK_KEY + ")");
+                st.execute("SET lock_timeout = '" + lockTimeout.toMillis() + "ms'");
             }
             try {
                 for (PartitionedTable table : PartitionedTable.values()) {

@@ -2,6 +2,7 @@ package dev.sendlog.compactor;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import dev.sendlog.events.MessageIds;
 import dev.sendlog.testkit.TestDatabaseExtension;
@@ -11,7 +12,10 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.time.LocalDate;
 import java.time.ZoneOffset;
+import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -48,6 +52,44 @@ class PartitionManagerTest {
                 assertThat(rs.getBoolean(2)).isTrue();
             }
             assertThatThrownBy(() -> insertEvent(c, nextDay)).hasMessageContaining("no partition");
+        }
+    }
+
+    /**
+     * Every instance ensures the partitions when it starts, so a fleet started together queues on the DDL lock while
+     * the first creates them. Waiting for that turn blocks no insert, so it is not cut short by the DDL's own lock
+     * timeout: an instance that gave up there would fail its start on a machine slow enough for the first one's DDL
+     * to take longer than that timeout.
+     */
+    @Test
+    void anInstanceWaitsItsTurnForThePartitionDdlLongerThanTheDdlLockTimeout() throws Exception {
+        LocalDate day = LocalDate.parse("2027-09-01");
+        PartitionManager partitions = new PartitionManager(DB.database().dataSource(), Duration.ofMillis(200));
+        CompletableFuture<List<DayPartition>> waiting;
+        try (Connection other = DB.database().connect()) {
+            other.createStatement().execute("SELECT pg_advisory_lock(" + PartitionManager.DDL_LOCK_KEY + ")");
+            waiting = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return partitions.ensure(day, 1);
+                } catch (SQLException e) {
+                    throw new IllegalStateException(e.getSQLState() + " " + e.getMessage(), e);
+                }
+            });
+            // Hold the lock until the other instance has waited five times its DDL lock timeout (or given up).
+            await().atMost(Duration.ofSeconds(30)).until(() -> waiting.isDone() || waitedForTheDdlLockOverOneSecond(other));
+            other.createStatement().execute("SELECT pg_advisory_unlock(" + PartitionManager.DDL_LOCK_KEY + ")");
+        }
+        assertThat(waiting.get(30, TimeUnit.SECONDS)).as("partitions it created after its turn came").hasSize(4);
+        assertThat(partitions.daysCovered(day)).isEqualTo(2);
+    }
+
+    private static boolean waitedForTheDdlLockOverOneSecond(Connection c) throws SQLException {
+        try (var rs = c.createStatement().executeQuery("""
+                SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+                WHERE l.locktype = 'advisory' AND NOT l.granted AND a.datname = current_database()
+                  AND clock_timestamp() - a.query_start > interval '1 second'""")) {
+            rs.next();
+            return rs.getLong(1) == 1;
         }
     }
 
