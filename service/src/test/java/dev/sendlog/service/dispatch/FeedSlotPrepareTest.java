@@ -2,6 +2,7 @@ package dev.sendlog.service.dispatch;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sendlog.service.support.Sql;
 import dev.sendlog.testkit.LogicalPostgres;
 import dev.sendlog.testkit.TestDatabase;
 import java.sql.Connection;
@@ -59,20 +60,11 @@ class FeedSlotPrepareTest {
                 for (Future<?> poller : started) {
                     poller.get(60, TimeUnit.SECONDS);  // a poller whose prepare threw fails the test here
                 }
-                assertThat(publications(publication)).as("round %d", round).isEqualTo(1);
+                assertThat(Sql.count(db.dataSource(), "SELECT count(*) FROM pg_publication WHERE pubname = '" + publication + "'"))
+                        .as("round %d", round).isEqualTo(1);
             }
         } finally {
             pollers.shutdownNow();
-        }
-    }
-
-    private static int publications(String name) throws Exception {
-        try (Connection c = db.connect(); var ps = c.prepareStatement("SELECT count(*) FROM pg_publication WHERE pubname = ?")) {
-            ps.setString(1, name);
-            try (var rs = ps.executeQuery()) {
-                rs.next();
-                return rs.getInt(1);
-            }
         }
     }
 }
