@@ -1,20 +1,29 @@
 package dev.sendlog.compactor;
 
 import dev.sendlog.events.Compacted;
-import dev.sendlog.events.EncodedEvent;
+import dev.sendlog.events.FinalStatus;
+import dev.sendlog.events.RowCodec;
+import dev.sendlog.events.UnreadableEventException;
+import dev.sendlog.log.Actors;
+import dev.sendlog.log.Histories;
+import dev.sendlog.log.LogRows;
+import dev.sendlog.log.LoggedRow;
 import dev.sendlog.events.EventCodec;
 import dev.sendlog.events.EventType;
 import dev.sendlog.events.StoredEvent;
 import dev.sendlog.projections.InvalidTransitionException;
 import dev.sendlog.projections.MessageFold;
+import dev.sendlog.projections.MessageState;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.time.Instant;
 import java.time.LocalDate;
 import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -38,8 +47,11 @@ public final class Compactor {
     private static final int BATCH = 500;
     private static final String PARENT = PartitionedTable.MESSAGE_EVENTS.table();
 
+    private static final String ACTOR = "compactor";
+
     private final DataSource dataSource;
-    private final EventCodec codec;
+    private final Histories histories;
+    private final Actors actors;
     private final Duration lockTimeout;
     private final Consumer<CompactionStep> afterStep;
 
@@ -48,12 +60,16 @@ public final class Compactor {
      */
     public Compactor(DataSource dataSource, EventCodec codec, Duration lockTimeout, Consumer<CompactionStep> afterStep) {
         this.dataSource = dataSource;
-        this.codec = codec;
+        this.histories = new Histories(new RowCodec(codec));
+        this.actors = new Actors(dataSource);
         this.lockTimeout = lockTimeout;
         this.afterStep = afterStep;
     }
 
-    /** Compacts every day before {@code cutoff} that is not compacted yet (and finishes interrupted ones). */
+    /**
+     * Compacts every day before {@code cutoff} that is not compacted yet (and finishes interrupted ones), then drops
+     * the publications only compacted days still named (see {@link #forgetPublications}).
+     */
     public List<LocalDate> compactBefore(LocalDate cutoff) throws SQLException {
         List<LocalDate> done = new ArrayList<>();
         for (LocalDate day : candidates(cutoff)) {
@@ -64,7 +80,52 @@ public final class Compactor {
                 LOG.info("compaction of {} postponed: {}", day, e.getMessage());
             }
         }
+        forgetPublications();
         return done;
+    }
+
+    /**
+     * Publications are what a history shows as PUBLISHED until its day is compacted (the snapshot holds it from then
+     * on). One published before the first day that is not compacted names only messages of compacted days; once the
+     * timers have nothing left to watch in it (check_at NULL), it is deleted, in small batches. Returns how many.
+     */
+    public long forgetPublications() throws SQLException {
+        long deleted = 0;
+        try (Connection c = dataSource.getConnection(); Statement st = c.createStatement()) {
+            c.setAutoCommit(true);
+            LocalDate firstOpen = null;
+            try (ResultSet rs = st.executeQuery("""
+                    SELECT t.relname FROM pg_class t JOIN pg_namespace n ON n.oid = t.relnamespace
+                    WHERE n.nspname = current_schema() AND t.relkind = 'r' AND t.relname LIKE 'message_events_p%'""")) {
+                List<String> names = new ArrayList<>();
+                while (rs.next()) {
+                    names.add(rs.getString(1).replace("_c", ""));
+                }
+                for (String name : names) {
+                    LocalDate day = DayPartition.dayOf(PartitionedTable.MESSAGE_EVENTS, name);
+                    if (day != null && !isCompacted(c, day) && (firstOpen == null || day.isBefore(firstOpen))) {
+                        firstOpen = day;
+                    }
+                }
+            }
+            if (firstOpen == null) {
+                firstOpen = LocalDate.of(9999, 1, 1); // every day is compacted
+            }
+            try (PreparedStatement ps = c.prepareStatement("""
+                    DELETE FROM publications WHERE id IN (
+                        SELECT id FROM publications WHERE check_at IS NULL AND published_at < ? LIMIT 1000)""")) {
+                ps.setObject(1, firstOpen.atStartOfDay().atOffset(ZoneOffset.UTC));
+                int n;
+                do {
+                    n = ps.executeUpdate();
+                    deleted += n;
+                } while (n == 1000);
+            }
+        }
+        if (deleted > 0) {
+            LOG.info("publications of compacted days forgotten: {}", deleted);
+        }
+        return deleted;
     }
 
     private List<LocalDate> candidates(LocalDate cutoff) throws SQLException {
@@ -139,6 +200,7 @@ public final class Compactor {
         exec(c, "ALTER TABLE " + side + " DROP CONSTRAINT IF EXISTS " + side + "_range");
         exec(c, "ALTER TABLE " + side + " ADD CONSTRAINT " + side + "_range CHECK (message_id >= '" + partition.lowerBound()
                 + "'::uuid AND message_id < '" + partition.upperBound() + "'::uuid)");
+        int compactorId = actors.id(ACTOR);
         c.setAutoCommit(false);
         try {
             exec(c, "TRUNCATE " + side);
@@ -146,44 +208,44 @@ public final class Compactor {
             requireReadPast(c, original);
             long eventsIn = 0;
             int messages = 0;
-            List<StoredEvent> history = new ArrayList<>();
-            List<Object[]> rows = new ArrayList<>();
+            List<Snapshot> snapshots = new ArrayList<>();
+            List<UUID> keptRaw = new ArrayList<>();
             try (Statement st = c.createStatement()) {
                 st.setFetchSize(5000);
-                try (ResultSet rs = st.executeQuery("SELECT message_id, seq, position, xid, shard, type, version, actor, at, "
-                        + "data::text FROM " + original + " ORDER BY message_id, seq")) {
+                // The messages rows and the publications the rows name: the history as every reader shows it.
+                try (ResultSet rs = st.executeQuery("SELECT m.tenant, m.gateway, m.accepted_at, " + LogRows.COLUMNS + " FROM "
+                        + original + " e JOIN messages m ON m.id = e.message_id " + LogRows.JOIN_PUBLICATION
+                        + " ORDER BY e.message_id, e.seq")) {
                     UUID current = null;
-                    short shard = 0;
-                    long lastPosition = 0;
-                    List<Object[]> raw = new ArrayList<>();
+                    String tenant = null;
+                    String gateway = null;
+                    Instant acceptedAt = null;
+                    List<LoggedRow> rows = new ArrayList<>();
                     while (rs.next()) {
-                        UUID id = rs.getObject(1, UUID.class);
-                        if (current != null && !current.equals(id)) {
-                            snapshot(current, shard, lastPosition, history, raw, rows);
+                        LoggedRow row = LogRows.read(rs, 4, actors);
+                        if (current != null && !current.equals(row.messageId())) {
+                            snapshot(current, tenant, gateway, acceptedAt, rows, snapshots, keptRaw);
                             messages++;
-                            history = new ArrayList<>();
-                            raw = new ArrayList<>();
+                            rows = new ArrayList<>();
                         }
-                        current = id;
-                        shard = rs.getShort(5);
-                        lastPosition = rs.getLong(3);
-                        EventType type = EventType.valueOf(rs.getString(6));
-                        history.add(new StoredEvent(id, rs.getInt(2), rs.getObject(9, OffsetDateTime.class).toInstant(),
-                                rs.getString(8), codec.decode(id, type, rs.getInt(7), rs.getString(10))));
-                        raw.add(new Object[] {id, rs.getInt(2), rs.getLong(3), rs.getLong(4), rs.getShort(5), rs.getString(6),
-                                (short) rs.getInt(7), rs.getString(8), rs.getObject(9, OffsetDateTime.class), rs.getString(10)});
+                        current = row.messageId();
+                        tenant = rs.getString(1);
+                        gateway = rs.getString(2);
+                        acceptedAt = rs.getObject(3, OffsetDateTime.class).toInstant();
+                        rows.add(row);
                         eventsIn++;
-                        if (rows.size() >= BATCH) {
-                            insert(c, side, rows);
+                        if (snapshots.size() >= BATCH) {
+                            insert(c, side, snapshots, compactorId);
                         }
                     }
                     if (current != null) {
-                        snapshot(current, shard, lastPosition, history, raw, rows);
+                        snapshot(current, tenant, gateway, acceptedAt, rows, snapshots, keptRaw);
                         messages++;
                     }
                 }
             }
-            insert(c, side, rows);
+            insert(c, side, snapshots, compactorId);
+            keepRaw(c, original, side, keptRaw);
             step(c, day, CompactionStep.COPIED, messages + " messages, " + eventsIn + " events");
             c.commit();
         } catch (SQLException | RuntimeException e) {
@@ -194,41 +256,68 @@ public final class Compactor {
         }
     }
 
+    /** One message's snapshot: its whole history (acceptance and publications included), the seq and time of its last. */
+    private record Snapshot(UUID messageId, int seq, Instant at, byte[] packed, FinalStatus status, String tenant) {
+    }
+
     /**
-     * One COMPACTED row for the message, taking the seq of its last event (the next append continues after it) and
-     * the position of its last event with xid 0, so no tail reader sees it as new. A history the fold refuses is
-     * kept as it is, event by event, and said loudly: compaction never loses what it cannot read.
+     * One COMPACTED row for the message, taking the seq of its last event (the next append continues after it), and the
+     * final status of the state it folds (search by status still finds the message). A history the fold refuses is kept
+     * as it is, row by row, and said loudly: compaction never loses what it cannot read.
      */
-    private void snapshot(UUID id, short shard, long lastPosition, List<StoredEvent> history, List<Object[]> raw,
-                          List<Object[]> rows) {
+    private void snapshot(UUID id, String tenant, String gateway, Instant acceptedAt, List<LoggedRow> rows,
+                          List<Snapshot> snapshots, List<UUID> keptRaw) {
+        List<StoredEvent> history;
+        MessageState state;
         try {
-            MessageFold.fold(history);
-        } catch (InvalidTransitionException e) {
+            history = histories.assemble(id, tenant, gateway, acceptedAt, rows);
+            state = MessageFold.fold(history);
+        } catch (InvalidTransitionException | UnreadableEventException e) {
             LOG.error("compaction keeps the raw events of message_id={}: its history does not fold: {}", id, e.getMessage());
-            rows.addAll(raw);
+            keptRaw.add(id);
             return;
         }
         StoredEvent last = history.getLast();
-        EncodedEvent encoded = codec.encode(new Compacted(history));
-        rows.add(new Object[] {id, last.seq(), lastPosition, 0L, shard, encoded.type().name(), (short) encoded.version(),
-                "compactor", OffsetDateTime.ofInstant(last.at(), java.time.ZoneOffset.UTC), encoded.json()});
+        FinalStatus status = state.status().isFinal() ? FinalStatus.ofName(state.status().name()) : null;
+        snapshots.add(new Snapshot(id, last.seq(), last.at(), histories.codec().codec().packSnapshot(new Compacted(history)),
+                status, status == null ? null : tenant));
     }
 
-    private static void insert(Connection c, String table, List<Object[]> rows) throws SQLException {
-        if (rows.isEmpty()) {
+    private static void insert(Connection c, String table, List<Snapshot> snapshots, int compactorId) throws SQLException {
+        if (snapshots.isEmpty()) {
             return;
         }
         try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + table
-                + " (message_id, seq, position, xid, shard, type, version, actor, at, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb)")) {
-            for (Object[] r : rows) {
-                for (int i = 0; i < r.length; i++) {
-                    ps.setObject(i + 1, r[i]);
+                + " (message_id, seq, at, type, actor, packed, status, tenant) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")) {
+            for (Snapshot s : snapshots) {
+                ps.setObject(1, s.messageId());
+                ps.setInt(2, s.seq());
+                ps.setObject(3, OffsetDateTime.ofInstant(s.at(), ZoneOffset.UTC));
+                ps.setShort(4, EventType.COMPACTED.code());
+                ps.setInt(5, compactorId);
+                ps.setBytes(6, s.packed());
+                if (s.status() == null) {
+                    ps.setNull(7, java.sql.Types.SMALLINT);
+                } else {
+                    ps.setShort(7, s.status().code());
                 }
+                ps.setString(8, s.tenant());
                 ps.addBatch();
             }
             ps.executeBatch();
         }
-        rows.clear();
+        snapshots.clear();
+    }
+
+    private static void keepRaw(Connection c, String original, String side, List<UUID> ids) throws SQLException {
+        if (ids.isEmpty()) {
+            return;
+        }
+        try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + side + " SELECT * FROM " + original
+                + " WHERE message_id = ANY(?)")) {
+            ps.setArray(1, c.createArrayOf("uuid", ids.toArray(UUID[]::new)));
+            ps.executeUpdate();
+        }
     }
 
     /** Copies the events that reached the original after the copy (their seq is past the message's snapshot). */
@@ -239,17 +328,16 @@ public final class Compactor {
         }
     }
 
-    /** Every event of the partition is behind the cursors of the shard's poller (work events) and projector. */
+    /** Every work event of the partition (REDRIVEN) is behind the cursor of its shard's poller. */
     private static void requireReadPast(Connection c, String original) throws SQLException {
         try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("""
                 SELECT count(*) FROM %s e JOIN shard_leases l ON l.shard = e.shard
-                WHERE (e.xid, e.position) > (l.project_xid, l.project_position)
-                   OR (e.type IN ('ACCEPTED', 'REDRIVEN') AND (e.xid, e.position) > (l.publish_xid, l.publish_position))
+                WHERE e.type = 7 AND (e.xid, e.position) > (l.publish_xid, l.publish_position)
                 """.formatted(original))) {
             rs.next();
             long unread = rs.getLong(1);
             if (unread > 0) {
-                throw new NotReadPastException(unread + " events of " + original + " are not yet read by a poller or the projector");
+                throw new NotReadPastException(unread + " work events of " + original + " are not yet read by a poller");
             }
         }
     }
@@ -262,7 +350,7 @@ public final class Compactor {
             long snapshots;
             long events;
             try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(
-                    "SELECT count(*) FILTER (WHERE type = 'COMPACTED'), count(*) FROM " + original)) {
+                    "SELECT count(*) FILTER (WHERE type = " + EventType.COMPACTED.code() + "), count(*) FROM " + original)) {
                 rs.next();
                 snapshots = rs.getLong(1);
                 events = rs.getLong(2);

@@ -3,7 +3,9 @@ package dev.sendlog.compactor;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.sendlog.events.EncodedEvent;
+import dev.sendlog.events.OutcomeUnknown;
+import dev.sendlog.events.RowCodec;
+import dev.sendlog.testkit.LogFixtures;
 import dev.sendlog.events.EventCodec;
 import dev.sendlog.events.EventType;
 import dev.sendlog.events.MessageIds;
@@ -46,13 +48,15 @@ class CompactorTest {
     private static final int SHARDS = 4;
 
     private TestDatabase db;
+    private LogFixtures fixtures;
 
     @BeforeEach
     void database() throws SQLException {
         db = TestDatabase.create();
         new PartitionManager(db.dataSource(), Duration.ofSeconds(2)).ensure(DAY, 1);
-        exec("INSERT INTO shard_leases (shard, publish_xid, publish_position, project_xid, project_position) "
-                + "SELECT s, 9000000000000000000, 0, 9000000000000000000, 0 FROM generate_series(0, " + (SHARDS - 1) + ") s");
+        exec("INSERT INTO shard_leases (shard, publish_xid, publish_position) "
+                + "SELECT s, 9000000000000000000, 0 FROM generate_series(0, " + (SHARDS - 1) + ") s");
+        fixtures = new LogFixtures(db.dataSource());
     }
 
     @AfterEach
@@ -111,19 +115,21 @@ class CompactorTest {
                 append(last.messageId(), last.seq() + 1, "LATE");
             }
         }).compact(DAY);
-        assertThat(count("SELECT count(*) FROM message_events WHERE message_id = '" + last.messageId() + "' AND actor = 'LATE'"))
-                .isEqualTo(1);
+        assertThat(count("SELECT count(*) FROM message_events WHERE message_id = '" + last.messageId()
+                + "' AND actor = (SELECT id FROM actors WHERE name = 'LATE')")).isEqualTo(1);
         List<StoredEvent> after = History.expand(read(last.messageId()));
         assertThat(after).hasSize(before.get(last.messageId()).size() + 1);
     }
 
     @Test
-    void aDayThatAPollerOrTheProjectorHasNotReadPastIsLeftAlone() throws SQLException {
-        insertHistories(3000, 10);
-        exec("UPDATE shard_leases SET project_xid = 0, project_position = 0");
+    void aDayWithWorkAPollerHasNotReadPastIsLeftAlone() throws SQLException {
+        insertHistories(3000, 40);
+        assertThat(count("SELECT count(*) FROM message_events_p20260901 WHERE type = 7")).as("re-driven work in the day")
+                .isPositive();
+        exec("UPDATE shard_leases SET publish_xid = 0, publish_position = 0");
         assertThat(compactor(s -> { }).compactBefore(DAY.plusDays(1))).isEmpty();
         assertThat(count("SELECT count(*) FROM compacted_days")).isZero();
-        assertThat(count("SELECT count(*) FROM message_events_p20260901 WHERE type = 'COMPACTED'")).isZero();
+        assertThat(count("SELECT count(*) FROM message_events_p20260901 WHERE type = 12")).isZero();
     }
 
     private void assertSameHistories(Map<UUID, List<StoredEvent>> before) throws SQLException {
@@ -131,6 +137,7 @@ class CompactorTest {
             List<StoredEvent> after = read(e.getKey());
             assertThat(after).hasSize(1);
             assertThat(after.getFirst().type()).isEqualTo(EventType.COMPACTED);
+            assertThat(count("SELECT count(*) FROM message_events WHERE message_id = '" + e.getKey() + "'")).isEqualTo(1);
             assertThat(History.expand(after)).isEqualTo(e.getValue());
             assertThat(MessageFold.fold(after)).isEqualTo(MessageFold.fold(e.getValue()));
         }
@@ -140,77 +147,28 @@ class CompactorTest {
         Map<UUID, List<StoredEvent>> histories = new LinkedHashMap<>();
         Instant noon = DAY.atTime(12, 0).toInstant(ZoneOffset.UTC);
         MessageIds ids = new MessageIds(() -> noon);
-        try (Connection c = db.dataSource().getConnection()) {
-            for (int i = 0; i < count; i++) {
-                UUID id = ids.next();
-                List<StoredEvent> history = Histories.generate(seedBase + i, 30, id);
-                insert(c, id, history);
-                histories.put(id, read(c, id));
-            }
+        for (int i = 0; i < count; i++) {
+            UUID id = ids.next();
+            List<StoredEvent> history = Histories.generate(seedBase + i, 30, id);
+            fixtures.write(id, Shards.of(id, SHARDS), history);
+            // As readers see it: a publication shows once the event after it names it (a trailing one does not).
+            histories.put(id, read(id));
         }
         return histories;
     }
 
-    private static void insert(Connection c, UUID id, List<StoredEvent> history) throws SQLException {
-        short shard = Shards.of(id, SHARDS);
-        try (PreparedStatement ps = c.prepareStatement("INSERT INTO messages (id, tenant, shard, recipient, body, gateway, accepted_at) "
-                + "VALUES (?, 'demo', ?, '+4915100000000', 'b', 'sim', now())")) {
-            ps.setObject(1, id);
-            ps.setShort(2, shard);
-            ps.executeUpdate();
-        }
-        try (PreparedStatement ps = c.prepareStatement("INSERT INTO message_events (message_id, seq, shard, type, version, actor, at, data) "
-                + "VALUES (?, ?, ?, ?, ?, ?, ?, ?::jsonb)")) {
-            for (StoredEvent e : history) {
-                EncodedEvent encoded = CODEC.encode(e.event());
-                ps.setObject(1, id);
-                ps.setInt(2, e.seq());
-                ps.setShort(3, shard);
-                ps.setString(4, encoded.type().name());
-                ps.setShort(5, (short) encoded.version());
-                ps.setString(6, e.actor());
-                ps.setObject(7, OffsetDateTime.ofInstant(e.at(), ZoneOffset.UTC));
-                ps.setString(8, encoded.json());
-                ps.addBatch();
-            }
-            ps.executeBatch();
-        }
-    }
-
     private void append(UUID id, int seq, String actor) {
-        try (Connection c = db.dataSource().getConnection(); PreparedStatement ps = c.prepareStatement(
-                "INSERT INTO message_events (message_id, seq, shard, type, version, actor, at, data) "
-                        + "VALUES (?, ?, ?, 'OUTCOME_UNKNOWN', 1, ?, now(), '{\"reason\":\"probe\"}')")) {
-            ps.setObject(1, id);
-            ps.setInt(2, seq);
-            ps.setShort(3, Shards.of(id, SHARDS));
-            ps.setString(4, actor);
-            ps.executeUpdate();
+        try (Connection c = db.dataSource().getConnection()) {
+            fixtures.append(c, Shards.of(id, SHARDS), new RowCodec(CODEC).toRow(id, seq, actor, Instant.now(),
+                    new OutcomeUnknown("probe"), null));
         } catch (SQLException e) {
             throw new IllegalStateException(e);
         }
     }
 
+    /** The history of a message as the API shows it (before compaction: one event per row, publications included). */
     private List<StoredEvent> read(UUID id) throws SQLException {
-        try (Connection c = db.dataSource().getConnection()) {
-            return read(c, id);
-        }
-    }
-
-    private static List<StoredEvent> read(Connection c, UUID id) throws SQLException {
-        List<StoredEvent> events = new ArrayList<>();
-        try (PreparedStatement ps = c.prepareStatement(
-                "SELECT seq, type, version, actor, at, data::text FROM message_events WHERE message_id = ? ORDER BY seq")) {
-            ps.setObject(1, id);
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    EventType type = EventType.valueOf(rs.getString(2));
-                    events.add(new StoredEvent(id, rs.getInt(1), rs.getObject(5, OffsetDateTime.class).toInstant(),
-                            rs.getString(4), CODEC.decode(id, type, rs.getInt(3), rs.getString(6))));
-                }
-            }
-        }
-        return events;
+        return fixtures.read(id);
     }
 
     private long count(String sql) throws SQLException {

@@ -36,13 +36,15 @@ class PartitionLifecycleTest {
             partitions.ensure(today, 0);
             partitions.ensure(old, 0);
             try (Connection c = db.dataSource().getConnection(); Statement st = c.createStatement()) {
-                st.execute("INSERT INTO shard_leases (shard, publish_xid, project_xid) SELECT s, 9000000000000000000, "
-                        + "9000000000000000000 FROM generate_series(0, 3) s");
+                st.execute("INSERT INTO shard_leases (shard, publish_xid) SELECT s, 9000000000000000000 "
+                        + "FROM generate_series(0, 3) s");
                 MessageIds oldIds = new MessageIds(() -> old.atTime(10, 0).toInstant(ZoneOffset.UTC));
                 for (int i = 0; i < 2000; i++) {
                     UUID id = oldIds.next();
-                    st.execute("INSERT INTO message_events (message_id, seq, shard, type, version, actor, at, data) VALUES ('"
-                            + id + "', 1, " + Shards.of(id, 4) + ", 'ACCEPTED', 1, 'api', now(), '{\"tenant\":\"t\",\"gateway\":\"g\"}')");
+                    st.execute("INSERT INTO messages (id, tenant, shard, recipient, body, gateway, accepted_at) VALUES ('"
+                            + id + "', 't', " + Shards.of(id, 4) + ", '+4915100000000', 'b', 'g', now())");
+                    st.execute("INSERT INTO message_events (message_id, seq, at, type, actor, attempt, time2) VALUES ('"
+                            + id + "', 3, now(), 3, (SELECT id FROM actors LIMIT 1), 1, now())");
                 }
             }
 
@@ -53,8 +55,8 @@ class PartitionLifecycleTest {
             Thread load = Thread.ofPlatform().start(() -> {
                 MessageIds ids = new MessageIds(Instant::now);
                 try (Connection c = db.dataSource().getConnection(); PreparedStatement ps = c.prepareStatement(
-                        "INSERT INTO message_events (message_id, seq, shard, type, version, actor, at, data) "
-                                + "VALUES (?, 1, ?, 'ACCEPTED', 1, 'api', now(), '{\"tenant\":\"t\",\"gateway\":\"g\"}')")) {
+                        "INSERT INTO messages (id, tenant, shard, recipient, body, gateway, accepted_at) "
+                                + "VALUES (?, 't', ?, '+4915100000000', 'b', 'g', now())")) {
                     try (Statement st = c.createStatement()) {
                         st.execute("SET lock_timeout = '1s'");
                     }

@@ -46,10 +46,15 @@ class PartitionManagerTest {
         try (Connection c = DB.database().dataSource().getConnection()) {
             insertEvent(c, inDay);
             try (var rs = c.createStatement().executeQuery(
-                    "SELECT tableoid::regclass::text, xid > 0 FROM message_events WHERE message_id = '" + inDay + "'")) {
+                    "SELECT tableoid::regclass::text, xid > 0 FROM messages WHERE id = '" + inDay + "'")) {
+                assertThat(rs.next()).isTrue();
+                assertThat(rs.getString(1)).isEqualTo("messages_p20270601");
+                assertThat(rs.getBoolean(2)).as("the message row carries its tail position").isTrue();
+            }
+            try (var rs = c.createStatement().executeQuery(
+                    "SELECT tableoid::regclass::text FROM message_events WHERE message_id = '" + inDay + "'")) {
                 assertThat(rs.next()).isTrue();
                 assertThat(rs.getString(1)).isEqualTo("message_events_p20270601");
-                assertThat(rs.getBoolean(2)).isTrue();
             }
             assertThatThrownBy(() -> insertEvent(c, nextDay)).hasMessageContaining("no partition");
         }
@@ -93,10 +98,17 @@ class PartitionManagerTest {
         }
     }
 
+    /** A message's row and a claim of it, each in the partition of the message's day. */
     private static void insertEvent(Connection c, UUID id) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement("""
-                INSERT INTO message_events (message_id, seq, shard, type, version, actor, at, data)
-                VALUES (?, 1, 0, 'ACCEPTED', 1, 'test', now(), '{}')""")) {
+                INSERT INTO messages (id, tenant, shard, recipient, body, gateway, accepted_at)
+                VALUES (?, 't', 0, '+4915100000000', 'b', 'sim', now())""")) {
+            ps.setObject(1, id);
+            ps.executeUpdate();
+        }
+        try (PreparedStatement ps = c.prepareStatement("""
+                INSERT INTO message_events (message_id, seq, at, type, actor, attempt, time2)
+                VALUES (?, 3, now(), 3, (SELECT id FROM actors LIMIT 1), 1, now())""")) {
             ps.setObject(1, id);
             ps.executeUpdate();
         }

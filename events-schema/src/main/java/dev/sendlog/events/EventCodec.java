@@ -142,6 +142,34 @@ public final class EventCodec {
      * The v1 form spelled every event out as an object and was about nine times larger.
      */
     private String pack(Compacted compacted) throws JsonProcessingException {
+        return mapper.writeValueAsString(mapper.createObjectNode().put(PACKED, Base64.getEncoder().encodeToString(packed(compacted))));
+    }
+
+    /**
+     * A snapshot as the lean log's COMPACTED row holds it: the deflated bytes of the same JSON array as the v2 form,
+     * without base64 and its JSON wrapper (a third smaller).
+     */
+    public byte[] packSnapshot(Compacted compacted) {
+        try {
+            return packed(compacted);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("cannot encode a snapshot", e);
+        }
+    }
+
+    /** The snapshot {@link #packSnapshot} wrote. */
+    public Compacted unpackSnapshot(UUID messageId, byte[] packed) {
+        if (packed == null) {
+            throw new UnreadableEventException("COMPACTED of " + messageId + " has no snapshot");
+        }
+        try {
+            return unpackArray(messageId, mapper.readTree(SnapshotDeflate.inflate(packed)));
+        } catch (DataFormatException | IOException e) {
+            throw new UnreadableEventException("COMPACTED of " + messageId + " does not unpack: " + e.getMessage(), e);
+        }
+    }
+
+    private byte[] packed(Compacted compacted) throws JsonProcessingException {
         ArrayNode events = mapper.createArrayNode();
         long previous = 0;
         for (StoredEvent inner : compacted.events()) {
@@ -159,8 +187,7 @@ public final class EventCodec {
             item.add(inner.actor());
             item.add(toNode(inner.event()));
         }
-        byte[] packed = SnapshotDeflate.deflate(mapper.writeValueAsBytes(events));
-        return mapper.writeValueAsString(mapper.createObjectNode().put(PACKED, Base64.getEncoder().encodeToString(packed)));
+        return SnapshotDeflate.deflate(mapper.writeValueAsBytes(events));
     }
 
     private Compacted unpack(UUID messageId, ObjectNode node) {
@@ -174,6 +201,10 @@ public final class EventCodec {
         } catch (IllegalArgumentException | DataFormatException | IOException e) {
             throw new UnreadableEventException("COMPACTED v2 of " + messageId + " does not unpack: " + e.getMessage(), e);
         }
+        return unpackArray(messageId, events);
+    }
+
+    private Compacted unpackArray(UUID messageId, JsonNode events) {
         if (events == null || !events.isArray() || events.isEmpty()) {
             throw new UnreadableEventException("COMPACTED v2 of " + messageId + " does not hold an array of events");
         }

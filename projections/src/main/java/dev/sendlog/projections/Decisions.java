@@ -1,5 +1,8 @@
 package dev.sendlog.projections;
 
+import dev.sendlog.events.FinalStatus;
+import dev.sendlog.events.StoredEvent;
+
 import dev.sendlog.events.AttemptFailed;
 import dev.sendlog.events.Claimed;
 import dev.sendlog.events.Dead;
@@ -25,13 +28,30 @@ public final class Decisions {
         return s.phase() == Phase.PENDING && s.attempt() == attempt;
     }
 
-    /** A worker's claim of a job, or empty when the job is stale (another attempt, or already done). */
-    public static Optional<Claimed> claim(MessageState s, int jobAttempt, String worker, Instant now, Limits limits) {
+    /**
+     * A worker's claim of a job, or empty when the job is stale: another attempt, work published again since (a job of
+     * an older publication of the same attempt), or already done.
+     */
+    public static Optional<Claimed> claim(MessageState s, int jobWorkSeq, int jobAttempt, String worker, Instant now,
+                                          Limits limits) {
         boolean owed = s.phase() == Phase.PENDING || s.phase() == Phase.PUBLISHED;
-        if (!owed || s.attempt() != jobAttempt) {
+        if (!owed || s.attempt() != jobAttempt || s.workSeq() != jobWorkSeq) {
             return Optional.empty();
         }
         return Optional.of(new Claimed(jobAttempt, worker, now.plus(limits.claimTimeout())));
+    }
+
+    /**
+     * The status {@code event} makes final, written with it for search by status: empty when the message stays in
+     * flight, or stays in the final status it had (a second final receipt changes nothing).
+     */
+    public static Optional<FinalStatus> finalStatusAfter(MessageState before, StoredEvent event) {
+        MessageState after = MessageFold.evolve(before, event);
+        MessageStatus status = after.status();
+        if (!status.isFinal() || (before.phase() != Phase.NONE && before.status() == status)) {
+            return Optional.empty();
+        }
+        return Optional.ofNullable(FinalStatus.ofName(status.name()));
     }
 
     /** After a transient provider failure of the claimed attempt: another try later, or DEAD at the limit. */

@@ -8,8 +8,9 @@ import java.util.UUID;
 /**
  * A message's state, derived by {@link MessageFold} from its events and never stored as the truth.
  *
- * @param seq          seq of the last event folded; the next append expects {@code seq + 1}
+ * @param seq          seq of the last event folded; the next append expects {@link #nextSeq()}
  * @param attempt      the provider attempt owed or in progress (1-based)
+ * @param workSeq      seq of the latest work event (ACCEPTED or REDRIVEN): a publication names the work it published
  * @param claims       how many times a worker claimed the message (each may have reached the provider)
  * @param publishes    how many times the message was put on the send stream
  * @param sentAt       when the provider accepted it (start of the reconciliation window), or null
@@ -23,6 +24,7 @@ public record MessageState(
         Phase phase,
         int seq,
         int attempt,
+        int workSeq,
         int claims,
         int publishes,
         String providerId,
@@ -39,7 +41,7 @@ public record MessageState(
     }
 
     public static MessageState initial(UUID messageId) {
-        return new MessageState(messageId, null, null, Phase.NONE, 0, 0, 0, 0, null, null, null, null, null, null,
+        return new MessageState(messageId, null, null, Phase.NONE, 0, 0, 0, 0, 0, null, null, null, null, null, null,
                 null, Set.of());
     }
 
@@ -59,9 +61,13 @@ public record MessageState(
         };
     }
 
-    /** The next seq an append for this message must use. */
+    /**
+     * The next seq an append for this message must use. A work event leaves the seq after it to its publication (a
+     * row of its own, not an event row), so while the work is PENDING the next append skips it: a claim and any other
+     * writer (a cancel, a timer) then race for the same seq whether or not they saw the publication.
+     */
     public int nextSeq() {
-        return seq + 1;
+        return phase == Phase.PENDING ? seq + 2 : seq + 1;
     }
 
     /** UNKNOWN reached without the provider ever answering (a claim expired at the attempt limit). */

@@ -60,7 +60,7 @@ public final class Histories {
         if (Decisions.shouldPublish(state, state.attempt())) {
             options.add(() -> append("poller-1", new Published(state.attempt(), 1, now.plus(LIMITS.confirmTimeout()))));
         }
-        Decisions.claim(state, state.attempt(), "worker-1", now, LIMITS)
+        Decisions.claim(state, state.workSeq(), state.attempt(), "worker-1", now, LIMITS)
                 .ifPresent(c -> options.add(() -> append("worker-1", c)));
         if (state.phase() == Phase.CLAIMED) {
             options.add(() -> append("worker-1", new ProviderAccepted(state.attempt(), "sim", "p" + random.nextInt(100))));
@@ -96,7 +96,10 @@ public final class Histories {
     }
 
     private void append(String actor, MessageEvent event) {
-        StoredEvent stored = new StoredEvent(id, events.size() + 1, now, actor, event);
+        // A publication takes the seq its work event left for it; anything else takes the next seq, which skips that
+        // slot while the work is unpublished (a claim whose publication the history does not show, as the log allows).
+        int seq = state == null ? 1 : event instanceof Published ? state.seq() + 1 : state.nextSeq();
+        StoredEvent stored = new StoredEvent(id, seq, now, actor, event);
         state = state == null ? MessageFold.fold(List.of(stored)) : MessageFold.evolve(state, stored);
         events.add(stored);
     }

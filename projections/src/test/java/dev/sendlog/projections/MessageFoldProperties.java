@@ -8,6 +8,7 @@ import dev.sendlog.events.Claimed;
 import dev.sendlog.events.Compacted;
 import dev.sendlog.events.EventType;
 import dev.sendlog.events.MessageEvent;
+import dev.sendlog.events.OutcomeUnknown;
 import dev.sendlog.events.ProviderAccepted;
 import dev.sendlog.events.Receipt;
 import dev.sendlog.events.ReceiptKind;
@@ -41,7 +42,7 @@ class MessageFoldProperties {
                 stepwise = MessageFold.evolve(stepwise, e);
             }
             assertThat(stepwise).isEqualTo(once);
-            assertThat(once.seq()).isEqualTo(events.size());
+            assertThat(once.seq()).isEqualTo(events.getLast().seq());
         });
     }
 
@@ -115,9 +116,32 @@ class MessageFoldProperties {
                         .as("%s after %s", event.type(), s.phase())
                         .isInstanceOf(InvalidTransitionException.class);
             }
-            StoredEvent gap = new StoredEvent(last.messageId(), last.seq() + 2, last.at(), "test",
+            StoredEvent gap = new StoredEvent(last.messageId(), last.seq() + 3, last.at(), "test",
                     new Receipt(ReceiptKind.INTERMEDIATE, "sim", "p9", "ENROUTE", last.at(), null, 1));
             assertThatThrownBy(() -> MessageFold.evolve(s, gap)).isInstanceOf(InvalidTransitionException.class);
+            if (s.phase() != Phase.PENDING) {
+                // Only the seq a work event leaves to its publication may be skipped.
+                StoredEvent skip = new StoredEvent(last.messageId(), last.seq() + 2, last.at(), "test",
+                        new OutcomeUnknown("test"));
+                assertThatThrownBy(() -> MessageFold.evolve(s, skip)).isInstanceOf(InvalidTransitionException.class);
+            }
+        });
+    }
+
+    @TestFactory
+    Stream<DynamicTest> aWorkEventsPublicationSeqIsSkippedOnlyWhenUnpublished() {
+        return forEachHistory("publication seq", events -> {
+            for (int n = 1; n < events.size(); n++) {
+                MessageState before = MessageFold.fold(events.subList(0, n));
+                StoredEvent next = events.get(n);
+                if (next.seq() == before.seq() + 2) {
+                    assertThat(before.phase()).as("a skipped seq follows a work event").isEqualTo(Phase.PENDING);
+                    assertThat(next.type()).isNotEqualTo(EventType.PUBLISHED);
+                }
+                if (next.type() == EventType.PUBLISHED) {
+                    assertThat(next.seq()).as("a publication takes the seq after its work event").isEqualTo(before.workSeq() + 1);
+                }
+            }
         });
     }
 

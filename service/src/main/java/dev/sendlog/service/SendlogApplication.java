@@ -6,6 +6,9 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.sendlog.compactor.PartitionManager;
 import dev.sendlog.events.EventCodec;
+import dev.sendlog.events.RowCodec;
+import dev.sendlog.log.Actors;
+import dev.sendlog.log.Histories;
 import dev.sendlog.events.MessageIds;
 import dev.sendlog.schema.Migrations;
 import dev.sendlog.service.api.SubmitParser;
@@ -39,15 +42,15 @@ import dev.sendlog.service.dispatch.LogTail;
 import dev.sendlog.service.dispatch.WorkPublisher;
 import dev.sendlog.service.health.FeedSlotHealthCheck;
 import dev.sendlog.service.dispatch.Poller;
-import dev.sendlog.service.dispatch.Projector;
+import dev.sendlog.service.dispatch.Publications;
 import dev.sendlog.service.dispatch.SendWorker;
 import dev.sendlog.service.dispatch.ShardLeases;
 import dev.sendlog.service.dispatch.ShardOwner;
 import dev.sendlog.service.dispatch.Timers;
 import dev.sendlog.service.config.HealthSettings;
 import dev.sendlog.service.health.FailureRateHealthCheck;
-import dev.sendlog.service.health.LagHealthCheck;
 import dev.sendlog.service.health.PollersHealthCheck;
+import dev.sendlog.service.health.TimerLagHealthCheck;
 import dev.sendlog.service.health.QueueHealthCheck;
 import dev.sendlog.service.health.RedisHealthCheck;
 import dev.sendlog.service.health.TransactionAgeHealthCheck;
@@ -178,7 +181,7 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
         bootstrap.addCommand(MaintenanceCommand.rebuildProjection());
         bootstrap.addCommand(new ComponentCommand(this, "api", "Runs the HTTP API only", EnumSet.of(Components.API)));
         bootstrap.addCommand(new ComponentCommand(this, "poller",
-                "Runs shard leases, publishing, the projection and timers only", EnumSet.of(Components.POLLER)));
+                "Runs shard leases, publishing and timers only", EnumSet.of(Components.POLLER)));
         bootstrap.addCommand(new ComponentCommand(this, "send-worker", "Runs send workers only",
                 EnumSet.of(Components.SEND_WORKER)));
         bootstrap.addCommand(new ComponentCommand(this, "callback-worker", "Runs callback workers only",
@@ -225,7 +228,7 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
         env.lifecycle().manage(managed(pools::close));
 
         EventCodec codec = new EventCodec();
-        EventStore events = new EventStore(codec);
+        EventStore events = new EventStore(new Histories(new RowCodec(codec)), new Actors(pools.dataSource(PoolRole.MAINTENANCE)));
         PartitionManager partitionManager = new PartitionManager(pools.dataSource(PoolRole.MAINTENANCE), Duration.ofSeconds(2));
         PartitionJob partitionJob = new PartitionJob(partitionManager, clock, config.partitions.daysAhead, metrics);
         partitionJob.ensure();
@@ -238,8 +241,8 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
         HealthSettings h = config.alarms;
         env.healthChecks().register("pollers", new PollersHealthCheck(pools.dsl(PoolRole.MAINTENANCE),
                 Duration.ofMillis(h.maxUnownedShard.toMilliseconds()), Duration.ofMillis(h.maxUnpublishedAge.toMilliseconds())));
-        env.healthChecks().register("projector", new LagHealthCheck(pools.dsl(PoolRole.MAINTENANCE),
-                Duration.ofMillis(h.maxProjectorLag.toMilliseconds()), metrics));
+        env.healthChecks().register("timers", new TimerLagHealthCheck(pools.dsl(PoolRole.MAINTENANCE),
+                Duration.ofMillis(h.maxTimerLag.toMilliseconds()), metrics));
         env.healthChecks().register("transactions", new TransactionAgeHealthCheck(pools.dsl(PoolRole.MAINTENANCE),
                 Duration.ofMillis(h.maxTransactionAge.toMilliseconds()), metrics));
         env.healthChecks().register("failures", new FailureRateHealthCheck(metrics, h.maxDeadPerMinute, h.maxUnknownPerMinute,
@@ -271,7 +274,7 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
             env.admin().addTask(new RunNowTask("compact", compaction::compact));
             MessageReader maintenanceReader = new MessageReader(pools.dsl(PoolRole.MAINTENANCE), events);
             env.admin().addTask(new RunNowTask("rebuild-projection", () -> ProjectionRebuild.rebuild(pools.dsl(PoolRole.MAINTENANCE),
-                    maintenanceReader, config.pipeline.shards, Duration.ofMillis(config.pipeline.reconcileWindow.toMilliseconds()))));
+                    maintenanceReader)));
         }
 
         env.admin().addTask(new ComponentTask("pause", component -> pausable(component).pause().run()));
@@ -370,14 +373,14 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
                     Duration.ofMillis(p.leaseTtl.toMilliseconds()), metrics);
             LogTail tail = new LogTail(pools.dataSource(PoolRole.PIPELINE));
             Duration reconcileWindow = Duration.ofMillis(p.reconcileWindow.toMilliseconds());
-            Poller poller = new Poller(leases, tail, pools.dsl(PoolRole.PIPELINE), events, sendStream, p, clock,
+            Poller poller = new Poller(leases, tail, pools.dsl(PoolRole.PIPELINE), events.actors(), sendStream, p, clock,
                     "poller-" + instance, faults, metrics);
             CdcFeed cdcFeed = null;
             if (p.feed == PipelineSettings.Feed.CDC) {
                 FeedSlot slot = new FeedSlot(pools.dsl(PoolRole.PIPELINE), p.cdc.slot, p.cdc.publication);
                 slot.prepare();
                 cdcFeed = new CdcFeed(local.database(), pools.dsl(PoolRole.PIPELINE), slot,
-                        new WorkPublisher(pools.dsl(PoolRole.PIPELINE), events, sendStream, p, clock, "poller-" + instance,
+                        new WorkPublisher(pools.dsl(PoolRole.PIPELINE), events.actors(), sendStream, p, clock, "poller-" + instance,
                                 faults, metrics),
                         p.cdc, "poller-" + instance, Duration.ofMillis(p.leaseTtl.toMilliseconds()), metrics);
                 FeedSlotHealthCheck slotHealth = new FeedSlotHealthCheck(
@@ -385,14 +388,12 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
                         p.cdc.maxRetainedWal.toBytes(), metrics);
                 env.healthChecks().register("cdc-slot", slotHealth);
             }
-            Projector projector = new Projector(leases, new LogTail(pools.dataSource(PoolRole.MAINTENANCE)),
-                    pools.dsl(PoolRole.MAINTENANCE), new MessageReader(pools.dsl(PoolRole.MAINTENANCE), events),
-                    events.codec(), reconcileWindow, 5000, metrics);
-            Timers timers = new Timers(leases, pools.dsl(PoolRole.MAINTENANCE), events, appender, limits, reconcileWindow,
-                    clock, metrics);
-            ShardOwner owner = new ShardOwner(leases, poller, cdcFeed, projector, timers,
+            Timers timers = new Timers(new Publications(pools.dsl(PoolRole.MAINTENANCE)),
+                    new MessageReader(pools.dsl(PoolRole.MAINTENANCE), events), appender, events.actors(), limits,
+                    reconcileWindow, p.shards, clock, metrics);
+            ShardOwner owner = new ShardOwner(leases, poller, cdcFeed, timers,
                     Duration.ofMillis(p.leaseTtl.toMilliseconds()), p.maxBatchesPerRound, p.idlePollMs,
-                    p.projectorIntervalMs, p.timerIntervalMs, metrics);
+                    p.timerIntervalMs, metrics);
             env.lifecycle().manage(owner);
             pausables.put("poller", new Pausable(() -> {
                 try {
@@ -442,7 +443,7 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
         env.jersey().register(RolesAllowedDynamicFeature.class);
         env.jersey().register(new AuthValueFactoryProvider.Binder<>(Caller.class));
 
-        AcceptWriter writer = new AcceptWriter(pools.dsl(PoolRole.API), events, new MessageIds(clock), clock,
+        AcceptWriter writer = new AcceptWriter(pools.dsl(PoolRole.API), new MessageIds(clock), clock,
                 config.pipeline.shards, Duration.ofMillis(config.accept.idempotencyTtl.toMilliseconds()));
         GroupCommit<Submission> groupCommitter = null;
         if (config.accept.groupCommit) {

@@ -1,6 +1,11 @@
 package dev.sendlog.service.chaos;
 
 import dev.sendlog.events.EventCodec;
+import dev.sendlog.events.RowCodec;
+import dev.sendlog.log.Actors;
+import dev.sendlog.log.Histories;
+import dev.sendlog.log.LogRows;
+import dev.sendlog.log.LoggedRow;
 import dev.sendlog.events.EventType;
 import dev.sendlog.events.StoredEvent;
 import dev.sendlog.projections.MessageFold;
@@ -23,7 +28,7 @@ import javax.sql.DataSource;
 
 /**
  * What the run must show when the faults stop and the pipeline has drained, read from the log itself (every
- * message's state is folded from its events here, not taken from the projection).
+ * message's state is folded from its history here).
  */
 final class ChaosCheck {
     record Result(long accepted, long sent, long delivered, long undelivered, long unknown, long rejected, long dead,
@@ -45,32 +50,49 @@ final class ChaosCheck {
      *                      waiting for its outcome is open, not lost; the run passes only once none is open either)
      */
     static Result check(DataSource ds, Set<String> acceptedIds, Set<String> simulatorKeys, long callbacksLost) throws SQLException {
-        EventCodec codec = new EventCodec();
+        Histories assembler = new Histories(new RowCodec(new EventCodec()));
+        Actors actors = new Actors(ds);
         Map<UUID, List<StoredEvent>> histories = new HashMap<>();
         Set<UUID> rows = new HashSet<>();
-        try (Connection c = ds.getConnection(); Statement st = c.createStatement()) {
-            st.setFetchSize(10_000);
-            try (ResultSet rs = st.executeQuery("SELECT id FROM messages")) {
-                while (rs.next()) {
-                    rows.add(rs.getObject(1, UUID.class));
-                }
-            }
+        try (Connection c = ds.getConnection()) {
             c.setAutoCommit(false);
-            try (Statement events = c.createStatement()) {
-                events.setFetchSize(10_000);
-                try (ResultSet rs = events.executeQuery(
-                        "SELECT message_id, seq, type, version, actor, at, data::text FROM message_events ORDER BY message_id, seq")) {
+            try (Statement st = c.createStatement()) {
+                st.setFetchSize(10_000);
+                // Every message with its rows and the publications they name, in one pass: the history as the API shows it.
+                try (ResultSet rs = st.executeQuery("SELECT m.id, m.tenant, m.gateway, m.accepted_at, " + LogRows.COLUMNS
+                        + " FROM messages m LEFT JOIN message_events e ON e.message_id = m.id " + LogRows.JOIN_PUBLICATION
+                        + " ORDER BY m.id, e.seq")) {
+                    UUID current = null;
+                    String tenant = null;
+                    String gateway = null;
+                    java.time.Instant acceptedAt = null;
+                    List<LoggedRow> logged = new ArrayList<>();
                     while (rs.next()) {
                         UUID id = rs.getObject(1, UUID.class);
-                        histories.computeIfAbsent(id, k -> new ArrayList<>()).add(new StoredEvent(id, rs.getInt(2),
-                                rs.getObject(6, OffsetDateTime.class).toInstant(), rs.getString(5),
-                                codec.decode(id, EventType.valueOf(rs.getString(3)), rs.getInt(4), rs.getString(7))));
+                        if (current != null && !current.equals(id)) {
+                            histories.put(current, assembler.assemble(current, tenant, gateway, acceptedAt, logged));
+                            logged = new ArrayList<>();
+                        }
+                        current = id;
+                        rows.add(id);
+                        tenant = rs.getString(2);
+                        gateway = rs.getString(3);
+                        acceptedAt = rs.getObject(4, OffsetDateTime.class).toInstant();
+                        LoggedRow row = LogRows.read(rs, 5, actors);
+                        if (row != null) {
+                            logged.add(row);
+                        }
+                    }
+                    if (current != null) {
+                        histories.put(current, assembler.assemble(current, tenant, gateway, acceptedAt, logged));
                     }
                 }
             }
             c.commit();
         }
-        Map<UUID, Long> charges = counts(ds, "SELECT message_id, count(*) FROM ledger GROUP BY message_id");
+        // The ledger's key is the message id (EffectKeys.charge): a second charge of one message cannot exist as a row;
+        // a charge of a message never accepted by the provider, or a sent one without its charge, is what can go wrong.
+        Map<UUID, Long> charges = counts(ds, "SELECT effect_key, count(*) FROM ledger GROUP BY effect_key");
         long lost = 0;
         long sent = 0;
         long delivered = 0;

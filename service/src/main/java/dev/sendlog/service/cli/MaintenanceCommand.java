@@ -32,7 +32,7 @@ public final class MaintenanceCommand extends ConfiguredCommand<SendlogConfigura
     }
 
     public static MaintenanceCommand rebuildProjection() {
-        return new MaintenanceCommand("rebuild-projection", "Drops the status projection and folds it again from the log", true);
+        return new MaintenanceCommand("rebuild-projection", "Folds every history again and corrects the final index (what search by status reads) from it", true);
     }
 
     @Override
@@ -43,9 +43,8 @@ public final class MaintenanceCommand extends ConfiguredCommand<SendlogConfigura
             EventCodec codec = new EventCodec();
             if (rebuild) {
                 var dsl = DSL.using(ds, SQLDialect.POSTGRES);
-                long n = ProjectionRebuild.rebuild(dsl, new MessageReader(dsl, new EventStore(codec)), config.pipeline.shards,
-                        Duration.ofMillis(config.pipeline.reconcileWindow.toMilliseconds()));
-                System.out.println("projection rebuilt: " + n + " messages");
+                long n = ProjectionRebuild.rebuild(dsl, new MessageReader(dsl, EventStore.of(ds)));
+                System.out.println("final index rebuilt from the log: " + n + " rows corrected");
             } else {
                 Compactor compactor = new Compactor(ds, codec, Duration.ofMillis(config.compaction.lockTimeout.toMilliseconds()), s -> { });
                 var days = new CompactionJob(compactor, InstantSource.system(), config.compaction.retentionDays,

@@ -34,10 +34,10 @@ public class HealthSettings {
     @JsonProperty
     public Duration maxQueueAge = Duration.seconds(60);
 
-    /** The oldest event the projector has not folded. */
+    /** How long the most overdue publication check has waited: the timers fall behind (or no poller runs them). */
     @NotNull
     @JsonProperty
-    public Duration maxProjectorLag = Duration.seconds(60);
+    public Duration maxTimerLag = Duration.seconds(60);
 
     /** The oldest open writing transaction in the cluster: it holds every tail reader back. */
     @NotNull

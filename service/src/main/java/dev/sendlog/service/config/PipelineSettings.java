@@ -85,14 +85,10 @@ public class PipelineSettings {
     @JsonProperty
     public Duration reconcileWindow = Duration.hours(48);
 
-    /** How often timers and the projector look for work on each owned shard. */
+    /** How often the timers look for due publication checks (they drain while checks are due). */
     @Min(10)
     @JsonProperty
     public int timerIntervalMs = 500;
-
-    @Min(10)
-    @JsonProperty
-    public int projectorIntervalMs = 1000;
 
     @Valid
     @NotNull

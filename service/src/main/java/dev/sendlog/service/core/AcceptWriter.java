@@ -3,11 +3,8 @@ package dev.sendlog.service.core;
 import static dev.sendlog.schema.jooq.Tables.IDEMPOTENCY_KEYS;
 import static dev.sendlog.schema.jooq.Tables.MESSAGES;
 
-import dev.sendlog.events.Accepted;
 import dev.sendlog.events.MessageIds;
 import dev.sendlog.events.Shards;
-import dev.sendlog.service.db.EventStore;
-import dev.sendlog.service.db.NewEvent;
 import dev.sendlog.service.errors.FieldError;
 import java.sql.PreparedStatement;
 import java.time.Duration;
@@ -33,7 +30,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Writes submissions in one transaction: idempotency keys, message rows and their ACCEPTED events.
+ * Writes submissions in one transaction: idempotency keys and message rows. A message row is its acceptance (the
+ * history shows it as ACCEPTED, seq 1) and carries the tail columns the poller reads: nothing else is appended.
  * Completes each submission's future only after the commit (invariant 1), or with the reason nothing
  * was written. Submissions of one call never share an idempotency key (the caller defers repeats).
  */
@@ -42,16 +40,13 @@ public final class AcceptWriter {
     private static final int MAX_RETRIES = 3;
 
     private final DSLContext dsl;
-    private final EventStore events;
     private final MessageIds ids;
     private final InstantSource clock;
     private final int shardCount;
     private final Duration idempotencyTtl;
 
-    public AcceptWriter(DSLContext dsl, EventStore events, MessageIds ids, InstantSource clock, int shardCount,
-                        Duration idempotencyTtl) {
+    public AcceptWriter(DSLContext dsl, MessageIds ids, InstantSource clock, int shardCount, Duration idempotencyTtl) {
         this.dsl = dsl;
-        this.events = events;
         this.ids = ids;
         this.clock = clock;
         this.shardCount = shardCount;
@@ -109,7 +104,6 @@ public final class AcceptWriter {
         Map<KeyRef, Existing> existing = claimKeys(tx, keyed, now);
 
         Map<Submission, SubmissionOutcome> outcomes = new IdentityHashMap<>();
-        List<NewEvent> accepted = new ArrayList<>();
         List<NewMessage> messages = new ArrayList<>();
         List<KeyRef> releasedKeys = new ArrayList<>();
         for (Submission s : submissions) {
@@ -147,17 +141,12 @@ public final class AcceptWriter {
                 MessageDraft d = s.drafts().get(i);
                 short shard = Shards.of(item.id(), shardCount);
                 messages.add(new NewMessage(item.id(), s.tenant(), shard, d));
-                accepted.add(new NewEvent(item.id(), 1, shard, "api", now, new Accepted(s.tenant(), d.gateway())));
             }
             outcomes.put(s, new SubmissionOutcome.Committed(items));
         }
         releaseKeys(tx, releasedKeys, keyed);
-        if (!accepted.isEmpty()) {
+        if (!messages.isEmpty()) {
             insertMessages(tx, messages, now);
-            int written = events.append(tx, accepted).size();
-            if (written != accepted.size()) {
-                throw new IllegalStateException("fresh message ids collided on ACCEPTED: wrote " + written + " of " + accepted.size());
-            }
         }
         return outcomes;
     }

@@ -40,9 +40,13 @@ public final class AdminActions {
                     + " cannot be re-driven; only DEAD, UNKNOWN before it was sent, or RETRYING", List.of());
         }
         NewEvent event = new NewEvent(id, m.state().nextSeq(), Shards.of(id, shardCount), actor, clock.instant(), redrive.get());
-        boolean won = dsl.transactionResult(cfg -> events.appendOne(cfg.dsl(), event));
-        if (!won) {
-            throw ApiProblem.conflict("the message changed while it was being re-driven; read it again", List.of());
+        try {
+            dsl.transaction(cfg -> events.append(cfg.dsl(), List.of(event)));
+        } catch (RuntimeException e) {
+            if (EventStore.isSeqTaken(e)) {
+                throw ApiProblem.conflict("the message changed while it was being re-driven; read it again", List.of());
+            }
+            throw e;
         }
         return redrive.get();
     }

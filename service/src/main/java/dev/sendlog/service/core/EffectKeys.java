@@ -16,8 +16,11 @@ public final class EffectKeys {
         return "sendlog-" + messageId;
     }
 
-    /** The ledger charge: the ledger's primary key. */
-    public static String charge(UUID messageId) {
-        return "charge:" + messageId;
+    /**
+     * The ledger charge: the ledger's primary key. A message is charged once, for all its parts, so the key is the
+     * message's own id.
+     */
+    public static UUID charge(UUID messageId) {
+        return messageId;
     }
 }

@@ -1,16 +1,19 @@
 package dev.sendlog.service.db;
 
-import static dev.sendlog.schema.jooq.Tables.MESSAGE_EVENTS;
-
-import dev.sendlog.events.EncodedEvent;
-import dev.sendlog.events.EventCodec;
+import dev.sendlog.events.EventRow;
 import dev.sendlog.events.EventType;
+import dev.sendlog.events.RowCodec;
 import dev.sendlog.events.StoredEvent;
-import dev.sendlog.schema.jooq.tables.records.MessageEventsRecord;
+import dev.sendlog.log.Actors;
+import dev.sendlog.log.Histories;
+import dev.sendlog.log.LogRows;
+import dev.sendlog.log.LoggedRow;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -18,120 +21,215 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import org.jooq.DSLContext;
+import org.postgresql.util.PSQLException;
 
 /**
- * Appends to and reads from the event log. An append names the seq it expects to take; when another
- * writer already holds that seq the row is not written ({@code ON CONFLICT DO NOTHING}) and the caller
- * learns it lost, re-reads and decides again. Rows of one statement are sorted by (message, seq), so
- * concurrent batches take their locks in the same order and cannot deadlock on each other.
+ * Appends typed rows to the event log and reads histories back. An append names the seq it expects to take, as a
+ * plain INSERT: a unique violation on the primary key means another writer won the race; the statement, and the
+ * transaction with it, fail with {@link SeqTakenException}, and the caller writes again without the taken seqs (races
+ * are rare; {@code ON CONFLICT} would write two WAL records for every row to spare them). Rows of one statement are
+ * sorted by (message, seq), so concurrent batches take their locks in the same order and cannot deadlock.
+ *
+ * <p>Only REDRIVEN rows carry the tail columns (shard, xid, position): the poller's work index holds them alone.
  */
 public final class EventStore {
-    private final EventCodec codec;
+    private static final String UNIQUE_VIOLATION = "23505";
 
-    public EventStore(EventCodec codec) {
-        this.codec = codec;
+    private static final String APPEND_SQL = """
+            INSERT INTO message_events (message_id, seq, at, type, actor, attempt, code, kind, ref, publication, time2,
+                                        gateway, provider_id, detail, detail2, packed, status, tenant, shard, xid, position)
+            SELECT m, s, at::timestamptz, ty, ac, att, co, ki, rf, pu, t2::timestamptz, gw, pid, d1, d2, pk, st, te,
+                   CASE WHEN ty = 7 THEN sh END,
+                   CASE WHEN ty = 7 THEN pg_current_xact_id()::text::bigint END,
+                   CASE WHEN ty = 7 THEN nextval('message_events_position_seq') END
+            FROM unnest(?::uuid[], ?::int4[], ?::text[], ?::int2[], ?::int4[], ?::int2[], ?::int2[], ?::int2[], ?::int8[],
+                        ?::int8[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::bytea[], ?::int2[], ?::text[],
+                        ?::int2[])
+                 AS t(m, s, at, ty, ac, att, co, ki, rf, pu, t2, gw, pid, d1, d2, pk, st, te, sh)
+            ORDER BY m, s""";
+
+    private static final String TAKEN_SQL = """
+            SELECT k.m, k.s FROM unnest(?::uuid[], ?::int4[]) AS k(m, s)
+            WHERE EXISTS (SELECT 1 FROM message_events e WHERE e.message_id = k.m AND e.seq = k.s)""";
+
+    private static final String READ_SQL = "SELECT " + LogRows.COLUMNS + " FROM message_events e " + LogRows.JOIN_PUBLICATION
+            + " WHERE e.message_id = ANY(?) ORDER BY e.message_id, e.seq";
+
+    private final Histories histories;
+    private final Actors actors;
+
+    public EventStore(Histories histories, Actors actors) {
+        this.histories = histories;
+        this.actors = actors;
     }
 
-    public EventCodec codec() {
-        return codec;
+    /** The store with the codec as shipped, its actor names kept through {@code dataSource}. */
+    public static EventStore of(javax.sql.DataSource dataSource) {
+        return new EventStore(new Histories(new RowCodec(new dev.sendlog.events.EventCodec())), new Actors(dataSource));
+    }
+
+    public Histories histories() {
+        return histories;
+    }
+
+    public RowCodec rows() {
+        return histories.codec();
+    }
+
+    public Actors actors() {
+        return actors;
     }
 
     /**
-     * One statement however many events: arrays bound once and unnested server-side, which costs a
-     * fraction of rendering a multi-row VALUES list per call (this is the hottest write of the pipeline).
+     * Appends the events in {@code tx}, all or none: throws {@link SeqTakenException} (the transaction is then lost)
+     * when another writer holds one of their seqs.
      */
-    private static final String APPEND_SQL = """
-            INSERT INTO message_events (message_id, seq, shard, type, version, actor, at, data)
-            SELECT m, s, sh, ty, v, a, at::timestamptz, d::jsonb
-            FROM unnest(?::uuid[], ?::int4[], ?::int2[], ?::text[], ?::int2[], ?::text[], ?::text[], ?::text[])
-                 AS t(m, s, sh, ty, v, a, at, d)
-            ORDER BY m, s
-            ON CONFLICT (message_id, seq) DO NOTHING
-            RETURNING message_id, seq""";
-
-    /** Appends the events in {@code tx}; returns the keys that were written (the others lost their race). */
-    public Set<AppendKey> append(DSLContext tx, Collection<NewEvent> events) {
+    public void append(DSLContext tx, Collection<NewEvent> events) {
         if (events.isEmpty()) {
-            return Set.of();
+            return;
         }
-        int n = events.size();
+        List<NewEvent> sorted = new ArrayList<>(events);
+        sorted.sort(Comparator.comparing(NewEvent::messageId).thenComparingInt(NewEvent::seq));
+        int n = sorted.size();
         UUID[] ids = new UUID[n];
         Integer[] seqs = new Integer[n];
-        Short[] shards = new Short[n];
-        String[] types = new String[n];
-        Short[] versions = new Short[n];
-        String[] actors = new String[n];
         String[] ats = new String[n];
-        String[] data = new String[n];
-        int i = 0;
-        for (NewEvent e : events) {
-            EncodedEvent encoded = codec.encode(e.event());
+        Short[] types = new Short[n];
+        Integer[] actorIds = new Integer[n];
+        Short[] attempts = new Short[n];
+        Short[] codes = new Short[n];
+        Short[] kinds = new Short[n];
+        Long[] refs = new Long[n];
+        Long[] publications = new Long[n];
+        String[] times2 = new String[n];
+        String[] gateways = new String[n];
+        String[] providerIds = new String[n];
+        String[] details = new String[n];
+        String[] details2 = new String[n];
+        byte[][] packed = new byte[n][];
+        Short[] statuses = new Short[n];
+        String[] tenants = new String[n];
+        Short[] shards = new Short[n];
+        for (int i = 0; i < n; i++) {
+            NewEvent e = sorted.get(i);
+            EventRow r = histories.codec().toRow(e.messageId(), e.seq(), e.actor(), e.at(), e.event(), e.publication());
             ids[i] = e.messageId();
             seqs[i] = e.seq();
-            shards[i] = e.shard();
-            types[i] = encoded.type().name();
-            versions[i] = (short) encoded.version();
-            actors[i] = e.actor();
             ats[i] = e.at().toString();
-            data[i] = encoded.json();
-            i++;
+            types[i] = r.type().code();
+            actorIds[i] = actors.id(e.actor());
+            attempts[i] = r.attempt();
+            codes[i] = r.code();
+            kinds[i] = r.kind();
+            refs[i] = r.ref();
+            publications[i] = r.publication();
+            times2[i] = r.time2() == null ? null : r.time2().toString();
+            gateways[i] = r.gateway();
+            providerIds[i] = r.providerId();
+            details[i] = r.detail();
+            details2[i] = r.detail2();
+            packed[i] = r.packed();
+            statuses[i] = e.finalStatus() == null ? null : e.finalStatus().code();
+            tenants[i] = e.tenant();
+            shards[i] = r.type() == EventType.REDRIVEN ? e.shard() : null;
         }
-        return tx.connectionResult(c -> {
-            Set<AppendKey> written = new HashSet<>();
+        tx.connection(c -> {
             try (PreparedStatement ps = c.prepareStatement(APPEND_SQL)) {
                 ps.setArray(1, c.createArrayOf("uuid", ids));
                 ps.setArray(2, c.createArrayOf("int4", seqs));
-                ps.setArray(3, c.createArrayOf("int2", shards));
-                ps.setArray(4, c.createArrayOf("text", types));
-                ps.setArray(5, c.createArrayOf("int2", versions));
-                ps.setArray(6, c.createArrayOf("text", actors));
-                ps.setArray(7, c.createArrayOf("text", ats));
-                ps.setArray(8, c.createArrayOf("text", data));
-                try (ResultSet rs = ps.executeQuery()) {
-                    while (rs.next()) {
-                        written.add(new AppendKey(rs.getObject(1, UUID.class), rs.getInt(2)));
-                    }
+                ps.setArray(3, c.createArrayOf("text", ats));
+                ps.setArray(4, c.createArrayOf("int2", types));
+                ps.setArray(5, c.createArrayOf("int4", actorIds));
+                ps.setArray(6, c.createArrayOf("int2", attempts));
+                ps.setArray(7, c.createArrayOf("int2", codes));
+                ps.setArray(8, c.createArrayOf("int2", kinds));
+                ps.setArray(9, c.createArrayOf("int8", refs));
+                ps.setArray(10, c.createArrayOf("int8", publications));
+                ps.setArray(11, c.createArrayOf("text", times2));
+                ps.setArray(12, c.createArrayOf("text", gateways));
+                ps.setArray(13, c.createArrayOf("text", providerIds));
+                ps.setArray(14, c.createArrayOf("text", details));
+                ps.setArray(15, c.createArrayOf("text", details2));
+                ps.setArray(16, c.createArrayOf("bytea", packed));
+                ps.setArray(17, c.createArrayOf("int2", statuses));
+                ps.setArray(18, c.createArrayOf("text", tenants));
+                ps.setArray(19, c.createArrayOf("int2", shards));
+                int inserted = ps.executeUpdate();
+                if (inserted != n) {
+                    throw new IllegalStateException("appended " + inserted + " of " + n + " events");
                 }
+            } catch (PSQLException e) {
+                if (UNIQUE_VIOLATION.equals(e.getSQLState())) {
+                    throw new SeqTakenException(e);
+                }
+                throw e;
             }
-            return written;
         });
     }
 
-    /** Appends one event; true when it won its seq. */
-    public boolean appendOne(DSLContext tx, NewEvent event) {
-        return !append(tx, List.of(event)).isEmpty();
+    /** Whether an exception (or a cause) is a lost seq race. */
+    public static boolean isSeqTaken(Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            if (c instanceof SeqTakenException) {
+                return true;
+            }
+        }
+        return false;
     }
 
-    /** The whole history of one message in seq order (empty when there is none). */
-    public List<StoredEvent> read(DSLContext dsl, UUID messageId) {
-        List<StoredEvent> events = new ArrayList<>();
-        for (MessageEventsRecord r : dsl.selectFrom(MESSAGE_EVENTS)
-                .where(MESSAGE_EVENTS.MESSAGE_ID.eq(messageId))
-                .orderBy(MESSAGE_EVENTS.SEQ)
-                .fetch()) {
-            events.add(decode(r));
+    /** Which of {@code keys} are taken by committed rows (read after a {@link SeqTakenException}). */
+    public Set<AppendKey> taken(DSLContext dsl, Collection<AppendKey> keys) {
+        Set<AppendKey> taken = new HashSet<>();
+        if (keys.isEmpty()) {
+            return taken;
+        }
+        UUID[] ids = keys.stream().map(AppendKey::messageId).toArray(UUID[]::new);
+        Integer[] seqs = keys.stream().map(AppendKey::seq).toArray(Integer[]::new);
+        dsl.connection(c -> {
+            try (PreparedStatement ps = c.prepareStatement(TAKEN_SQL)) {
+                ps.setArray(1, c.createArrayOf("uuid", ids));
+                ps.setArray(2, c.createArrayOf("int4", seqs));
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        taken.add(new AppendKey(rs.getObject(1, UUID.class), rs.getInt(2)));
+                    }
+                }
+            }
+        });
+        return taken;
+    }
+
+    /**
+     * The event rows of several messages, each in seq order, with the publications they name. Without the messages
+     * rows: {@link dev.sendlog.service.core.MessageReader} assembles whole histories.
+     */
+    public Map<UUID, List<LoggedRow>> rows(DSLContext dsl, Collection<UUID> messageIds) {
+        Map<UUID, List<LoggedRow>> byMessage = new HashMap<>();
+        if (messageIds.isEmpty()) {
+            return byMessage;
+        }
+        UUID[] array = messageIds.toArray(UUID[]::new);
+        dsl.connection(c -> {
+            try (PreparedStatement ps = c.prepareStatement(READ_SQL)) {
+                ps.setArray(1, c.createArrayOf("uuid", array));
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        LoggedRow row = LogRows.read(rs, 1, actors);
+                        byMessage.computeIfAbsent(row.messageId(), k -> new ArrayList<>()).add(row);
+                    }
+                }
+            }
+        });
+        return byMessage;
+    }
+
+    /** The events of rows as stored (no ACCEPTED from the messages row, no PUBLISHED from publications). */
+    public List<StoredEvent> stored(List<LoggedRow> rows) {
+        List<StoredEvent> events = new ArrayList<>(rows.size());
+        for (LoggedRow r : rows) {
+            events.add(histories.event(r));
         }
         return events;
     }
 
-    /** The histories of several messages at once, each in seq order. */
-    public Map<UUID, List<StoredEvent>> readMany(DSLContext dsl, Collection<UUID> messageIds) {
-        Map<UUID, List<StoredEvent>> byMessage = new HashMap<>();
-        if (messageIds.isEmpty()) {
-            return byMessage;
-        }
-        for (MessageEventsRecord r : dsl.selectFrom(MESSAGE_EVENTS)
-                .where(MESSAGE_EVENTS.MESSAGE_ID.in(messageIds))
-                .orderBy(MESSAGE_EVENTS.MESSAGE_ID, MESSAGE_EVENTS.SEQ)
-                .fetch()) {
-            byMessage.computeIfAbsent(r.getMessageId(), k -> new ArrayList<>()).add(decode(r));
-        }
-        return byMessage;
-    }
-
-    public StoredEvent decode(MessageEventsRecord r) {
-        EventType type = EventType.valueOf(r.getType());
-        return new StoredEvent(r.getMessageId(), r.getSeq(), r.getAt(), r.getActor(),
-                codec.decode(r.getMessageId(), type, r.getVersion(), r.getData().data()));
-    }
 }

@@ -9,14 +9,15 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * Events to append (each at the seq its writer expects) and, for a provider acceptance, the charge that
- * goes with it. The future yields the events that won their seq, or fails when nothing was written.
+ * Events to append (each at the seq its writer expects) and, for a provider acceptance, the charge that goes with it;
+ * for an event that sets a deadline before its publication's next check, the wake that brings the check forward. The
+ * future yields the events that won their seq, or fails when nothing was written.
  */
-public record AppendRequest(List<NewEvent> events, Charge charge, CompletableFuture<Set<AppendKey>> result)
-        implements GroupCommit.Item {
+public record AppendRequest(List<NewEvent> events, Charge charge, PublicationWake wake,
+                            CompletableFuture<Set<AppendKey>> result) implements GroupCommit.Item {
 
-    public AppendRequest(List<NewEvent> events, Charge charge) {
-        this(List.copyOf(events), charge, new CompletableFuture<>());
+    public AppendRequest(List<NewEvent> events, Charge charge, PublicationWake wake) {
+        this(List.copyOf(events), charge, wake, new CompletableFuture<>());
     }
 
     @Override

@@ -31,17 +31,17 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The change-data-capture feed: the poller's second way to learn of work (DESIGN.md, "Scaling"). It reads the inserts
- * of work events from a logical replication slot ({@code pgoutput}, a publication on message_events with
- * {@code publish_via_partition_root}), publishes them with the same {@link WorkPublisher} as the polling feed, and
- * only after their PUBLISHED events committed confirms the slot up to the last whole transaction handled: a crash
- * replays from there rather than skipping. The slot is read in commit order, so an event committed late is simply read
+ * of work from a logical replication slot ({@code pgoutput}, a publication on messages and on the REDRIVEN rows of
+ * message_events, with {@code publish_via_partition_root}), publishes them with the same {@link WorkPublisher} as the
+ * polling feed, and only after their publication committed confirms the slot up to the last whole transaction
+ * handled: a crash replays from there rather than skipping. The slot is read in commit order, so an event committed late is simply read
  * late (invariant 12 holds without a snapshot-safe cursor).
  *
  * <p>One process reads the slot at a time: PostgreSQL lets one replication connection use a slot, and only that
  * connection can move the slot's position; that is the fence. Every poller process runs a feed; the others retry
  * every third of the lease time. A holder that dies lets go at once (its connection closes); one that freezes is cut
  * off by the server after {@code wal_sender_timeout}, set to the lease time on the feed's connection. Each take
- * increments the slot's epoch, recorded in the PUBLISHED events the holder writes.
+ * increments the slot's epoch, recorded in the publications the holder writes.
  *
  * <p>A new slot replays nothing committed before it existed, so whoever takes a slot not yet caught up first
  * publishes every work event still owed (the catch-up), then marks it caught up.
@@ -51,16 +51,31 @@ public final class CdcFeed {
     private static final String OBJECT_IN_USE = "55006";
     private static final String DUPLICATE_OBJECT = "42710";
     private static final int CATCH_UP_PAGE = 1000;
-    /** What the publication's row filter keeps; checked here too, for a server that took the publication without it. */
-    private static final java.util.Set<String> WORK_TYPES = java.util.Set.of("ACCEPTED", "REDRIVEN");
+    /** What the publication's row filter keeps of message_events; checked here too, for a server without the filter. */
+    private static final String REDRIVEN_CODE = Short.toString(dev.sendlog.events.EventType.REDRIVEN.code());
 
+    /**
+     * Work still owed: messages with nothing after their acceptance (no event past seq 1: a row written before the lean
+     * log may be its ACCEPTED), and REDRIVEN events with nothing after them, unless a publication already put them on
+     * the stream (a publication watches its work until it moves on, so those are the ones a publication still watches).
+     */
     private static final String OWED_WORK_SQL = """
-            SELECT e.shard, e.message_id, e.seq, e.xid, e.position, e.type, e.version, e.data::text, e.at, e.actor
-            FROM message_events e
-            WHERE e.type IN ('ACCEPTED', 'REDRIVEN')
-              AND (e.message_id, e.seq) > (?::uuid, ?::int)
-              AND NOT EXISTS (SELECT 1 FROM message_events n WHERE n.message_id = e.message_id AND n.seq > e.seq)
-            ORDER BY e.message_id, e.seq
+            WITH watched AS MATERIALIZED (
+                SELECT u.message_id, u.seq FROM publications p CROSS JOIN unnest(p.message_ids, p.seqs) AS u(message_id, seq)
+                WHERE p.check_at IS NOT NULL)
+            SELECT w.shard, w.message_id, w.seq, w.xid, w.position, w.attempt, w.at FROM (
+                SELECT m.shard, m.id AS message_id, 1 AS seq, m.xid, m.position, 1 AS attempt, m.accepted_at AS at
+                FROM messages m
+                WHERE NOT EXISTS (SELECT 1 FROM message_events n WHERE n.message_id = m.id AND n.seq > 1)
+                UNION ALL
+                SELECT e.shard, e.message_id, e.seq, e.xid, e.position, e.attempt, e.at
+                FROM message_events e
+                WHERE e.type = 7
+                  AND NOT EXISTS (SELECT 1 FROM message_events n WHERE n.message_id = e.message_id AND n.seq > e.seq)
+            ) w
+            WHERE (w.message_id, w.seq) > (?::uuid, ?::int)
+              AND NOT EXISTS (SELECT 1 FROM watched d WHERE d.message_id = w.message_id AND d.seq = w.seq)
+            ORDER BY w.message_id, w.seq
             LIMIT ?""";
 
     private final DatabaseTarget target;
@@ -184,8 +199,10 @@ public final class CdcFeed {
             switch (decoder.decode(buffer)) {
                 case PgOutput.Begin b -> inTransaction = true;
                 case PgOutput.Insert insert -> {
-                    if (WORK_TYPES.contains(insert.values().get("type"))) {
-                        rows.add(row(insert.values()));
+                    if (insert.table().endsWith(".messages")) {
+                        rows.add(acceptedRow(insert.values()));
+                    } else if (REDRIVEN_CODE.equals(insert.values().get("type"))) {
+                        rows.add(redrivenRow(insert.values()));
                     }
                 }
                 case PgOutput.Commit commit -> {
@@ -252,9 +269,8 @@ public final class CdcFeed {
             List<TailRow> page = new ArrayList<>();
             dsl.resultQuery(OWED_WORK_SQL, afterId, afterSeq, CATCH_UP_PAGE).forEach(r -> page.add(new TailRow(
                     r.get(0, Short.class), r.get(1, UUID.class), r.get(2, Integer.class),
-                    new TailCursor(r.get(3, Long.class), r.get(4, Long.class)), r.get(5, String.class),
-                    r.get(6, Integer.class), r.get(7, String.class), r.get(8, OffsetDateTime.class).toInstant(),
-                    r.get(9, String.class))));
+                    new TailCursor(r.get(3, Long.class), r.get(4, Long.class)), r.get(5, Integer.class),
+                    r.get(6, OffsetDateTime.class).toInstant())));
             if (page.isEmpty()) {
                 break;
             }
@@ -267,10 +283,16 @@ public final class CdcFeed {
         LOG.info("cdc feed caught up slot={}: published {} work events committed before the slot existed", slot.name(), total);
     }
 
-    private static TailRow row(Map<String, String> v) {
+    /** A new message: its row is its acceptance, the work of attempt 1 at seq 1. */
+    private static TailRow acceptedRow(Map<String, String> v) {
+        return new TailRow(Short.parseShort(v.get("shard")), UUID.fromString(v.get("id")), 1,
+                new TailCursor(Long.parseLong(v.get("xid")), Long.parseLong(v.get("position"))), 1, timestamp(v.get("accepted_at")));
+    }
+
+    private static TailRow redrivenRow(Map<String, String> v) {
         return new TailRow(Short.parseShort(v.get("shard")), UUID.fromString(v.get("message_id")),
                 Integer.parseInt(v.get("seq")), new TailCursor(Long.parseLong(v.get("xid")), Long.parseLong(v.get("position"))),
-                v.get("type"), Integer.parseInt(v.get("version")), v.get("data"), timestamp(v.get("at")), v.get("actor"));
+                Integer.parseInt(v.get("attempt")), timestamp(v.get("at")));
     }
 
     /** A timestamptz in PostgreSQL's text form ({@code 2026-11-30 16:05:01.123456+00}). */

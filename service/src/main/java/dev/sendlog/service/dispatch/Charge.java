@@ -3,6 +3,10 @@ package dev.sendlog.service.dispatch;
 import java.time.Instant;
 import java.util.UUID;
 
-/** The ledger row written with a PROVIDER_ACCEPTED event, in its transaction, only if the event won its seq. */
-public record Charge(UUID messageId, String tenant, String gateway, String providerId, int units, Instant at) {
+/**
+ * The ledger row written with a PROVIDER_ACCEPTED event, in its transaction, only if the event won its seq. Keyed by
+ * {@link dev.sendlog.service.core.EffectKeys#charge}; the tenant, gateway and provider id are the message's and the
+ * event's facts, not repeated here.
+ */
+public record Charge(UUID messageId, int units, Instant at) {
 }

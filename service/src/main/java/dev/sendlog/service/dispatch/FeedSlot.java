@@ -36,10 +36,17 @@ public final class FeedSlot {
         return publication;
     }
 
+    /** What the feed reads: every new message, and the REDRIVEN rows of the log; only the columns it needs. */
+    static final String TABLES = "messages (id, shard, xid, position, accepted_at), "
+            + "message_events (message_id, seq, type, attempt, shard, xid, position, at)";
+    /** The same without the REDRIVEN row filter, for a server that refuses filters (the feed filters itself then). */
+    private static final String FILTER = " WHERE (type = 7)";
+
     /**
      * Refuses (with what to do about it) a server that cannot feed a logical slot, and creates the publication if it
-     * is missing: inserts of work events into message_events, published under the partitioned table's own name so
-     * that partitions created later are covered without a change.
+     * is missing (or brings one made before the lean log, which named message_events alone, to the tables above):
+     * inserts published under the partitioned tables' own names, so that partitions created later are covered without
+     * a change.
      */
     public void prepare() {
         String walLevel = String.valueOf(dsl.fetchValue("SHOW wal_level"));
@@ -53,10 +60,15 @@ public final class FeedSlot {
             throw new IllegalStateException("pipeline.feed is cdc, but max_replication_slots = 0 on this PostgreSQL; raise it");
         }
         if (dsl.fetchExists(dsl.selectOne().from("pg_publication").where("pubname = ?", publication))) {
+            if (!dsl.fetchExists(dsl.selectOne().from("pg_publication_tables")
+                    .where("pubname = ? AND tablename = 'messages'", publication))) {
+                LOG.info("publication {} predates the lean log; it now names messages and the REDRIVEN rows", publication);
+                alter();
+            }
             return;
         }
         try {
-            create(" WHERE (type = 'ACCEPTED' OR type = 'REDRIVEN')");
+            create(FILTER);
         } catch (DataAccessException e) {
             if (!INVALID_OBJECT_DEFINITION.equals(e.sqlState()) && !FEATURE_NOT_SUPPORTED.equals(e.sqlState())) {
                 throw e;
@@ -68,9 +80,20 @@ public final class FeedSlot {
         }
     }
 
+    private void alter() {
+        try {
+            dsl.execute("ALTER PUBLICATION " + publication + " SET TABLE " + TABLES + FILTER);
+        } catch (DataAccessException e) {
+            if (!INVALID_OBJECT_DEFINITION.equals(e.sqlState()) && !FEATURE_NOT_SUPPORTED.equals(e.sqlState())) {
+                throw e;
+            }
+            dsl.execute("ALTER PUBLICATION " + publication + " SET TABLE " + TABLES);
+        }
+    }
+
     private void create(String rowFilter) {
         try {
-            dsl.execute("CREATE PUBLICATION " + publication + " FOR TABLE message_events" + rowFilter
+            dsl.execute("CREATE PUBLICATION " + publication + " FOR TABLE " + TABLES + rowFilter
                     + " WITH (publish = 'insert', publish_via_partition_root = true)");
         } catch (DataAccessException e) {
             // Another process created it since the check. Committed before this statement began: 42710. Committed

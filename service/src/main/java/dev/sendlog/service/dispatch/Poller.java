@@ -6,7 +6,7 @@ import dev.sendlog.service.core.Metrics;
 import com.codahale.metrics.Timer;
 import dev.sendlog.service.config.PipelineSettings;
 import dev.sendlog.service.core.Faults;
-import dev.sendlog.service.db.EventStore;
+import dev.sendlog.log.Actors;
 import dev.sendlog.service.queue.JobStream;
 import java.sql.SQLException;
 import java.time.InstantSource;
@@ -19,10 +19,9 @@ import org.jooq.DSLContext;
 
 /**
  * Passes work from the log to the send stream for the shards this process owns. One round: read the
- * work events past each shard's cursor (snapshot-safe), keep those still owed, publish them with one
- * pipelined round trip, and in one transaction append their PUBLISHED events and advance the cursors
- * (fenced by the lease epoch); that transaction commits only once the publish has answered, so the cursor moves
- * only after both. It drains: rounds follow each other
+ * work past each shard's cursor (snapshot-safe: new messages and REDRIVEN events), keep what is still owed, publish it
+ * with one pipelined round trip, and in one transaction record the publication and advance the cursors (fenced by the
+ * lease epoch); that transaction commits only once the publish has answered, so the cursor moves only after both. It drains: rounds follow each other
  * while a page comes back full, up to a cap, and only an empty tail makes it wait.
  */
 public final class Poller {
@@ -34,11 +33,11 @@ public final class Poller {
     private final Timer claimTimer;
     private final Histogram eventsPerBatch;
 
-    public Poller(ShardLeases leases, LogTail tail, DSLContext dsl, EventStore store, JobStream stream,
+    public Poller(ShardLeases leases, LogTail tail, DSLContext dsl, Actors actors, JobStream stream,
                   PipelineSettings settings, InstantSource clock, String actor, Faults faults, MetricRegistry metrics) {
         this.leases = leases;
         this.tail = tail;
-        this.publisher = new WorkPublisher(dsl, store, stream, settings, clock, actor, faults, metrics);
+        this.publisher = new WorkPublisher(dsl, actors, stream, settings, clock, actor, faults, metrics);
         this.settings = settings;
         this.dsl = dsl;
         this.claimTimer = Metrics.timer(metrics, "poller.claim");
@@ -81,7 +80,7 @@ public final class Poller {
                 ShardLeases.writePublishCursor(tx, leases.owner(), owned.get(e.getKey()), e.getValue());
             }
         });
-        advanced.forEach((shard, cursor) -> leases.advanced(shard, cursor, null));
+        advanced.forEach(leases::advanced);
         eventsPerBatch.update(rows.size());
         boolean full = perShardCount.values().stream().anyMatch(n -> n >= perShard);
         return new Batch(rows.size(), published, full, false);
@@ -89,9 +88,9 @@ public final class Poller {
 
     /**
      * With the change-data-capture feed, the feed publishes and this only keeps each owned shard's publish cursor
-     * honest: it moves past the work events already handled (a later event exists) and stops at the first one still
-     * owed. So the {@code pollers} health check's "oldest unpublished work event" means the same in both modes, and
-     * switching back to polling starts from there. Returns the number of shards whose cursor moved.
+     * honest: it moves past the work already handled (a publication names it, or a later event exists) and stops at the
+     * first one still owed. So the {@code pollers} health check's "oldest unpublished work event" means the same in
+     * both modes, and switching back to polling starts from there. Returns the number of shards whose cursor moved.
      */
     public int follow() throws SQLException {
         Map<Short, ShardLease> owned = leases.owned();
@@ -106,16 +105,19 @@ public final class Poller {
             return 0;
         }
         Map<java.util.UUID, Integer> latest = publisher.latestSeqs(rows);
+        java.util.Set<String> published = publishedSince(rows);
         Map<Short, TailCursor> advanced = new LinkedHashMap<>();
         java.util.Set<Short> blocked = new java.util.HashSet<>();
         for (TailRow row : rows) {
             if (blocked.contains(row.shard())) {
                 continue;
             }
-            if (Integer.valueOf(row.seq()).equals(latest.get(row.messageId()))) {
-                blocked.add(row.shard()); // still owed: the cursor stays before it
-            } else {
+            boolean handled = published.contains(row.messageId() + "/" + row.seq())
+                    || latest.getOrDefault(row.messageId(), row.seq()) > row.seq();
+            if (handled) {
                 advanced.put(row.shard(), row.cursor());
+            } else {
+                blocked.add(row.shard()); // still owed: the cursor stays before it
             }
         }
         if (advanced.isEmpty()) {
@@ -127,7 +129,23 @@ public final class Poller {
                 ShardLeases.writePublishCursor(cfg.dsl(), leases.owner(), owned.get(e.getKey()), e.getValue());
             }
         });
-        advanced.forEach((shard, cursor) -> leases.advanced(shard, cursor, null));
+        advanced.forEach(leases::advanced);
         return advanced.size();
+    }
+
+    /**
+     * Which of the rows' work (message/seq) a publication names: the publications made since the oldest row was written
+     * (a minute earlier, for clocks of other processes), through their index by time.
+     */
+    private java.util.Set<String> publishedSince(List<TailRow> rows) {
+        java.time.Instant from = rows.stream().map(TailRow::at).min(java.util.Comparator.naturalOrder()).orElseThrow()
+                .minusSeconds(60);
+        java.util.UUID[] ids = rows.stream().map(TailRow::messageId).distinct().toArray(java.util.UUID[]::new);
+        java.util.Set<String> published = new java.util.HashSet<>();
+        dsl.resultQuery("""
+                        SELECT u.message_id, u.seq FROM publications p CROSS JOIN unnest(p.message_ids, p.seqs) AS u(message_id, seq)
+                        WHERE p.published_at >= ?::timestamptz AND u.message_id = ANY(?)""", from.toString(), ids)
+                .forEach(r -> published.add(r.get(0, java.util.UUID.class) + "/" + r.get(1, Integer.class)));
+        return published;
     }
 }

@@ -4,7 +4,9 @@ import com.codahale.metrics.Counter;
 import com.codahale.metrics.MetricRegistry;
 import dev.sendlog.service.core.Metrics;
 import com.codahale.metrics.Timer;
+import dev.sendlog.events.AttemptFailed;
 import dev.sendlog.events.Claimed;
+import dev.sendlog.events.FinalStatus;
 import dev.sendlog.events.Dead;
 import dev.sendlog.events.MessageEvent;
 import dev.sendlog.events.ProviderAccepted;
@@ -64,6 +66,7 @@ public final class SendWorker {
     private static final Logger LOG = LoggerFactory.getLogger(SendWorker.class);
     private static final int MAX_DECISIONS = 5;
     private static final Duration RECORD_RETRY_FOR = Duration.ofSeconds(20);
+    private static final Duration PUBLICATION_WAIT = Duration.ofSeconds(5);
 
     private final StreamConsumer consumer;
     private final MessageReader reader;
@@ -90,6 +93,8 @@ public final class SendWorker {
     private final Counter dead;
     private final Counter unrecorded;
     private final Semaphore providerCalls;
+    private final Publications publications;
+    private final Counter unpublished;
 
     public SendWorker(StreamConsumer consumer, MessageReader reader, EventAppender appender, Map<String, Provider> providers,
                       Checks checks, Backoff backoff, Limits limits, int shardCount, String publicBaseUrl, InstantSource clock,
@@ -120,6 +125,8 @@ public final class SendWorker {
         this.dead = metrics.counter("messages.dead");
         this.unrecorded = metrics.counter("send.outcomes.unrecorded");
         this.providerCalls = new Semaphore(providerConcurrency);
+        this.publications = new Publications(reader.dsl());
+        this.unpublished = metrics.counter("send.jobs.publication.not.recorded");
         metrics.registerGauge("send.provider.in.flight", () -> providerConcurrency - providerCalls.availablePermits());
     }
 
@@ -149,8 +156,10 @@ public final class SendWorker {
         }
         Map<StreamEntry, ClaimResult> claimed = new HashMap<>();
         List<StreamEntry> lost = new ArrayList<>();
+        List<StreamEntry> notYetRecorded = new ArrayList<>();
         try (Timer.Context ignored = claimTimer.time()) {
             Map<UUID, MessageDetails> found = reader.findMany(firstPerMessage.keySet());
+            Set<Long> recorded = publications.existing(jobsOf.values().stream().map(SendJob::publication).toList());
             Map<StreamEntry, NewEvent> claims = new LinkedHashMap<>();
             Map<StreamEntry, ClaimResult> candidates = new HashMap<>();
             Instant now = clock.instant();
@@ -159,23 +168,31 @@ public final class SendWorker {
                 MessageDetails details = found.get(job.messageId());
                 if (details == null) {
                     LOG.error("send job for a message that does not exist message_id={}", job.messageId());
+                    stale.inc();
+                    finished.add(e.getKey());
+                    continue;
                 }
-                Optional<Claimed> claim = details == null ? Optional.empty()
-                        : Decisions.claim(details.state(), job.attempt(), actor, now, limits);
+                if (!recorded.contains(job.publication())) {
+                    // The poller's transaction commits a moment after the job reached the stream: claim once it has, so
+                    // every claim names a publication the history can show.
+                    notYetRecorded.add(e.getKey());
+                    continue;
+                }
+                Optional<NewEvent> claim = claimEvent(details, job, now);
                 if (claim.isEmpty()) {
                     stale.inc();
                     finished.add(e.getKey());
                     continue;
                 }
-                NewEvent event = new NewEvent(job.messageId(), details.state().nextSeq(), Shards.of(job.messageId(), shardCount),
-                        actor, now, claim.get());
-                claims.put(e.getKey(), event);
-                candidates.put(e.getKey(), new ClaimResult(details, MessageFold.evolve(details.state(),
-                        new StoredEvent(event.messageId(), event.seq(), event.at(), event.actor(), event.event())), claim.get()));
+                claims.put(e.getKey(), claim.get());
+                candidates.put(e.getKey(), new ClaimResult(details, evolve(details.state(), claim.get()),
+                        (Claimed) claim.get().event()));
             }
+            // A claim that expires before its publication's confirm deadline (claimTimeout shorter than confirmTimeout)
+            // is looked at by the timers at that deadline: late by at most the difference, never missed.
             Set<AppendKey> won = claims.isEmpty() ? Set.of() : appender.append(new ArrayList<>(claims.values()), null);
             claims.forEach((entry, event) -> {
-                if (won.contains(new AppendKey(event.messageId(), event.seq()))) {
+                if (won.contains(event.key())) {
                     claimed.put(entry, candidates.get(entry));
                 } else {
                     lost.add(entry);
@@ -190,12 +207,30 @@ public final class SendWorker {
         }
         consumer.finished(finished);
         claimed.forEach((entry, result) -> consumer.dispatch(entry, () -> finishClaimed(jobsOf.get(entry), result)));
-        lost.forEach(entry -> consumer.dispatch(entry, () -> claimAlone(jobsOf.get(entry))
+        lost.forEach(entry -> consumer.dispatch(entry, () -> claimAlone(jobsOf.get(entry), false)
                 .map(r -> finishClaimed(jobsOf.get(entry), r))
                 .orElseGet(() -> {
                     stale.inc();
                     return true;
                 })));
+        notYetRecorded.forEach(entry -> consumer.dispatch(entry, () -> claimAlone(jobsOf.get(entry), true)
+                .map(r -> finishClaimed(jobsOf.get(entry), r))
+                .orElseGet(() -> {
+                    stale.inc();
+                    return true;
+                })));
+    }
+
+    /** The CLAIMED event of a job, naming its publication, or empty when the job is stale. */
+    private Optional<NewEvent> claimEvent(MessageDetails details, SendJob job, Instant now) {
+        MessageState state = details.state();
+        return Decisions.claim(state, job.workSeq(), job.attempt(), actor, now, limits)
+                .map(c -> new NewEvent(job.messageId(), state.nextSeq(), Shards.of(job.messageId(), shardCount), actor, now, c)
+                        .withPublication(job.publication()));
+    }
+
+    private static MessageState evolve(MessageState state, NewEvent event) {
+        return MessageFold.evolve(state, stored(event));
     }
 
     /** After the claim: checks, the provider call, the outcome. True when the entry may be acknowledged. */
@@ -210,14 +245,14 @@ public final class SendWorker {
             refusal = checks.refuse(message.row());
         }
         if (refusal.isPresent()) {
-            recordUnlessMovedOn(job, state, new Rejected(Rejected.STAGE_CHECK, refusal.get()), shard);
+            recordUnlessMovedOn(job, message.row().tenant(), state, new Rejected(Rejected.STAGE_CHECK, refusal.get()), shard);
             rejected.inc();
             LOG.info("message rejected by check message_id={} reason=\"{}\"", job.messageId(), refusal.get());
             return true;
         }
         Provider provider = providers.get(message.row().gateway());
         if (provider == null) {
-            recordUnlessMovedOn(job, state, new Rejected(Rejected.STAGE_CHECK, "gateway " + message.row().gateway()
+            recordUnlessMovedOn(job, message.row().tenant(), state, new Rejected(Rejected.STAGE_CHECK, "gateway " + message.row().gateway()
                     + " is not configured"), shard);
             rejected.inc();
             return true;
@@ -243,14 +278,14 @@ public final class SendWorker {
             return switch (outcome) {
                 case SubmitOutcome.Accepted a -> recordAcceptance(job, message, state, a.providerId(), shard);
                 case SubmitOutcome.Permanent p -> {
-                    recordUnlessMovedOn(job, state, new Rejected(Rejected.STAGE_PROVIDER, "HTTP " + p.status() + ": " + p.text()), shard);
+                    recordUnlessMovedOn(job, message.row().tenant(), state, new Rejected(Rejected.STAGE_PROVIDER, "HTTP " + p.status() + ": " + p.text()), shard);
                     rejected.inc();
                     yield true;
                 }
                 case SubmitOutcome.Transient t -> {
                     Instant next = clock.instant().plus(backoff.after(claim.attempt(), t.retryAfter()));
                     MessageEvent event = Decisions.afterTransientFailure(state, t.reason(), next, limits);
-                    recordUnlessMovedOn(job, state, event, shard);
+                    recordUnlessMovedOn(job, message.row().tenant(), state, event, shard);
                     if (event instanceof Dead d) {
                         dead.inc();
                         LOG.warn("message dead message_id={} reason=\"{}\"", job.messageId(), d.reason());
@@ -266,25 +301,31 @@ public final class SendWorker {
     private record ClaimResult(MessageDetails message, MessageState state, Claimed claim) {
     }
 
-    /** Appends CLAIMED at the next seq if the job's attempt is still owed; re-reads when another writer won. */
-    private Optional<ClaimResult> claimAlone(SendJob job) {
+    /**
+     * Appends CLAIMED at the next seq if the job's work is still owed; re-reads when another writer won. With
+     * {@code awaitPublication}, first waits (a few seconds at most) for the job's publication to be visible; one that
+     * never is belonged to a transaction that rolled back after the publish, and the poller publishes the work again.
+     */
+    private Optional<ClaimResult> claimAlone(SendJob job, boolean awaitPublication) {
+        if (awaitPublication && !publications.awaitRecorded(job.publication(), PUBLICATION_WAIT)) {
+            unpublished.inc();
+            LOG.info("send job of a publication that was never recorded is dropped message_id={} publication={}",
+                    job.messageId(), job.publication());
+            return Optional.empty();
+        }
         for (int i = 0; i < MAX_DECISIONS; i++) {
             Optional<MessageDetails> found = reader.find(job.messageId());
             if (found.isEmpty()) {
                 LOG.error("send job for a message that does not exist message_id={}", job.messageId());
                 return Optional.empty();
             }
-            MessageState state = found.get().state();
-            Optional<Claimed> claim = Decisions.claim(state, job.attempt(), actor, clock.instant(), limits);
+            Optional<NewEvent> claim = claimEvent(found.get(), job, clock.instant());
             if (claim.isEmpty()) {
                 return Optional.empty();
             }
-            NewEvent event = new NewEvent(job.messageId(), state.nextSeq(), Shards.of(job.messageId(), shardCount), actor,
-                    clock.instant(), claim.get());
-            if (appender.appendOne(event)) {
-                MessageState claimed = MessageFold.evolve(state, new StoredEvent(
-                        event.messageId(), event.seq(), event.at(), event.actor(), event.event()));
-                return Optional.of(new ClaimResult(found.get(), claimed, claim.get()));
+            if (appender.appendOne(claim.get())) {
+                return Optional.of(new ClaimResult(found.get(), evolve(found.get().state(), claim.get()),
+                        (Claimed) claim.get().event()));
             }
         }
         LOG.warn("gave up claiming after {} lost races message_id={}", MAX_DECISIONS, job.messageId());
@@ -309,8 +350,7 @@ public final class SendWorker {
                     Instant now = clock.instant();
                     NewEvent event = new NewEvent(job.messageId(), state.nextSeq(), shard, actor, now,
                             new ProviderAccepted(job.attempt(), message.row().gateway(), providerId));
-                    Charge charge = new Charge(job.messageId(), message.row().tenant(), message.row().gateway(), providerId,
-                            Segments.of(message.row().body()), now);
+                    Charge charge = new Charge(job.messageId(), Segments.of(message.row().body()), now);
                     if (!appender.append(List.of(event), charge).isEmpty()) {
                         sent.inc();
                         endToEnd.update(Duration.between(message.row().acceptedAt(), now));
@@ -343,8 +383,12 @@ public final class SendWorker {
         }
     }
 
-    /** Appends a result of the claimed attempt unless the message moved on (a timer re-drove it): then it is stale. */
-    private void recordUnlessMovedOn(SendJob job, MessageState claimed, MessageEvent result, short shard) {
+    /**
+     * Appends a result of the claimed attempt unless the message moved on (a timer re-drove it): then it is stale. A
+     * result that ends the message (REJECTED, DEAD) carries its final status; a retry sooner than the publication's
+     * next check brings that check forward.
+     */
+    private void recordUnlessMovedOn(SendJob job, String tenant, MessageState claimed, MessageEvent result, short shard) {
         MessageState state = claimed;
         for (int i = 0; i < MAX_DECISIONS; i++) {
             if (state.phase() != Phase.CLAIMED || state.attempt() != job.attempt()) {
@@ -352,11 +396,24 @@ public final class SendWorker {
                         job.attempt(), state.phase());
                 return;
             }
-            if (appender.appendOne(new NewEvent(job.messageId(), state.nextSeq(), shard, actor, clock.instant(), result))) {
+            NewEvent event = new NewEvent(job.messageId(), state.nextSeq(), shard, actor, clock.instant(), result);
+            Optional<FinalStatus> ends = Decisions.finalStatusAfter(state, stored(event));
+            if (ends.isPresent()) {
+                event = event.withFinal(ends.get(), tenant);
+            }
+            PublicationWake wake = result instanceof AttemptFailed f ? new PublicationWake(job.publication(), f.nextAttemptAt()) : null;
+            if (!appender.append(List.of(event), null, wake).isEmpty()) {
                 return;
             }
             state = reader.find(job.messageId()).orElseThrow().state();
         }
+        LOG.warn("result lost {} races in a row message_id={} attempt={}; the claim deadline brings the message back",
+                MAX_DECISIONS, job.messageId(), job.attempt());
+        unrecorded.inc();
+    }
+
+    private static StoredEvent stored(NewEvent e) {
+        return new StoredEvent(e.messageId(), e.seq(), e.at(), e.actor(), e.event());
     }
 
     private static void sleepQuietly(long ms) {

@@ -76,7 +76,7 @@ public final class ShardLeases {
                 .onConflict(POLLERS.OWNER).doUpdate().set(POLLERS.HEARTBEAT_AT, now).execute();
 
         Map<Short, ShardLease> next = new TreeMap<>();
-        // Rows are locked in shard order, as the poller's and projector's cursor writes lock them: no deadlock.
+        // Rows are locked in shard order, as the poller's cursor writes lock them: no deadlock.
         var mine = DSL.select(SHARD_LEASES.SHARD).from(SHARD_LEASES).where(SHARD_LEASES.OWNER.eq(owner))
                 .orderBy(SHARD_LEASES.SHARD).forUpdate();
         for (ShardLeasesRecord r : dsl.update(SHARD_LEASES)
@@ -148,14 +148,13 @@ public final class ShardLeases {
     }
 
     /** Records a cursor advanced in a committed transaction, so the next round starts after it. */
-    public synchronized void advanced(short shard, TailCursor publish, TailCursor project) {
+    public synchronized void advanced(short shard, TailCursor publish) {
         ShardLease l = owned.get(shard);
         if (l == null) {
             return;
         }
         Map<Short, ShardLease> next = new TreeMap<>(owned);
-        next.put(shard, new ShardLease(shard, l.epoch(), publish == null ? l.publishCursor() : publish,
-                project == null ? l.projectCursor() : project));
+        next.put(shard, new ShardLease(shard, l.epoch(), publish));
         owned = Collections.unmodifiableMap(next);
     }
 
@@ -169,8 +168,7 @@ public final class ShardLeases {
     }
 
     private static ShardLease lease(ShardLeasesRecord r) {
-        return new ShardLease(r.getShard(), r.getEpoch(), new TailCursor(r.getPublishXid(), r.getPublishPosition()),
-                new TailCursor(r.getProjectXid(), r.getProjectPosition()));
+        return new ShardLease(r.getShard(), r.getEpoch(), new TailCursor(r.getPublishXid(), r.getPublishPosition()));
     }
 
     /**
@@ -187,18 +185,6 @@ public final class ShardLeases {
     public static void writePublishCursor(DSLContext tx, String owner, ShardLease lease, TailCursor cursor) {
         int n = tx.update(SHARD_LEASES)
                 .set(SHARD_LEASES.PUBLISH_XID, cursor.xid()).set(SHARD_LEASES.PUBLISH_POSITION, cursor.position())
-                .where(SHARD_LEASES.SHARD.eq(lease.shard())).and(SHARD_LEASES.OWNER.eq(owner))
-                .and(SHARD_LEASES.EPOCH.eq(lease.epoch()))
-                .execute();
-        if (n != 1) {
-            throw new LeaseLostException(lease.shard(), lease.epoch());
-        }
-    }
-
-    /** The projector's fenced cursor write. */
-    public static void writeProjectCursor(DSLContext tx, String owner, ShardLease lease, TailCursor cursor) {
-        int n = tx.update(SHARD_LEASES)
-                .set(SHARD_LEASES.PROJECT_XID, cursor.xid()).set(SHARD_LEASES.PROJECT_POSITION, cursor.position())
                 .where(SHARD_LEASES.SHARD.eq(lease.shard())).and(SHARD_LEASES.OWNER.eq(owner))
                 .and(SHARD_LEASES.EPOCH.eq(lease.epoch()))
                 .execute();

@@ -13,8 +13,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * What a poller process does for the shards it owns, each on its own thread so a slow one never delays
- * another: renew leases (at a third of the lease time), publish work (the latency-critical loop), keep the
- * projection, fire timers. Gives its shards back on a clean shutdown.
+ * another: renew leases (at a third of the lease time), publish work (the latency-critical loop), fire timers (the
+ * publications' checks, shared with every other poller process). Gives its shards back on a clean shutdown.
  */
 public final class ShardOwner implements Managed {
     private static final Logger LOG = LoggerFactory.getLogger(ShardOwner.class);
@@ -22,12 +22,10 @@ public final class ShardOwner implements Managed {
     private final ShardLeases leases;
     private final Poller poller;
     private final CdcFeed cdcFeed;
-    private final Projector projector;
     private final Timers timers;
     private final Duration leaseTtl;
     private final int maxBatchesPerRound;
     private final int idlePollMs;
-    private final int projectorIntervalMs;
     private final int timerIntervalMs;
     private final Histogram batchesPerRound;
     private final com.codahale.metrics.Timer roundTimer;
@@ -35,18 +33,15 @@ public final class ShardOwner implements Managed {
     private volatile boolean running;
 
     /** {@code cdcFeed} null: work is found by polling the log; otherwise the feed reads it from the slot. */
-    public ShardOwner(ShardLeases leases, Poller poller, CdcFeed cdcFeed, Projector projector, Timers timers, Duration leaseTtl,
-                      int maxBatchesPerRound, int idlePollMs, int projectorIntervalMs, int timerIntervalMs,
-                      MetricRegistry metrics) {
+    public ShardOwner(ShardLeases leases, Poller poller, CdcFeed cdcFeed, Timers timers, Duration leaseTtl,
+                      int maxBatchesPerRound, int idlePollMs, int timerIntervalMs, MetricRegistry metrics) {
         this.leases = leases;
         this.poller = poller;
         this.cdcFeed = cdcFeed;
-        this.projector = projector;
         this.timers = timers;
         this.leaseTtl = leaseTtl;
         this.maxBatchesPerRound = maxBatchesPerRound;
         this.idlePollMs = idlePollMs;
-        this.projectorIntervalMs = projectorIntervalMs;
         this.timerIntervalMs = timerIntervalMs;
         this.batchesPerRound = Metrics.histogram(metrics, "poller.batches.per.round");
         this.roundTimer = Metrics.timer(metrics, "poller.round");
@@ -68,8 +63,7 @@ public final class ShardOwner implements Managed {
             // The feed publishes; the shard owner keeps its shards' publish cursors past what is already handled.
             threads.add(loop("publish-cursors", 1000, () -> poller.follow() > 0));
         }
-        threads.add(loop("projector", projectorIntervalMs, () -> drain(projector::batch)));
-        threads.add(loop("timers", timerIntervalMs, () -> timers.fire() > 0));
+        threads.add(loop("timers", timerIntervalMs, () -> drain(timers::fireSome)));
     }
 
     /** Stops owning shards (they move to other pollers at once) until {@link #resume}; for draining a node. */

@@ -2,116 +2,217 @@ package dev.sendlog.service.dispatch;
 
 import com.codahale.metrics.Counter;
 import com.codahale.metrics.MetricRegistry;
-import dev.sendlog.service.core.Metrics;
 import com.codahale.metrics.Timer;
 import dev.sendlog.events.Dead;
+import dev.sendlog.events.FinalStatus;
 import dev.sendlog.events.MessageEvent;
 import dev.sendlog.events.OutcomeUnknown;
+import dev.sendlog.events.Published;
 import dev.sendlog.events.Redriven;
+import dev.sendlog.events.Shards;
 import dev.sendlog.events.StoredEvent;
+import dev.sendlog.log.Actors;
 import dev.sendlog.projections.Decisions;
 import dev.sendlog.projections.InvalidTransitionException;
 import dev.sendlog.projections.Limits;
 import dev.sendlog.projections.MessageFold;
 import dev.sendlog.projections.MessageState;
-import dev.sendlog.service.db.EventStore;
+import dev.sendlog.projections.Phase;
+import dev.sendlog.service.core.MessageDetails;
+import dev.sendlog.service.core.MessageReader;
+import dev.sendlog.service.core.Metrics;
+import dev.sendlog.service.db.AppendKey;
 import dev.sendlog.service.db.NewEvent;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
-import org.jooq.DSLContext;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Fires the deadlines of the owned shards. The projection says which messages are due; each is folded
- * again from the log, and only if the deadline is still the latest fact (nothing newer appended) does the
- * timer append REDRIVEN, DEAD or OUTCOME_UNKNOWN, at the next seq. Losing that seq to another writer
- * means something happened: nothing to do.
+ * Fires the deadlines of messages in flight, working from the publications: every message put on the send stream is
+ * watched by its publication from the publication's confirm deadline on, until it moved on to newer work (a REDRIVEN,
+ * which the poller publishes again) or reached a final status. At a publication's check, each message it still watches
+ * is folded from the log; a deadline passed with nothing newer appended gets REDRIVEN, DEAD or OUTCOME_UNKNOWN at the
+ * next seq (losing that seq to another writer means something happened: it is looked at again shortly), and the
+ * publication's next check is the earliest deadline left among its messages (confirm, claim, retry, or the end of the
+ * reconciliation window), or none.
+ *
+ * <p>No per-message row is updated for this: a publication row per batch, checked once or twice, is what the timers
+ * write. Every process with a poller checks; a due publication is taken by moving its check past a lease, so two
+ * processes do not check it at once, and a process that dies mid-check leaves it due again after the lease.
  */
 public final class Timers {
     private static final Logger LOG = LoggerFactory.getLogger(Timers.class);
-    private static final int BATCH = 500;
+    private static final String ACTOR = "timer";
+    /** Publications taken per round: each holds up to a poller page of messages, all read in one query. */
+    private static final int PUBLICATIONS_PER_ROUND = 4;
+    private static final Duration TAKE_LEASE = Duration.ofSeconds(60);
+    private static final Duration LOST_RACE_RECHECK = Duration.ofSeconds(1);
 
-    private final ShardLeases leases;
-    private final DSLContext dsl;
-    private final EventStore store;
+    private final Publications publications;
+    private final MessageReader reader;
     private final EventAppender appender;
+    private final Actors actors;
     private final Limits limits;
     private final Duration reconcileWindow;
+    private final int shardCount;
     private final InstantSource clock;
     private final Timer roundTimer;
     private final Counter redriven;
     private final Counter dead;
     private final Counter unknown;
+    private final Counter checked;
 
-    public Timers(ShardLeases leases, DSLContext dsl, EventStore store, EventAppender appender, Limits limits,
-                  Duration reconcileWindow, InstantSource clock, MetricRegistry metrics) {
-        this.leases = leases;
-        this.dsl = dsl;
-        this.store = store;
+    public Timers(Publications publications, MessageReader reader, EventAppender appender, Actors actors, Limits limits,
+                  Duration reconcileWindow, int shardCount, InstantSource clock, MetricRegistry metrics) {
+        this.publications = publications;
+        this.reader = reader;
         this.appender = appender;
+        this.actors = actors;
         this.limits = limits;
         this.reconcileWindow = reconcileWindow;
+        this.shardCount = shardCount;
         this.clock = clock;
         this.roundTimer = Metrics.timer(metrics, "timers.round");
         this.redriven = metrics.counter("timers.redriven");
         this.dead = metrics.counter("messages.dead");
         this.unknown = metrics.counter("messages.unknown");
+        this.checked = metrics.counter("timers.publications.checked");
     }
 
-    /** Fires what is due now; returns the events appended. */
+    /** Checks every publication due now; returns the events appended. */
     public int fire() {
-        List<Short> shards = new ArrayList<>(leases.owned().keySet());
-        if (shards.isEmpty()) {
-            return 0;
-        }
+        int appended = 0;
+        Round r;
+        do {
+            r = round();
+            appended += r.appended();
+        } while (r.full());
+        return appended;
+    }
+
+    /** Checks some of the publications due now; true when more may be waiting. */
+    public boolean fireSome() {
+        return round().full();
+    }
+
+    private record Round(int appended, boolean full) {
+    }
+
+    private Round round() {
         Instant now = clock.instant();
         try (Timer.Context ignored = roundTimer.time()) {
-            Map<UUID, Short> due = new HashMap<>();
-            dsl.resultQuery("SELECT message_id, shard FROM message_status WHERE shard = ANY(?) AND due_at IS NOT NULL "
-                            + "AND due_at <= ?::timestamptz ORDER BY due_at LIMIT " + BATCH,
-                            (Object) shards.toArray(Short[]::new), now.toString())
-                    .forEach(r -> due.put(r.get(0, UUID.class), r.get(1, Short.class)));
+            List<Publications.Publication> due = publications.takeDue(now, PUBLICATIONS_PER_ROUND, TAKE_LEASE, actors);
             if (due.isEmpty()) {
-                return 0;
+                return new Round(0, false);
             }
-            Map<UUID, List<StoredEvent>> histories = store.readMany(dsl, due.keySet());
+            Set<UUID> ids = new LinkedHashSet<>();
+            due.forEach(p -> ids.addAll(p.messageIds()));
+            Map<UUID, MessageDetails> found = reader.findMany(ids);
             List<NewEvent> events = new ArrayList<>();
-            for (Map.Entry<UUID, List<StoredEvent>> h : histories.entrySet()) {
-                try {
-                    MessageState state = MessageFold.fold(h.getValue());
-                    decide(state, now).ifPresent(e -> events.add(
-                            new NewEvent(state.messageId(), state.nextSeq(), due.get(state.messageId()), "timer", now, e)));
-                } catch (InvalidTransitionException e) {
-                    LOG.error("timer cannot fold message_id={}: {}", e.messageId(), e.getMessage());
+            Map<Long, Instant> next = new HashMap<>();
+            Map<AppendKey, Long> publicationOf = new HashMap<>();
+            for (Publications.Publication p : due) {
+                Instant nextCheck = null;
+                for (int i = 0; i < p.messageIds().size(); i++) {
+                    MessageDetails d = found.get(p.messageIds().get(i));
+                    if (d == null) {
+                        LOG.error("publication names a message that does not exist publication={} message_id={}", p.id(),
+                                p.messageIds().get(i));
+                        continue;
+                    }
+                    Check c = check(p, i, d, now);
+                    if (c.event() != null && !publicationOf.containsKey(c.event().key())) {
+                        // Two publications due together may watch the same work: one event for it, not two.
+                        events.add(c.event());
+                        publicationOf.put(c.event().key(), p.id());
+                    }
+                    nextCheck = earliest(nextCheck, c.nextCheck());
                 }
+                next.put(p.id(), nextCheck);
             }
-            if (events.isEmpty()) {
-                return 0;
-            }
-            var won = appender.append(events, null);
+            Set<AppendKey> won = events.isEmpty() ? Set.of() : appender.append(events, null);
             for (NewEvent e : events) {
-                if (won.contains(new dev.sendlog.service.db.AppendKey(e.messageId(), e.seq()))) {
+                if (won.contains(e.key())) {
                     count(e.event(), e.messageId());
+                } else {
+                    // Something else happened to the message at that seq: look again shortly.
+                    Long p = publicationOf.get(e.key());
+                    next.put(p, earliest(next.get(p), now.plus(LOST_RACE_RECHECK)));
                 }
             }
-            return won.size();
+            publications.setChecks(next);
+            checked.inc(due.size());
+            return new Round(won.size(), due.size() == PUBLICATIONS_PER_ROUND);
         }
     }
 
-    private Optional<MessageEvent> decide(MessageState state, Instant now) {
-        Optional<MessageEvent> onDeadline = Decisions.onDeadline(state, now, limits);
-        if (onDeadline.isPresent()) {
-            return onDeadline;
+    /** What one publication's check does for one of its messages: an event to append, and when to look again. */
+    private record Check(NewEvent event, Instant nextCheck) {
+        static final Check DONE = new Check(null, null);
+    }
+
+    private Check check(Publications.Publication p, int i, MessageDetails d, Instant now) {
+        int workSeq = p.seqs().get(i);
+        MessageState s = d.state();
+        if (s.workSeq() != workSeq || s.phase().isFinal()) {
+            return Check.DONE; // moved on to newer work (watched by its own publication), or ended
         }
-        return Decisions.reconcile(state, now.minus(reconcileWindow), reconcileWindow.toString()).map(e -> e);
+        try {
+            boolean viaPublication = false;
+            if (s.phase() == Phase.PENDING && s.seq() == workSeq) {
+                // Published by this publication and nothing since: the job waits on the stream until its confirm deadline.
+                s = MessageFold.evolve(s, new StoredEvent(s.messageId(), workSeq + 1, p.publishedAt(), p.actor(),
+                        new Published(s.attempt(), p.epochs().get(i), p.confirmBy(), p.id())));
+                viaPublication = true;
+            }
+            MessageState state = s;
+            Optional<MessageEvent> fire = Decisions.onDeadline(state, now, limits)
+                    .or(() -> Decisions.reconcile(state, now.minus(reconcileWindow), reconcileWindow.toString()).map(e -> e));
+            if (fire.isEmpty()) {
+                return new Check(null, nextDeadline(s));
+            }
+            NewEvent event = new NewEvent(s.messageId(), s.nextSeq(), Shards.of(s.messageId(), shardCount), ACTOR, now, fire.get());
+            if (viaPublication) {
+                event = event.withPublication(p.id());
+            }
+            Optional<FinalStatus> ends = Decisions.finalStatusAfter(s, new StoredEvent(event.messageId(), event.seq(),
+                    event.at(), event.actor(), event.event()));
+            if (ends.isPresent()) {
+                event = event.withFinal(ends.get(), d.row().tenant());
+            }
+            return new Check(event, null);
+        } catch (InvalidTransitionException e) {
+            LOG.error("timer cannot fold message_id={}: {}", e.messageId(), e.getMessage());
+            return Check.DONE;
+        }
+    }
+
+    /** When a watched message's state needs looking at next: its deadline, or the end of its reconciliation window. */
+    private Instant nextDeadline(MessageState s) {
+        if (s.deadline() != null) {
+            return s.deadline().at();
+        }
+        if ((s.phase() == Phase.SENT || s.phase() == Phase.IN_TRANSIT) && s.sentAt() != null) {
+            return s.sentAt().plus(reconcileWindow);
+        }
+        return null;
+    }
+
+    private static Instant earliest(Instant a, Instant b) {
+        if (a == null) {
+            return b;
+        }
+        return b == null || a.isBefore(b) ? a : b;
     }
 
     private void count(MessageEvent e, UUID messageId) {

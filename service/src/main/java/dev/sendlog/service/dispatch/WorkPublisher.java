@@ -3,16 +3,12 @@ package dev.sendlog.service.dispatch;
 import com.codahale.metrics.Counter;
 import com.codahale.metrics.MetricRegistry;
 import com.codahale.metrics.Timer;
-import dev.sendlog.events.EventCodec;
-import dev.sendlog.events.EventType;
-import dev.sendlog.events.Published;
-import dev.sendlog.events.Redriven;
+import dev.sendlog.log.Actors;
 import dev.sendlog.service.config.PipelineSettings;
 import dev.sendlog.service.core.FaultPoint;
 import dev.sendlog.service.core.Faults;
 import dev.sendlog.service.core.Metrics;
-import dev.sendlog.service.db.EventStore;
-import dev.sendlog.service.db.NewEvent;
+import dev.sendlog.service.db.IdBlocks;
 import dev.sendlog.service.queue.JobStream;
 import dev.sendlog.service.queue.SendJob;
 import java.time.Instant;
@@ -28,20 +24,24 @@ import java.util.function.ToLongFunction;
 import org.jooq.DSLContext;
 
 /**
- * The part of publishing both feeds share (the polling tail and change data capture): of the work events read, keep
- * those still owed (nothing came after them in their message's log), put them on the send stream with one pipelined
- * round trip, and append their PUBLISHED events in one transaction together with whatever the feed records there
- * (the polling feed's fenced cursors); the transaction commits only once the publish has answered. The feed's own
- * position (cursor or slot) moves only after both.
+ * The part of publishing both feeds share (the polling tail and change data capture): of the work read, keep what is
+ * still owed (nothing came after it in its message's log), put it on the send stream with one pipelined round trip,
+ * and record the batch as one publication row in one transaction together with whatever the feed records there (the
+ * polling feed's fenced cursors); the transaction commits only once the publish has answered. The feed's own position
+ * (cursor or slot) moves only after both.
+ *
+ * <p>One row per batch, however many messages: the message ids, the work event each was published for, and its shard's
+ * epoch. A claim names the publication (the history shows it as PUBLISHED), and the timers watch the publication's
+ * messages from its confirm deadline on (see {@link PublicationChecker}).
  */
 public final class WorkPublisher {
     private final DSLContext dsl;
-    private final EventStore store;
-    private final EventCodec codec;
     private final JobStream stream;
     private final PipelineSettings settings;
     private final InstantSource clock;
     private final String actor;
+    private final Actors actors;
+    private final IdBlocks publicationIds;
     private final Faults faults;
     private final Timer publishTimer;
     private final Timer appendTimer;
@@ -49,16 +49,16 @@ public final class WorkPublisher {
     private final Counter published;
     private final Counter skipped;
 
-    public WorkPublisher(DSLContext dsl, EventStore store, JobStream stream, PipelineSettings settings, InstantSource clock,
-                  String actor, Faults faults, MetricRegistry metrics) {
+    public WorkPublisher(DSLContext dsl, Actors actors, JobStream stream, PipelineSettings settings, InstantSource clock,
+                         String actor, Faults faults, MetricRegistry metrics) {
         this.dsl = dsl;
-        this.store = store;
-        this.codec = store.codec();
+        this.actors = actors;
         this.stream = stream;
         this.settings = settings;
         this.clock = clock;
         this.actor = actor;
         this.faults = faults;
+        this.publicationIds = new IdBlocks(dsl, "publications_id_seq", 64);
         this.publishTimer = Metrics.timer(metrics, "poller.publish");
         this.appendTimer = Metrics.timer(metrics, "poller.append");
         this.publishRoundTrip = Metrics.timer(metrics, "poller.publish.round.trip");
@@ -79,8 +79,8 @@ public final class WorkPublisher {
     }
 
     /**
-     * Publishes the owed work among {@code rows}; {@code epochOf} gives the epoch recorded in each PUBLISHED event,
-     * {@code alsoInTransaction} runs in the transaction that appends them. Returns how many were published.
+     * Publishes the owed work among {@code rows}; {@code epochOf} gives the epoch of each row's shard,
+     * {@code alsoInTransaction} runs in the transaction that records the publication. Returns how many were published.
      */
     int publish(List<TailRow> rows, ToLongFunction<Short> epochOf, Consumer<DSLContext> alsoInTransaction) {
         if (rows.isEmpty()) {
@@ -96,30 +96,43 @@ public final class WorkPublisher {
             throw new NotVisibleYet();
         }
         Instant now = clock.instant();
-        List<SendJob> jobs = new ArrayList<>();
-        List<NewEvent> publishedEvents = new ArrayList<>();
+        Instant confirmBy = now.plusMillis(settings.confirmTimeout.toMilliseconds());
+        List<TailRow> owed = new ArrayList<>();
         for (TailRow row : rows) {
-            if (!Integer.valueOf(row.seq()).equals(latest.get(row.messageId()))) {
+            if (Integer.valueOf(row.seq()).equals(latest.get(row.messageId()))) {
+                owed.add(row);
+            } else {
                 skipped.inc();
-                continue;
             }
-            long epoch = epochOf.applyAsLong(row.shard());
-            int attempt = attemptOf(row);
-            jobs.add(new SendJob(row.messageId(), attempt, row.shard(), epoch, now.toEpochMilli()));
-            publishedEvents.add(new NewEvent(row.messageId(), row.seq() + 1, row.shard(), actor, now,
-                    new Published(attempt, epoch, now.plusMillis(settings.confirmTimeout.toMilliseconds()))));
         }
-        // The publish is sent first and its answer awaited inside the append's transaction, after the PUBLISHED rows and
-        // the feed's position are written and before the commit: the two round trips overlap, and still nothing is
-        // committed (cursor, slot, PUBLISHED) unless every job is on the stream. A publish that fails or times out rolls
-        // the transaction back, and the rows are read and published again.
+        long publication = owed.isEmpty() ? 0 : publicationIds.next();
+        List<SendJob> jobs = new ArrayList<>(owed.size());
+        UUID[] ids = new UUID[owed.size()];
+        Integer[] seqs = new Integer[owed.size()];
+        Long[] epochs = new Long[owed.size()];
+        for (int i = 0; i < owed.size(); i++) {
+            TailRow row = owed.get(i);
+            long epoch = epochOf.applyAsLong(row.shard());
+            jobs.add(new SendJob(row.messageId(), row.attempt(), row.shard(), epoch, now.toEpochMilli(), row.seq(), publication));
+            ids[i] = row.messageId();
+            seqs[i] = row.seq();
+            epochs[i] = epoch;
+        }
+        // The publish is sent first and its answer awaited inside the transaction, after the publication row and the
+        // feed's position are written and before the commit: the two round trips overlap, and still nothing is committed
+        // (cursor, slot, publication) unless every job is on the stream. A publish that fails or times out rolls the
+        // transaction back, and the rows are read and published again (a worker that got a job of the rolled-back
+        // publication finds no such publication and leaves the job, see SendWorker).
         long started = System.nanoTime();
         JobStream.Publishing sending = stream.publishStart(jobs.stream().map(SendJob::toFields).toList());
         long sent = System.nanoTime();
         long[] waited = new long[1];
+        int actorId = owed.isEmpty() ? 0 : actors.id(actor);
         dsl.transaction(cfg -> {
             alsoInTransaction.accept(cfg.dsl());
-            store.append(cfg.dsl(), publishedEvents);
+            if (!owed.isEmpty()) {
+                Publications.record(cfg.dsl(), publication, now, confirmBy, actorId, ids, seqs, epochs);
+            }
             long waitFrom = System.nanoTime();
             try {
                 sending.await();
@@ -136,26 +149,26 @@ public final class WorkPublisher {
         return jobs.size();
     }
 
-    private int attemptOf(TailRow row) {
-        if (row.type().equals(EventType.ACCEPTED.name())) {
-            return 1;
-        }
-        Redriven redriven = (Redriven) codec.decode(row.messageId(), EventType.REDRIVEN, row.version(), row.data());
-        return redriven.attempt();
-    }
-
     /** Whether this session sees the row itself: its message's latest visible seq is at least the row's. */
     private static boolean visible(Map<UUID, Integer> latest, TailRow row) {
         Integer seq = latest.get(row.messageId());
         return seq != null && seq >= row.seq();
     }
 
-    /** The latest seq of each message: a work event is still owed only while nothing came after it. */
+    private static final String LATEST_SQL = """
+            SELECT m.id, coalesce(max(e.seq), 1)
+            FROM messages m LEFT JOIN message_events e ON e.message_id = m.id AND e.message_id = ANY(?)
+            WHERE m.id = ANY(?)
+            GROUP BY m.id""";
+
+    /**
+     * The latest seq of each visible message (1 when it has no event row: its acceptance is the row): a work event is
+     * still owed only while nothing came after it. A message absent from the answer is not visible yet.
+     */
     Map<UUID, Integer> latestSeqs(List<TailRow> rows) {
         UUID[] ids = rows.stream().map(TailRow::messageId).distinct().toArray(UUID[]::new);
         Map<UUID, Integer> latest = new HashMap<>();
-        dsl.resultQuery("SELECT message_id, max(seq) FROM message_events WHERE message_id = ANY(?) GROUP BY message_id",
-                (Object) ids).forEach(r -> latest.put(r.get(0, UUID.class), r.get(1, Integer.class)));
+        dsl.resultQuery(LATEST_SQL, ids, ids).forEach(r -> latest.put(r.get(0, UUID.class), r.get(1, Integer.class)));
         return latest;
     }
 }

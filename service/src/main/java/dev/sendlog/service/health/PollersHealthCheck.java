@@ -34,10 +34,17 @@ public final class PollersHealthCheck extends HealthCheck {
         // Ages are taken on the database's clock, like the leases.
         Double oldestSeconds = dsl.fetchValue(org.jooq.impl.DSL.field("""
                 (SELECT extract(epoch FROM now() - min(w.at))::float8 FROM shard_leases l CROSS JOIN LATERAL (
+                    SELECT m.accepted_at AS at FROM messages m
+                    WHERE m.shard = l.shard AND (m.xid, m.position) > (l.publish_xid, l.publish_position)
+                    ORDER BY m.xid, m.position LIMIT 1) w)""", Double.class));
+        Double oldestRedriveSeconds = dsl.fetchValue(org.jooq.impl.DSL.field("""
+                (SELECT extract(epoch FROM now() - min(w.at))::float8 FROM shard_leases l CROSS JOIN LATERAL (
                     SELECT e.at FROM message_events e
-                    WHERE e.shard = l.shard AND e.type IN ('ACCEPTED', 'REDRIVEN')
-                      AND (e.xid, e.position) > (l.publish_xid, l.publish_position)
+                    WHERE e.type = 7 AND e.shard = l.shard AND (e.xid, e.position) > (l.publish_xid, l.publish_position)
                     ORDER BY e.xid, e.position LIMIT 1) w)""", Double.class));
+        if (oldestSeconds == null || (oldestRedriveSeconds != null && oldestRedriveSeconds > oldestSeconds)) {
+            oldestSeconds = oldestRedriveSeconds;
+        }
         Duration age = oldestSeconds == null ? Duration.ZERO : Duration.ofMillis(Math.max(0, Math.round(oldestSeconds * 1000)));
         if (shards == 0) {
             return Result.unhealthy("no poller has ever started (no shard leases)");

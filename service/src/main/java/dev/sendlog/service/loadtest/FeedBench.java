@@ -196,9 +196,10 @@ public final class FeedBench {
         }
         long deadline = System.nanoTime() + Duration.ofMinutes(5).toNanos();
         try (Connection c = postgres.endpoint().connect("sendlog"); PreparedStatement st = c.prepareStatement("""
-                SELECT count(*), extract(epoch FROM max(p.at) - min(p.at))
-                FROM message_events a JOIN message_events p ON p.message_id = a.message_id AND p.seq = 2
-                WHERE a.seq = 1 AND a.type = 'ACCEPTED' AND p.type IN ('PUBLISHED', 'CLAIMED') AND a.at >= ?""")) {
+                SELECT count(DISTINCT m.id), extract(epoch FROM max(p.published_at) - min(p.published_at))
+                FROM publications p CROSS JOIN unnest(p.message_ids, p.seqs) AS u(message_id, seq)
+                JOIN messages m ON m.id = u.message_id
+                WHERE u.seq = 1 AND m.accepted_at >= ?""")) {
             st.setObject(1, java.time.OffsetDateTime.ofInstant(from, java.time.ZoneOffset.UTC));
             while (true) {
                 try (ResultSet rs = st.executeQuery()) {
@@ -226,20 +227,21 @@ public final class FeedBench {
     }
 
     /**
-     * The median and p99 of accept -> PUBLISHED, then of commit -> PUBLISHED, over the messages accepted since
-     * {@code from}, from the log. The poller appends PUBLISHED after the job is on the stream, so an idle worker can
-     * claim first; then PUBLISHED is not written and the CLAIMED event (later than the publish) stands in for it.
-     * Times are the events' own, and the commit time of the transaction that wrote ACCEPTED
-     * ({@code track_commit_timestamp}; the event's xid column holds the full xid8, the server wants its low 32 bits).
+     * The median and p99 of accept -> published, then of commit -> published, over the messages accepted since
+     * {@code from}, from the log: the messages rows and the publications that name them. Times are the rows' own, and
+     * the commit time of the transaction that wrote the message ({@code track_commit_timestamp}; the row's xid column
+     * holds the full xid8, the server wants its low 32 bits).
      */
     private double[] toPublished(Instant from) throws SQLException {
         try (Connection c = postgres.endpoint().connect("sendlog"); PreparedStatement st = c.prepareStatement("""
                      SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY accept_ms), percentile_cont(0.99) WITHIN GROUP (ORDER BY accept_ms),
                             percentile_cont(0.5) WITHIN GROUP (ORDER BY commit_ms), percentile_cont(0.99) WITHIN GROUP (ORDER BY commit_ms)
-                     FROM (SELECT extract(epoch FROM p.at - a.at) * 1000 AS accept_ms,
-                                  extract(epoch FROM p.at - pg_xact_commit_timestamp((a.xid % 4294967296)::text::xid)) * 1000 AS commit_ms
-                           FROM message_events a JOIN message_events p ON p.message_id = a.message_id AND p.seq = 2
-                           WHERE a.seq = 1 AND a.type = 'ACCEPTED' AND p.type IN ('PUBLISHED', 'CLAIMED') AND a.at >= ?) t""")) {
+                     FROM (SELECT extract(epoch FROM p.published_at - m.accepted_at) * 1000 AS accept_ms,
+                                  extract(epoch FROM p.published_at - pg_xact_commit_timestamp((m.xid % 4294967296)::text::xid))
+                                      * 1000 AS commit_ms
+                           FROM publications p CROSS JOIN unnest(p.message_ids, p.seqs) AS u(message_id, seq)
+                           JOIN messages m ON m.id = u.message_id
+                           WHERE u.seq = 1 AND m.accepted_at >= ?) t""")) {
             st.setObject(1, java.time.OffsetDateTime.ofInstant(from, java.time.ZoneOffset.UTC));
             try (ResultSet rs = st.executeQuery()) {
                 rs.next();

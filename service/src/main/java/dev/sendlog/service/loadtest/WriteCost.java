@@ -7,12 +7,9 @@ import dev.sendlog.events.Claimed;
 import dev.sendlog.events.EventCodec;
 import dev.sendlog.events.MessageIds;
 import dev.sendlog.events.ProviderAccepted;
-import dev.sendlog.events.Published;
 import dev.sendlog.events.Receipt;
 import dev.sendlog.events.ReceiptKind;
 import dev.sendlog.events.Shards;
-import dev.sendlog.events.StoredEvent;
-import dev.sendlog.projections.MessageFold;
 import dev.sendlog.schema.Migrations;
 import dev.sendlog.service.core.AcceptWriter;
 import dev.sendlog.service.core.AcceptedItem;
@@ -23,8 +20,12 @@ import dev.sendlog.service.db.EventStore;
 import dev.sendlog.service.db.NewEvent;
 import dev.sendlog.service.dispatch.Charge;
 import dev.sendlog.service.dispatch.EventAppender;
-import dev.sendlog.service.dispatch.StatusProjection;
-import dev.sendlog.service.dispatch.StatusRow;
+import dev.sendlog.service.dispatch.Publications;
+import dev.sendlog.service.dispatch.Timers;
+import dev.sendlog.service.db.IdBlocks;
+import dev.sendlog.service.core.MessageReader;
+import dev.sendlog.events.FinalStatus;
+import dev.sendlog.projections.Limits;
 import java.io.PrintStream;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -115,23 +116,23 @@ public final class WriteCost {
         long vacuumStart = wal();
         exec("VACUUM outbox_messages");
         long vacuumWal = wal() - vacuumStart;
-        // The event log's side updates one table in place too, its status projection: the VACUUM that table needs is
-        // counted as the outbox's is (the service runs it where autovacuum will not, DeadRowVacuum).
+        // The event log's side updates one table in place too, the publications (the timers move each batch's next check):
+        // the VACUUM that table needs is counted as the outbox's is (the service runs it where autovacuum will not).
         long projectionVacuumStart = wal();
-        exec("VACUUM message_status");
+        exec("VACUUM publications");
         long projectionVacuumWal = wal() - projectionVacuumStart;
 
-        long eventLogSize = size("messages") + size("message_events") + size("ledger") + size("provider_refs");
-        long projectionSize = size("message_status");
+        long eventLogSize = size("messages") + size("message_events") + size("ledger") + size("actors");
+        long projectionSize = size("publications");
         long outboxSize = size("outbox_messages") + size("outbox_ledger");
         long compactStart = wal();
         long compactStartNanos = System.nanoTime();
         new Compactor(ds, new EventCodec(), Duration.ofSeconds(5), s -> { }).compact(day);
         long compactionNanos = System.nanoTime() - compactStartNanos;
         long compactionWal = wal() - compactStart;
-        long compactedSize = size("messages") + size("message_events") + size("ledger") + size("provider_refs");
+        long compactedSize = size("messages") + size("message_events") + size("ledger") + size("actors");
         List<String> compactedSizes = new ArrayList<>();
-        for (String table : List.of("message_events", "messages", "ledger", "provider_refs", "message_status", "outbox_messages",
+        for (String table : List.of("message_events", "messages", "ledger", "actors", "publications", "outbox_messages",
                 "outbox_ledger")) {
             long total = size(table);
             long heap = heapSize(table);
@@ -151,7 +152,7 @@ public final class WriteCost {
             out.printf(Locale.ROOT, "| of which full-page images (from the first change of a page after a checkpoint) | %.0f | %.0f |%n",
                     eventLogBreakdown.fullPageImageBytes() / n, outboxBreakdown.fullPageImageBytes() / n);
         }
-        out.printf(Locale.ROOT, "| + VACUUM needed to reclaim dead tuples (the event log's: its status projection), WAL per message | %.0f | %.0f |%n",
+        out.printf(Locale.ROOT, "| + VACUUM needed to reclaim dead tuples (the event log's: its publications), WAL per message | %.0f | %.0f |%n",
                 projectionVacuumWal / n, vacuumWal / n);
         out.printf(Locale.ROOT, "| rows inserted per message | %.1f | %.1f |%n", eventLogStats.inserted / n, outboxStats.inserted / n);
         out.printf(Locale.ROOT, "| rows updated per message (non-HOT) | %.1f (%.1f) | %.1f (%.1f) |%n", eventLogStats.updated / n,
@@ -159,9 +160,9 @@ public final class WriteCost {
         out.printf(Locale.ROOT, "| index entries written per message | %.1f | %.1f |%n", eventLogStats.indexEntries / n,
                 outboxStats.indexEntries / n);
         out.printf(Locale.ROOT, "| dead tuples left on the hot tables | %d | %d |%n", eventLogStats.deadHot, outboxStats.deadHot);
-        out.printf(Locale.ROOT, "| table + index size | %d kB (+ %d kB status projection) | %d kB |%n", eventLogSize / 1024,
+        out.printf(Locale.ROOT, "| table + index size | %d kB (+ %d kB publications) | %d kB |%n", eventLogSize / 1024,
                 projectionSize / 1024, outboxSize / 1024);
-        out.printf(Locale.ROOT, "| after compaction (WAL %.0f B/message) | %d kB (+ %d kB projection) | %d kB (VACUUM returns no space) |%n",
+        out.printf(Locale.ROOT, "| after compaction (WAL %.0f B/message) | %d kB (+ %d kB publications) | %d kB (VACUUM returns no space) |%n",
                 compactionWal / n, compactedSize / 1024, projectionSize / 1024, outboxSize / 1024);
         out.printf(Locale.ROOT, "event log WAL / baseline WAL (each with its VACUUM) = %.2f%n",
                 (double) (eventLogWal + projectionVacuumWal) / (outboxWal + vacuumWal));
@@ -170,14 +171,14 @@ public final class WriteCost {
                     (double) (eventLogWal - eventLogBreakdown.fullPageImageBytes() + projectionVacuumWal)
                             / (outboxWal - outboxBreakdown.fullPageImageBytes() + vacuumWal));
         }
-        out.printf(Locale.ROOT, "event log storage after compaction / baseline = %.2f (with the status projection %.2f)%n",
+        out.printf(Locale.ROOT, "event log storage after compaction / baseline = %.2f (with the publications %.2f)%n",
                 (double) compactedSize / outboxSize, (double) (compactedSize + projectionSize) / outboxSize);
         out.printf(Locale.ROOT, "compaction of %d messages took %.1f s%n", messages, compactionNanos / 1e9);
         out.printf(Locale.ROOT, "%n### Storage after compaction, per table (partitions summed)%n");
         out.println("| table | heap kB | indexes and TOAST kB | B per message |");
         out.println("|---|---:|---:|---:|");
         compactedSizes.forEach(out::println);
-        out.printf(Locale.ROOT, "dead tuples on the projection (mutable by design, off the hot path) before its VACUUM: %d%n",
+        out.printf(Locale.ROOT, "dead tuples on the publications (updated twice per batch by the timers) before their VACUUM: %d%n",
                 eventLogStats.deadProjection);
         printBreakdown(out, "event log", eventLogBreakdown);
         printBreakdown(out, "mutable outbox row", outboxBreakdown);
@@ -240,11 +241,25 @@ public final class WriteCost {
         }
     }
 
+    /**
+     * The event log's side, by the pipeline's own code: the accept writer (the messages row is the acceptance), one
+     * publication row per batch (as the poller writes it), the claims naming it, the provider acceptances with their
+     * charges one request each (group-committed by the appender, as workers record them), the intermediate and the
+     * final receipt (the final one carries the final status for search), and the timers' check of the publication once
+     * its confirm deadline has passed (every message final: nothing left to watch).
+     */
     private void eventLog() throws Exception {
-        EventStore store = new EventStore(new EventCodec());
+        EventStore store = EventStore.of(ds);
         Instant at = day.atTime(12, 0).toInstant(ZoneOffset.UTC);
-        AcceptWriter accept = new AcceptWriter(dsl, store, new MessageIds(() -> at), () -> at, 16, Duration.ofHours(24));
+        AcceptWriter accept = new AcceptWriter(dsl, new MessageIds(() -> at), () -> at, 16, Duration.ofHours(24));
         EventAppender appender = new EventAppender(dsl, store, 4, new MetricRegistry(), "writecost-append");
+        Publications publications = new Publications(dsl);
+        IdBlocks publicationIds = new IdBlocks(dsl, "publications_id_seq", 64);
+        MessageReader reader = new MessageReader(dsl, store);
+        Instant afterConfirm = at.plusSeconds(31);
+        Timers timers = new Timers(publications, reader, appender, store.actors(), new Limits(8, 100, Duration.ofSeconds(30),
+                Duration.ofSeconds(60)), Duration.ofHours(48), 16, () -> afterConfirm, new MetricRegistry());
+        int pollerId = store.actors().id("poller");
         appender.start();
         try (ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor()) {
             for (int done = 0; done < messages; done += BATCH) {
@@ -258,49 +273,49 @@ public final class WriteCost {
                 accept.write(List.of(s));
                 List<AcceptedItem> items = ((SubmissionOutcome.Committed) s.outcome().get()).items();
                 List<UUID> ids = items.stream().map(AcceptedItem::id).toList();
-                Map<UUID, List<StoredEvent>> histories = new HashMap<>();
-                store.readMany(dsl, ids).forEach((id, h) -> histories.put(id, new ArrayList<>(h)));
-                step(store, histories, id -> new Published(1, 1, at.plusSeconds(30)), "poller");
-                step(store, histories, id -> new Claimed(1, "worker", at.plusSeconds(60)), "worker");
+                long publication = publicationIds.next();
+                Integer[] seqs = new Integer[size];
+                Long[] epochs = new Long[size];
+                java.util.Arrays.fill(seqs, 1);
+                java.util.Arrays.fill(epochs, 1L);
+                dsl.transaction(cfg -> Publications.record(cfg.dsl(), publication, at, at.plusSeconds(30), pollerId,
+                        ids.toArray(UUID[]::new), seqs, epochs));
+                Map<UUID, Integer> nextSeq = new HashMap<>();
+                ids.forEach(id -> nextSeq.put(id, 3));
+                step(store, ids, nextSeq, id -> new NewEvent(id, nextSeq.get(id), Shards.of(id, 16), "worker", at,
+                        new Claimed(1, "worker", at.plusSeconds(60))).withPublication(publication));
                 // Acceptances one request each, as workers record them; the appender group-commits them.
                 List<java.util.concurrent.Future<?>> futures = new ArrayList<>();
                 for (UUID id : ids) {
                     futures.add(pool.submit(() -> {
-                        int seq = histories.get(id).size() + 1;
-                        NewEvent e = new NewEvent(id, seq, Shards.of(id, 16), "worker", at,
-                                new ProviderAccepted(1, "sim", "p" + id.getLeastSignificantBits() % 1000));
-                        appender.append(List.of(e), new Charge(id, "demo", "sim", "p" + id.getLeastSignificantBits() % 1000, 1, at));
-                        histories.get(id).add(new StoredEvent(id, seq, at, "worker", e.event()));
+                        NewEvent e = new NewEvent(id, nextSeq.get(id), Shards.of(id, 16), "worker", at,
+                                new ProviderAccepted(1, "sim", "p" + Math.floorMod(id.getLeastSignificantBits(), 1000)));
+                        appender.append(List.of(e), new Charge(id, 1, at));
                         return null;
                     }));
                 }
                 for (var f : futures) {
                     f.get();
                 }
-                project(histories);
-                step(store, histories, id -> new Receipt(ReceiptKind.INTERMEDIATE, "sim", "p1", "ENROUTE", at, null, 1), "callbacks");
-                step(store, histories, id -> new Receipt(ReceiptKind.DELIVERED, "sim", "p1", "DELIVRD", at.plusSeconds(1), null, 2), "callbacks");
-                project(histories);
+                ids.forEach(id -> nextSeq.merge(id, 1, Integer::sum));
+                step(store, ids, nextSeq, id -> new NewEvent(id, nextSeq.get(id), Shards.of(id, 16), "callbacks", at,
+                        new Receipt(ReceiptKind.INTERMEDIATE, "sim", "p1", "ENROUTE", at, null, 1)));
+                step(store, ids, nextSeq, id -> new NewEvent(id, nextSeq.get(id), Shards.of(id, 16), "callbacks", at,
+                        new Receipt(ReceiptKind.DELIVERED, "sim", "p1", "DELIVRD", at.plusSeconds(1), null, 2))
+                        .withFinal(FinalStatus.DELIVERED, "demo"));
+                timers.fire();
             }
         } finally {
             appender.stop();
         }
     }
 
-    private void step(EventStore store, Map<UUID, List<StoredEvent>> histories,
-                      java.util.function.Function<UUID, dev.sendlog.events.MessageEvent> event, String actor) {
-        Instant at = day.atTime(12, 0).toInstant(ZoneOffset.UTC);
-        List<NewEvent> events = new ArrayList<>();
-        histories.forEach((id, h) -> events.add(new NewEvent(id, h.size() + 1, Shards.of(id, 16), actor, at, event.apply(id))));
+    /** One event per message of the batch, in one transaction; each message's next seq moves on. */
+    private void step(EventStore store, List<UUID> ids, Map<UUID, Integer> nextSeq,
+                      java.util.function.Function<UUID, NewEvent> event) {
+        List<NewEvent> events = ids.stream().map(event).toList();
         dsl.transaction(cfg -> store.append(cfg.dsl(), events));
-        events.forEach(e -> histories.get(e.messageId()).add(new StoredEvent(e.messageId(), e.seq(), e.at(), e.actor(), e.event())));
-    }
-
-    /** The projector's write for the batch: one upsert per message. */
-    private void project(Map<UUID, List<StoredEvent>> histories) {
-        List<StatusRow> rows = new ArrayList<>();
-        histories.forEach((id, h) -> rows.add(StatusRow.of("demo", Shards.of(id, 16), MessageFold.fold(h), Duration.ofHours(48))));
-        dsl.transaction(cfg -> StatusProjection.upsert(cfg.dsl(), rows));
+        ids.forEach(id -> nextSeq.merge(id, 1, Integer::sum));
     }
 
     private void mutableOutbox() throws SQLException {
@@ -375,12 +390,12 @@ public final class WriteCost {
                   sum(n_tup_upd - n_tup_hot_upd) FILTER (WHERE logical LIKE 'outbox_%') AS o_nonhot,
                   sum((n_tup_ins + n_tup_upd - n_tup_hot_upd) * indexes) FILTER (WHERE logical LIKE 'outbox_%') AS o_idx,
                   sum(n_dead_tup) FILTER (WHERE logical = 'outbox_messages') AS o_dead,
-                  sum(n_tup_ins) FILTER (WHERE logical IN ('messages','message_events','ledger','provider_refs','message_status')) AS e_ins,
-                  sum(n_tup_upd) FILTER (WHERE logical IN ('messages','message_events','ledger','provider_refs','message_status')) AS e_upd,
-                  sum(n_tup_upd - n_tup_hot_upd) FILTER (WHERE logical IN ('messages','message_events','ledger','provider_refs','message_status')) AS e_nonhot,
-                  sum((n_tup_ins + n_tup_upd - n_tup_hot_upd) * indexes) FILTER (WHERE logical IN ('messages','message_events','ledger','provider_refs','message_status')) AS e_idx,
-                  sum(n_dead_tup) FILTER (WHERE logical IN ('messages','message_events','ledger','provider_refs')) AS e_dead,
-                  sum(n_dead_tup) FILTER (WHERE logical = 'message_status') AS p_dead
+                  sum(n_tup_ins) FILTER (WHERE logical IN ('messages','message_events','ledger','actors','publications')) AS e_ins,
+                  sum(n_tup_upd) FILTER (WHERE logical IN ('messages','message_events','ledger','actors','publications')) AS e_upd,
+                  sum(n_tup_upd - n_tup_hot_upd) FILTER (WHERE logical IN ('messages','message_events','ledger','actors','publications')) AS e_nonhot,
+                  sum((n_tup_ins + n_tup_upd - n_tup_hot_upd) * indexes) FILTER (WHERE logical IN ('messages','message_events','ledger','actors','publications')) AS e_idx,
+                  sum(n_dead_tup) FILTER (WHERE logical IN ('messages','message_events','ledger','actors')) AS e_dead,
+                  sum(n_dead_tup) FILTER (WHERE logical = 'publications') AS p_dead
                 FROM t""")) {
             rs.next();
             return new Stats(rs.getLong("e_ins") + rs.getLong("o_ins"), rs.getLong("e_upd") + rs.getLong("o_upd"),

@@ -11,6 +11,7 @@ import java.time.Instant;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -37,6 +38,8 @@ public final class CallbackRecorder implements Managed {
             SELECT p.i, p.g, p.r, p.m, ?::timestamptz
             FROM unnest(?::int8[], ?::text[], ?::text[], ?::uuid[]) AS p(i, g, r, m)
             JOIN o ON o.inbox_id = p.i AND o.outcome = 'parked'""";
+
+    private static final int MAX_REWRITES = 5;
 
     private final DSLContext dsl;
     private final EventStore store;
@@ -72,22 +75,39 @@ public final class CallbackRecorder implements Managed {
     }
 
     private void write(List<RecordItem> batch) {
-        try {
-            Map<RecordItem, Boolean> results = dsl.transactionResult(cfg -> writeInTransaction(cfg.dsl(), batch));
-            results.forEach((item, ok) -> item.done().complete(ok));
-        } catch (RuntimeException e) {
-            batch.forEach(item -> item.done().completeExceptionally(e));
+        Set<AppendKey> lost = new HashSet<>();
+        for (int round = 0; ; round++) {
+            try {
+                Set<AppendKey> skip = Set.copyOf(lost);
+                Map<RecordItem, Boolean> results = dsl.transactionResult(cfg -> writeInTransaction(cfg.dsl(), batch, skip));
+                results.forEach((item, ok) -> item.done().complete(ok));
+                return;
+            } catch (RuntimeException e) {
+                if (round < MAX_REWRITES && EventStore.isSeqTaken(e)) {
+                    // Another writer took a receipt's seq: the transaction is lost; write again without that receipt.
+                    List<AppendKey> keys = new ArrayList<>();
+                    for (RecordItem item : batch) {
+                        if (item.decision() instanceof CallbackDecision.AppendReceipt a) {
+                            keys.add(a.event().key());
+                        }
+                    }
+                    lost.addAll(store.taken(dsl, keys));
+                    continue;
+                }
+                batch.forEach(item -> item.done().completeExceptionally(e));
+                return;
+            }
         }
     }
 
-    private Map<RecordItem, Boolean> writeInTransaction(DSLContext tx, List<RecordItem> batch) {
+    private Map<RecordItem, Boolean> writeInTransaction(DSLContext tx, List<RecordItem> batch, Set<AppendKey> lost) {
         List<NewEvent> events = new ArrayList<>();
         for (RecordItem item : batch) {
-            if (item.decision() instanceof CallbackDecision.AppendReceipt a) {
+            if (item.decision() instanceof CallbackDecision.AppendReceipt a && !lost.contains(a.event().key())) {
                 events.add(a.event());
             }
         }
-        Set<AppendKey> won = store.append(tx, events);
+        store.append(tx, events);
         Map<RecordItem, Boolean> results = new HashMap<>();
         List<Long> inbox = new ArrayList<>();
         List<String> kinds = new ArrayList<>();
@@ -100,7 +120,7 @@ public final class CallbackRecorder implements Managed {
         for (RecordItem item : batch) {
             switch (item.decision()) {
                 case CallbackDecision.AppendReceipt a -> {
-                    boolean ok = won.contains(new AppendKey(a.event().messageId(), a.event().seq()));
+                    boolean ok = !lost.contains(a.event().key());
                     results.put(item, ok);
                     if (ok) {
                         inbox.add(a.inboxId());

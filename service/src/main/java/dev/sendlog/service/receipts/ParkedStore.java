@@ -9,6 +9,8 @@ import dev.sendlog.service.core.MessageDetails;
 import dev.sendlog.service.core.MessageReader;
 import dev.sendlog.service.db.EventStore;
 import dev.sendlog.service.db.NewEvent;
+import dev.sendlog.events.StoredEvent;
+import dev.sendlog.projections.Decisions;
 import dev.sendlog.service.errors.ApiProblem;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
@@ -101,20 +103,32 @@ public final class ParkedStore {
         Instant now = clock.instant();
         UUID target = messageId;
         ReceiptKind applied = kind;
-        boolean done = dsl.transactionResult(cfg -> {
-            if (message != null) {
-                MessageState state = message.state();
-                NewEvent event = new NewEvent(target, state.nextSeq(), Shards.of(target, shardCount), actor, now, resolved);
-                if (!events.appendOne(cfg.dsl(), event)) {
-                    return false;
+        NewEvent event = null;
+        if (message != null) {
+            MessageState state = message.state();
+            NewEvent e = new NewEvent(target, state.nextSeq(), Shards.of(target, shardCount), actor, now, resolved);
+            event = Decisions.finalStatusAfter(state, new StoredEvent(target, e.seq(), now, actor, resolved))
+                    .map(s -> e.withFinal(s, message.row().tenant())).orElse(e);
+        }
+        NewEvent toAppend = event;
+        boolean done;
+        try {
+            dsl.transaction(cfg -> {
+                if (toAppend != null) {
+                    events.append(cfg.dsl(), List.of(toAppend));
                 }
+                cfg.dsl().execute("""
+                        INSERT INTO parked_resolutions (parked_id, action, status, note, actor, message_id, resolved_at)
+                        VALUES (?, ?, ?, ?, ?, ?, ?::timestamptz)""", parkedId, action, applied == null ? null : applied.name(),
+                        note, actor, target, now.toString());
+            });
+            done = true;
+        } catch (RuntimeException e) {
+            if (!EventStore.isSeqTaken(e)) {
+                throw e;
             }
-            cfg.dsl().execute("""
-                    INSERT INTO parked_resolutions (parked_id, action, status, note, actor, message_id, resolved_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?::timestamptz)""", parkedId, action, applied == null ? null : applied.name(), note,
-                    actor, target, now.toString());
-            return true;
-        });
+            done = false;
+        }
         if (!done) {
             throw ApiProblem.conflict("the message changed meanwhile; try again", List.of());
         }

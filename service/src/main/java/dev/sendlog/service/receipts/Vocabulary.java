@@ -89,11 +89,25 @@ public final class Vocabulary {
         return Optional.ofNullable(statuses.get(status));
     }
 
+    /** The earliest provider time taken: before it, a timestamp is parked as unparseable, not guessed at. */
+    static final Instant EARLIEST = Instant.parse("1970-01-01T00:00:00Z");
+    /** The latest: the last microsecond of the year 9999 (the log's time columns hold no more). */
+    static final Instant LATEST = Instant.parse("9999-12-31T23:59:59.999999Z");
+
+    /**
+     * The provider's time, kept to the microsecond (as the log stores it, so a receipt read back is the receipt that was
+     * decided); empty when it does not parse or falls outside the years 1970 to 9999.
+     */
     public Optional<Instant> parseTimestamp(String text) {
+        return parse(text).filter(t -> !t.isBefore(EARLIEST) && !t.isAfter(LATEST))
+                .map(t -> t.truncatedTo(java.time.temporal.ChronoUnit.MICROS));
+    }
+
+    private Optional<Instant> parse(String text) {
         if (iso) {
             try {
                 return Optional.of(java.time.OffsetDateTime.parse(text).toInstant());
-            } catch (DateTimeParseException e) {
+            } catch (java.time.DateTimeException e) {
                 return Optional.empty();
             }
         }

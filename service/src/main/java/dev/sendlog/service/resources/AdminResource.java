@@ -12,6 +12,7 @@ import dev.sendlog.service.auth.Role;
 import dev.sendlog.service.core.AdminActions;
 import dev.sendlog.service.core.MessageDetails;
 import dev.sendlog.service.core.MessageReader;
+import dev.sendlog.service.core.SearchResult;
 import dev.sendlog.service.errors.ApiProblem;
 import io.dropwizard.auth.Auth;
 import jakarta.annotation.security.RolesAllowed;
@@ -103,17 +104,15 @@ public final class AdminResource {
         return Response.ok(Map.of("id", id, "resolved", action)).build();
     }
 
-    /** Messages in DEAD, newest first, keyset-paginated (from the status projection). */
+    /** Messages in DEAD, newest first, keyset-paginated (from the final index). */
     @GET
     @Path("/dead")
     @RolesAllowed({Role.SUPPORT_NAME, Role.ADMIN_NAME})
     public SearchPage dead(@Auth Caller caller, @QueryParam("limit") String limit, @QueryParam("cursor") String cursor) {
         var query = SearchParams.parse(caller, null, null, "DEAD", null, null, limit, cursor, null);
-        List<MessageDetails> page = reader.search(query);
-        boolean more = page.size() > query.limit();
-        List<MessageDetails> items = more ? page.subList(0, query.limit()) : page;
-        return new SearchPage(items.stream().map(MessageView::of).toList(),
-                more ? items.getLast().row().id().toString() : null);
+        SearchResult page = reader.search(query);
+        return new SearchPage(page.items().stream().map(MessageView::of).toList(),
+                page.next() == null ? null : page.next().toString());
     }
 
     @POST

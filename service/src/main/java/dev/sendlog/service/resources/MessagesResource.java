@@ -18,6 +18,7 @@ import dev.sendlog.service.core.MessageDetails;
 import dev.sendlog.service.core.MessageDraft;
 import dev.sendlog.service.core.MessageReader;
 import dev.sendlog.service.core.SearchQuery;
+import dev.sendlog.service.core.SearchResult;
 import dev.sendlog.service.errors.ApiProblem;
 import dev.sendlog.service.errors.FieldError;
 import io.dropwizard.auth.Auth;
@@ -111,11 +112,9 @@ public final class MessagesResource {
                              @QueryParam("cursor") String cursor,
                              @QueryParam("tenant") String tenant) {
         SearchQuery query = SearchParams.parse(caller, to, reference, status, since, until, limit, cursor, tenant);
-        List<MessageDetails> page = reader.search(query);
-        boolean more = page.size() > query.limit();
-        List<MessageDetails> items = more ? page.subList(0, query.limit()) : page;
-        String next = more ? items.getLast().row().id().toString() : null;
-        return new SearchPage(items.stream().map(MessageView::of).toList(), next);
+        SearchResult page = reader.search(query);
+        return new SearchPage(page.items().stream().map(MessageView::of).toList(),
+                page.next() == null ? null : page.next().toString());
     }
 
     /** The message if this caller may see it; another tenant's message is as absent as a missing one. */

@@ -87,16 +87,16 @@ class CallbackFuzzTest {
         assertThat(count("SELECT count(*) FROM callback_inbox")).as("only signed callbacks are stored").isEqualTo(stored.size());
         assertThat(count("SELECT count(*) FROM callback_outcomes")).isEqualTo(stored.size());
         assertThat(count("SELECT count(*) FROM callback_outcomes o WHERE outcome = 'appended' AND NOT EXISTS (SELECT 1 FROM "
-                + "message_events e WHERE e.message_id = o.message_id AND e.seq = o.event_seq AND e.type = 'RECEIPT' "
-                + "AND (e.data->>'inboxId')::bigint = o.inbox_id)")).isZero();
+                + "message_events e WHERE e.message_id = o.message_id AND e.seq = o.event_seq AND e.type = 9 "
+                + "AND e.ref = o.inbox_id)")).isZero();
         assertThat(count("SELECT count(*) FROM callback_outcomes o WHERE outcome = 'parked' AND NOT EXISTS "
                 + "(SELECT 1 FROM parked_input p WHERE p.inbox_id = o.inbox_id)")).isZero();
         assertThat(count("SELECT count(*) FROM parked_input p WHERE NOT EXISTS "
                 + "(SELECT 1 FROM callback_outcomes o WHERE o.inbox_id = p.inbox_id AND o.outcome = 'parked')")).isZero();
         assertThat(count("SELECT count(*) FROM callback_outcomes o WHERE outcome = 'duplicate' AND NOT EXISTS (SELECT 1 FROM "
-                + "message_events e WHERE e.message_id = o.message_id AND e.type = 'RECEIPT')")).isZero();
-        assertThat(count("SELECT count(*) FROM (SELECT 1 FROM message_events WHERE type = 'RECEIPT' GROUP BY message_id, "
-                + "data->>'providerStatus', data->>'providerTimestamp' HAVING count(*) > 1) twice"))
+                + "message_events e WHERE e.message_id = o.message_id AND e.type = 9)")).isZero();
+        assertThat(count("SELECT count(*) FROM (SELECT 1 FROM message_events WHERE type = 9 GROUP BY message_id, "
+                + "detail, time2 HAVING count(*) > 1) twice"))
                 .as("the same receipt recorded twice on a message").isZero();
         assertThat(log.failures()).as("failures the service logged").isEmpty();
         for (Sent s : sent) {

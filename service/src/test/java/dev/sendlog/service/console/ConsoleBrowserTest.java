@@ -5,9 +5,15 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.sendlog.events.Compacted;
+import dev.sendlog.events.StoredEvent;
+import dev.sendlog.service.core.MessageDetails;
+import dev.sendlog.service.core.MessageReader;
+import dev.sendlog.service.db.EventStore;
 import dev.sendlog.service.receipts.CallbackSignature;
+import dev.sendlog.testkit.LogFixtures;
+import org.jooq.SQLDialect;
+import org.jooq.impl.DSL;
 import dev.sendlog.service.support.ApiResponse;
 import dev.sendlog.service.support.Messages;
 import dev.sendlog.service.support.ServiceHarness;
@@ -24,7 +30,6 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
-import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -189,7 +194,7 @@ class ConsoleBrowserTest {
                 .click();
         wait.until(d -> !d.findElements(By.cssSelector("#timeline [data-test=event]")).isEmpty());
         // The API opens compaction snapshots back into the events they folded: the timeline reads as before compaction.
-        assertThat(eventTypes()).containsSubsequence("ACCEPTED", "CLAIMED", "PROVIDER_ACCEPTED").doesNotContain("COMPACTED");
+        assertThat(eventTypes()).containsSubsequence("ACCEPTED", "PUBLISHED", "CLAIMED", "PROVIDER_ACCEPTED").doesNotContain("COMPACTED");
         assertThat(field("status")).isEqualTo("SENT");
     }
 
@@ -382,65 +387,30 @@ class ConsoleBrowserTest {
 
     /**
      * Does what compaction will do to a finished message: its events but the last are replaced by one COMPACTED
-     * snapshot that lists them and takes the seq of the last one it holds. Returns how many it folded.
+     * snapshot that lists them (its acceptance and publication included) and takes the seq of the last one it holds.
+     * Returns how many it folded.
      */
     private static int compactAllButTheLastEvent(String id) throws SQLException {
-        ObjectMapper json = new ObjectMapper();
         UUID messageId = UUID.fromString(id);
+        EventStore store = EventStore.of(SERVICE.dataSource());
+        MessageDetails message = new MessageReader(DSL.using(SERVICE.dataSource(), SQLDialect.POSTGRES), store).find(messageId)
+                .orElseThrow();
+        List<StoredEvent> events = message.events();
+        assertThat(events).hasSizeGreaterThan(2);
+        List<StoredEvent> folded = events.subList(0, events.size() - 1);
+        StoredEvent last = folded.getLast();
         try (Connection c = SERVICE.dataSource().getConnection()) {
             c.setAutoCommit(false);
-            ArrayNode events = json.createArrayNode();
-            int last;
-            int shard;
-            OffsetDateTime at;
-            try (PreparedStatement st = c.prepareStatement("""
-                    SELECT seq, type, version, at, actor, data::text, shard FROM message_events
-                    WHERE message_id = ? ORDER BY seq FOR UPDATE""")) {
-                st.setObject(1, messageId);
-                try (ResultSet rs = st.executeQuery()) {
-                    List<ObjectNode> rows = new ArrayList<>();
-                    last = 0;
-                    shard = 0;
-                    at = null;
-                    while (rs.next()) {
-                        ObjectNode e = json.createObjectNode();
-                        e.put("seq", rs.getInt(1));
-                        e.put("type", rs.getString(2));
-                        e.put("version", rs.getInt(3));
-                        at = rs.getObject(4, OffsetDateTime.class);
-                        e.put("at", at.toInstant().toString());
-                        e.put("actor", rs.getString(5));
-                        e.set("data", json.readTree(rs.getString(6)));
-                        rows.add(e);
-                        last = rs.getInt(1);
-                        shard = rs.getInt(7);
-                    }
-                    assertThat(rows).hasSizeGreaterThan(2);
-                    rows.subList(0, rows.size() - 1).forEach(events::add);
-                }
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-            int snapshotSeq = last - 1;
-            ObjectNode data = json.createObjectNode();
-            data.set("events", events);
-            try (PreparedStatement delete = c.prepareStatement("DELETE FROM message_events WHERE message_id = ? AND seq <= ?");
-                 PreparedStatement insert = c.prepareStatement("""
-                         INSERT INTO message_events (message_id, seq, shard, type, version, actor, at, data)
-                         VALUES (?, ?, ?, 'COMPACTED', 1, 'compactor', ?, ?::jsonb)""")) {
+            try (PreparedStatement delete = c.prepareStatement("DELETE FROM message_events WHERE message_id = ? AND seq <= ?")) {
                 delete.setObject(1, messageId);
-                delete.setInt(2, snapshotSeq);
-                assertThat(delete.executeUpdate()).isEqualTo(events.size());
-                insert.setObject(1, messageId);
-                insert.setInt(2, snapshotSeq);
-                insert.setInt(3, shard);
-                insert.setObject(4, at);
-                insert.setString(5, data.toString());
-                insert.executeUpdate();
+                delete.setInt(2, last.seq());
+                delete.executeUpdate();
             }
+            new LogFixtures(SERVICE.dataSource()).append(c, (short) 0, store.rows().toRow(messageId, last.seq(), "compactor",
+                    last.at(), new Compacted(folded), null));
             c.commit();
-            return events.size();
         }
+        return folded.size();
     }
 
     private static void deleteTree(Path root) throws IOException {

@@ -96,7 +96,7 @@ class StatisticsRefreshTest {
     }
 
     /**
-     * Writes {@code n} messages of now, each with its ACCEPTED event, in one statement (a temporary table would make the
+     * Writes {@code n} messages of now, each with a claim, in one statement (a temporary table would make the
      * server plan prepared statements again by itself: it changes the search path); returns their day partition.
      */
     static String insertMessages(DataSource dataSource, Statement st, int n) throws SQLException {
@@ -106,8 +106,8 @@ class StatisticsRefreshTest {
                 + " FROM generate_series(1, " + n + ")),"
                 + " m AS (INSERT INTO messages (id, tenant, shard, recipient, body, gateway, accepted_at)"
                 + " SELECT id, 'acme', 0, '+4915100000000', '" + body + "', 'sim', now() FROM ids RETURNING id)"
-                + " INSERT INTO message_events (message_id, seq, shard, type, version, actor, at, data)"
-                + " SELECT id, 1, 0, 'ACCEPTED', 1, 'test', now(), '{\"tenant\":\"acme\",\"gateway\":\"sim\"}' FROM m");
+                + " INSERT INTO message_events (message_id, seq, at, type, actor, attempt, time2)"
+                + " SELECT id, 3, now(), 3, (SELECT id FROM actors LIMIT 1), 1, now() FROM m");
         String partition;
         try (ResultSet rs = st.executeQuery("SELECT DISTINCT tableoid::regclass::text FROM messages WHERE body = '" + body + "'")) {
             List<String> partitions = new ArrayList<>();

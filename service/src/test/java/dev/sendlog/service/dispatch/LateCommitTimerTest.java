@@ -16,9 +16,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * No timer is ever skipped, even one whose transaction committed late: here a message's PUBLISHED event
- * (which carries a confirm-by deadline) commits after a later message's events. The projector's snapshot-safe
- * cursor still folds it, so the deadline is seen and the timer re-drives the message.
+ * No timer is ever skipped, even one whose transaction committed late: here a publication (which carries its confirm
+ * deadline and watches its message from then on) commits after later messages. The timers find due publications by
+ * their check time whenever they commit, with no cursor to pass over them, so the deadline fires and the message is
+ * re-driven.
  */
 class LateCommitTimerTest {
     @RegisterExtension
@@ -40,17 +41,13 @@ class LateCommitTimerTest {
                 ps.executeUpdate();
             }
             try (PreparedStatement ps = t1.prepareStatement("""
-                    INSERT INTO message_events (message_id, seq, shard, type, version, actor, at, data) VALUES
-                    (?, 1, ?, 'ACCEPTED', 1, 'api', ?::timestamptz, '{"tenant":"acme","gateway":"sim"}'),
-                    (?, 2, ?, 'PUBLISHED', 1, 'poller-x', ?::timestamptz,
-                     jsonb_build_object('attempt', 1, 'epoch', 1, 'confirmBy', ?::text))""")) {
-                ps.setObject(1, late);
-                ps.setShort(2, shard);
-                ps.setString(3, now.toString());
+                    INSERT INTO publications (id, published_at, confirm_by, check_at, actor, message_ids, seqs, epochs)
+                    VALUES (nextval('publications_id_seq'), ?::timestamptz, ?::timestamptz, ?::timestamptz,
+                            (SELECT id FROM actors WHERE name = 'upgrade'), ARRAY[?::uuid], '{1}', '{1}')""")) {
+                ps.setString(1, now.toString());
+                ps.setString(2, now.plusSeconds(5).toString());
+                ps.setString(3, now.plusSeconds(5).toString());
                 ps.setObject(4, late);
-                ps.setShort(5, shard);
-                ps.setString(6, now.toString());
-                ps.setString(7, now.plusSeconds(5).toString());
                 ps.executeUpdate();
             }
             // Meanwhile later messages commit (larger positions); a `position > last` reader would pass over t1 for good.
@@ -59,10 +56,11 @@ class LateCommitTimerTest {
             t1.commit();
         }
         Messages.awaitAdvancing(SERVICE, Duration.ofSeconds(6), Duration.ofSeconds(60), () ->
-                assertThat(Sql.count(SERVICE.dataSource(), "SELECT count(*) FROM message_events WHERE message_id = '" + late
-                        + "' AND type = 'REDRIVEN' AND data->>'reason' = 'PUBLISH_TIMEOUT'")).isGreaterThanOrEqualTo(1));
-        // ...and the poller publishes the re-driven attempt like any other work.
+                assertThat(Messages.history(SERVICE, late.toString())).filteredOn(e -> e.get("type").asText().equals("REDRIVEN")
+                        && e.get("data").get("reason").asText().equals("PUBLISH_TIMEOUT")).isNotEmpty());
+        // ...shown after the publication it timed out, and the poller publishes the re-driven attempt like any other work.
+        assertThat(Messages.events(SERVICE, late.toString(), "PUBLISHED")).isGreaterThanOrEqualTo(1);
         org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(Sql.count(SERVICE.dataSource(),
-                "SELECT count(*) FROM message_events WHERE message_id = '" + late + "' AND type = 'PUBLISHED'")).isGreaterThanOrEqualTo(2));
+                "SELECT count(*) FROM publications WHERE '" + late + "' = ANY(message_ids)")).isGreaterThanOrEqualTo(2));
     }
 }

@@ -3,7 +3,6 @@ package dev.sendlog.service.dispatch;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.codahale.metrics.MetricRegistry;
-import dev.sendlog.events.EventCodec;
 import dev.sendlog.events.ProviderAccepted;
 import dev.sendlog.events.Shards;
 import dev.sendlog.service.db.EventStore;
@@ -36,7 +35,7 @@ class LedgerTest {
 
         MetricRegistry metrics = new MetricRegistry();
         EventAppender recovery = new EventAppender(DSL.using(SERVICE.dataSource(), SQLDialect.POSTGRES),
-                new EventStore(new EventCodec()), 1, metrics, "recovery-append");
+                EventStore.of(SERVICE.dataSource()), 1, metrics, "recovery-append");
         recovery.start();
         try {
             UUID messageId = UUID.fromString(id);
@@ -44,7 +43,7 @@ class LedgerTest {
             String providerId = SERVICE.api().get("/v1/messages/" + id, "client-a").json().get("providerId").asText();
             NewEvent again = new NewEvent(messageId, nextSeq, Shards.of(messageId, 4), "recovery", SERVICE.now(),
                     new ProviderAccepted(2, "sim", providerId));
-            recovery.append(List.of(again), new Charge(messageId, "acme", "sim", providerId, 1, SERVICE.now()));
+            recovery.append(List.of(again), new Charge(messageId, 1, SERVICE.now()));
         } finally {
             recovery.stop();
         }

@@ -42,7 +42,7 @@ class SendConcurrencyTest {
         assertThat(r.status()).as(r.raw()).isEqualTo(202);
         r.json().get("results").forEach(item -> ids.add(item.get("id").asText()));
         String in = "'" + String.join("','", ids) + "'";
-        Messages.awaitCount(SERVICE, "SELECT count(DISTINCT message_id) FROM message_events WHERE type = 'PROVIDER_ACCEPTED'"
+        Messages.awaitCount(SERVICE, "SELECT count(DISTINCT message_id) FROM message_events WHERE type = 4"
                 + " AND message_id IN (" + in + ")", ids.size(), Duration.ofSeconds(60));
 
         assertThat(SERVICE.simulator().stats().uniqueKeys()).isEqualTo(ids.size());

@@ -1,5 +1,7 @@
 package dev.sendlog.service.dispatch;
 
+import dev.sendlog.events.EventType;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sendlog.service.support.Messages;
@@ -35,15 +37,17 @@ abstract class TenThousandMessages {
         List<String> ids = Messages.submit(service, n);
         assertThat(ids).doesNotHaveDuplicates().hasSize(n);
 
-        Messages.awaitCount(service, "SELECT count(*) FROM message_status WHERE status = 'SENT'", n, Duration.ofMinutes(3));
+        Messages.awaitCount(service, "SELECT count(DISTINCT message_id) FROM message_events WHERE type = "
+                + EventType.PROVIDER_ACCEPTED.code(), n, Duration.ofMinutes(3));
         assertThat(Messages.providerAccepted(service)).isEqualTo(n);
         assertThat(Sql.count(service.dataSource(), "SELECT count(*) FROM ledger")).isEqualTo(n);
         assertThat(Sql.count(service.dataSource(),
-                "SELECT count(*) FROM (SELECT message_id FROM message_events WHERE type = 'PROVIDER_ACCEPTED' "
+                "SELECT count(*) FROM (SELECT message_id FROM message_events WHERE type = " + EventType.PROVIDER_ACCEPTED.code() + " "
                         + "GROUP BY message_id HAVING count(*) > 1) t")).isZero();
         assertThat(service.simulator().stats().uniqueKeys()).isEqualTo(n);
         assertThat(service.simulator().stats().duplicateSubmits()).isZero();
-        assertThat(Sql.count(service.dataSource(), "SELECT count(DISTINCT provider_id) FROM ledger")).isEqualTo(100);
+        assertThat(Sql.count(service.dataSource(), "SELECT count(DISTINCT provider_id) FROM message_events WHERE type = "
+                + EventType.PROVIDER_ACCEPTED.code())).isEqualTo(100);
 
         try (RedisClient client = service.redisClient(); StatefulRedisConnection<String, String> redis = client.connect()) {
             String stream = service.redisPrefix() + "{send}:stream";

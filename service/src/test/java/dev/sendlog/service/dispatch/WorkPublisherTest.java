@@ -5,11 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.codahale.metrics.MetricRegistry;
 import dev.sendlog.compactor.PartitionManager;
-import dev.sendlog.events.Accepted;
-import dev.sendlog.events.EventCodec;
 import dev.sendlog.events.MessageIds;
 import dev.sendlog.events.Shards;
-import dev.sendlog.events.StoredEvent;
 import dev.sendlog.service.config.PipelineSettings;
 import dev.sendlog.service.core.Faults;
 import dev.sendlog.service.db.EventStore;
@@ -18,6 +15,7 @@ import dev.sendlog.service.queue.JobStream;
 import dev.sendlog.service.queue.RedisConnections;
 import dev.sendlog.service.queue.StreamKeys;
 import dev.sendlog.testkit.TestDatabaseExtension;
+import dev.sendlog.service.support.Sql;
 import dev.sendlog.testkit.TestRedis;
 import java.time.Duration;
 import java.time.Instant;
@@ -45,7 +43,7 @@ class WorkPublisherTest {
     static final TestDatabaseExtension DB = new TestDatabaseExtension();
 
     private final String prefix = TestRedis.prefix();
-    private final EventStore store = new EventStore(new EventCodec());
+    private EventStore store;
     private final MessageIds ids = new MessageIds(InstantSource.system());
     private RedisConnections redis;
     private JobStream stream;
@@ -58,8 +56,9 @@ class WorkPublisherTest {
         stream = new JobStream(redis, StreamKeys.send(prefix), StreamKeys.SEND_GROUP, "test");
         stream.ensureGroup();
         dsl = DSL.using(DB.dataSource(), SQLDialect.POSTGRES);
+        store = EventStore.of(DB.dataSource());
         new PartitionManager(DB.dataSource(), Duration.ofSeconds(5)).ensure(LocalDate.now(ZoneOffset.UTC), 1);
-        publisher = new WorkPublisher(dsl, store, stream, new PipelineSettings(), InstantSource.system(), "test-poller",
+        publisher = new WorkPublisher(dsl, store.actors(), stream, new PipelineSettings(), InstantSource.system(), "test-poller",
                 Faults.NONE, new MetricRegistry());
     }
 
@@ -72,35 +71,46 @@ class WorkPublisherTest {
     @Test
     void aRedrivenRowThisSessionCannotSeeYetIsRefusedNotSkipped() {
         UUID id = acceptedMessage();
-        // The slot delivered seq 2 (REDRIVEN); this session still sees only seq 1.
-        TailRow redriven = row(id, 2, "REDRIVEN", "{\"attempt\": 2, \"reason\": \"RETRY_DUE\"}");
+        // The slot delivered a REDRIVEN at seq 5; this session still sees only the message's acceptance.
+        TailRow redriven = new TailRow(Shards.of(id, 16), id, 5, new TailCursor(1, 2), 2, Instant.now());
 
         assertThatThrownBy(() -> publisher.publish(List.of(redriven), shard -> 1L, tx -> { }))
                 .isInstanceOf(WorkPublisher.NotVisibleYet.class);
         assertThat(stream.length()).as("nothing put on the stream").isZero();
-        assertThat(store.read(dsl, id)).extracting(StoredEvent::seq).containsExactly(1);
+        assertThat(Sql.count(DB.dataSource(), "SELECT count(*) FROM publications")).isZero();
     }
 
     @Test
-    void aRowSomethingCameAfterIsSkippedAndAnOwedOneIsPublished() {
+    void aMessageThisSessionCannotSeeYetIsRefusedNotSkipped() {
+        UUID unseen = ids.next();
+        assertThatThrownBy(() -> publisher.publish(List.of(accepted(unseen)), shard -> 1L, tx -> { }))
+                .isInstanceOf(WorkPublisher.NotVisibleYet.class);
+        assertThat(stream.length()).isZero();
+    }
+
+    @Test
+    void aRowSomethingCameAfterIsSkippedAndAnOwedOneIsPublishedInOnePublicationRow() {
         UUID handled = acceptedMessage();
-        append(handled, 2, new dev.sendlog.events.Published(1, 1, Instant.now().plusSeconds(5)));
+        append(handled, 3, new dev.sendlog.events.Claimed(1, "test", Instant.now().plusSeconds(60)));
         UUID owed = acceptedMessage();
+        UUID owedToo = acceptedMessage();
 
-        int published = publisher.publish(List.of(row(handled, 1, "ACCEPTED", "{}"), row(owed, 1, "ACCEPTED", "{}")),
-                shard -> 1L, tx -> { });
+        int published = publisher.publish(List.of(accepted(handled), accepted(owed), accepted(owedToo)), shard -> 7L, tx -> { });
 
-        assertThat(published).isEqualTo(1);
-        assertThat(stream.length()).isEqualTo(1);
-        assertThat(store.read(dsl, owed)).extracting(e -> e.type().name()).containsExactly("ACCEPTED", "PUBLISHED");
-        assertThat(store.read(dsl, handled)).hasSize(2);
+        assertThat(published).isEqualTo(2);
+        assertThat(stream.length()).isEqualTo(2);
+        assertThat(Sql.count(DB.dataSource(), "SELECT count(*) FROM publications")).as("one row for the batch").isEqualTo(1);
+        assertThat(Sql.count(DB.dataSource(), "SELECT count(*) FROM publications WHERE message_ids = ARRAY['" + owed + "', '"
+                + owedToo + "']::uuid[] AND seqs = '{1,1}' AND epochs = '{7,7}' AND check_at = confirm_by")).isEqualTo(1);
+        assertThat(Sql.count(DB.dataSource(), "SELECT count(*) FROM message_events WHERE message_id IN ('" + owed + "', '"
+                + owedToo + "')")).as("no event row per message").isZero();
+        assertThat(store.rows(dsl, List.of(handled)).get(handled)).hasSize(1);
     }
 
     private UUID acceptedMessage() {
         UUID id = ids.next();
         dsl.execute("INSERT INTO messages (id, tenant, shard, recipient, body, gateway, accepted_at) VALUES (?, 'demo', ?, "
                 + "'+4915100000001', 'hi', 'sim', now())", id, Shards.of(id, 16));
-        append(id, 1, new Accepted("demo", "sim"));
         return id;
     }
 
@@ -109,7 +119,7 @@ class WorkPublisherTest {
                 List.of(new NewEvent(id, seq, Shards.of(id, 16), "test", Instant.now(), event))));
     }
 
-    private static TailRow row(UUID id, int seq, String type, String data) {
-        return new TailRow(Shards.of(id, 16), id, seq, new TailCursor(1, 1), type, 1, data, Instant.now(), "test");
+    private static TailRow accepted(UUID id) {
+        return new TailRow(Shards.of(id, 16), id, 1, new TailCursor(1, 1), 1, Instant.now());
     }
 }

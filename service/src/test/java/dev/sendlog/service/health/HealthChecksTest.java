@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.sendlog.service.support.ApiResponse;
 import dev.sendlog.service.support.Messages;
 import dev.sendlog.service.support.ServiceHarness;
+import dev.sendlog.service.support.Sql;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import java.sql.Connection;
@@ -25,7 +26,7 @@ class HealthChecksTest {
     @RegisterExtension
     static final ServiceHarness SERVICE = new ServiceHarness(
             "alarms.maxUnownedShard", "2s", "alarms.maxUnpublishedAge", "3s", "alarms.maxQueueAge", "3s",
-            "alarms.maxProjectorLag", "3s", "alarms.maxTransactionAge", "2s", "alarms.maxDeadPerMinute", "1",
+            "alarms.maxTimerLag", "3s", "alarms.maxTransactionAge", "2s", "alarms.maxDeadPerMinute", "1",
             "pipeline.leaseTtl", "3s").privateRedis(REDIS_MAX_BYTES);
 
     private static Duration awaitState(String check, boolean healthy) {
@@ -65,19 +66,25 @@ class HealthChecksTest {
         awaitState("redis-send", true);
     }
 
+    /** The timers run with the pollers: stopped, a publication's check that comes due waits, and the timers check says so. */
     @Test
-    void aStoppedPollerFailsThePollerAndProjectorChecksAndTheyRecoverWhenItResumes() {
+    void aStoppedPollerFailsThePollerAndTimerChecksAndTheyRecoverWhenItResumes() {
         awaitState("pollers", true);
+        awaitState("timers", true);
+        String sent = Messages.submitOne(SERVICE, Messages.recipient());
+        Messages.awaitStatus(SERVICE, sent, "SENT", Duration.ofSeconds(30));
         assertThat(SERVICE.admin().post("/tasks/pause?component=poller", null, "").status()).isEqualTo(200);
         try {
             Messages.submitOne(SERVICE, Messages.recipient());
+            Sql.exec(SERVICE.dataSource(), "UPDATE publications SET check_at = now() - interval '10 seconds' "
+                    + "WHERE '" + sent + "' = ANY(message_ids)");
             awaitState("pollers", false);
-            awaitState("projector", false);
+            awaitState("timers", false);
         } finally {
             SERVICE.admin().post("/tasks/resume?component=poller", null, "");
         }
         awaitState("pollers", true);
-        awaitState("projector", true);
+        awaitState("timers", true);
     }
 
     @Test

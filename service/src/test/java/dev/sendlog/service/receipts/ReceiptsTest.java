@@ -226,10 +226,12 @@ class ReceiptsTest {
             Messages.awaitStatus(SERVICE, id, "UNKNOWN", Duration.ofSeconds(30));
         }
         String in = "'" + String.join("','", ids) + "'";
-        assertThat(Sql.count(SERVICE.dataSource(), "SELECT count(*) FROM message_events WHERE type = 'OUTCOME_UNKNOWN' AND message_id IN ("
+        assertThat(Sql.count(SERVICE.dataSource(), "SELECT count(*) FROM message_events WHERE type = 10 AND message_id IN ("
                 + in + ")")).isEqualTo(20);
-        assertThat(Sql.count(SERVICE.dataSource(), "SELECT count(*) FROM message_status WHERE status = 'UNDELIVERED' AND message_id IN ("
-                + in + ")")).isZero();
+        assertThat(Sql.count(SERVICE.dataSource(), "SELECT count(*) FROM message_events WHERE status = 3 AND tenant = 'acme' "
+                + "AND message_id IN (" + in + ")")).as("found by search as UNKNOWN").isEqualTo(20);
+        assertThat(Sql.count(SERVICE.dataSource(), "SELECT count(*) FROM message_events WHERE status = 2 AND message_id IN ("
+                + in + ")")).as("never UNDELIVERED").isZero();
         assertThat(SERVICE.admin().get("/metrics", null).json().path("counters").path("messages.unknown").path("count").asLong())
                 .isGreaterThanOrEqualTo(20);
 
@@ -252,7 +254,7 @@ class ReceiptsTest {
                 "SELECT count(*) FROM callback_inbox i WHERE NOT EXISTS (SELECT 1 FROM callback_outcomes o WHERE o.inbox_id = i.id)"))
                 .isZero());
         assertThat(Sql.count(SERVICE.dataSource(), "SELECT count(*) FROM callback_outcomes o WHERE outcome = 'appended' AND NOT EXISTS "
-                + "(SELECT 1 FROM message_events e WHERE e.message_id = o.message_id AND e.seq = o.event_seq AND e.type = 'RECEIPT')"))
+                + "(SELECT 1 FROM message_events e WHERE e.message_id = o.message_id AND e.seq = o.event_seq AND e.type = 9)"))
                 .isZero();
         assertThat(Sql.count(SERVICE.dataSource(), "SELECT count(*) FROM callback_outcomes o WHERE outcome = 'parked' AND NOT EXISTS "
                 + "(SELECT 1 FROM parked_input p WHERE p.inbox_id = o.inbox_id)")).isZero();

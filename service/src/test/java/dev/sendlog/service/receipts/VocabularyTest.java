@@ -52,6 +52,18 @@ class VocabularyTest {
         assertThat(Vocabulary.json().parseTimestamp("2611300931")).isEmpty();
     }
 
+    /** The log keeps provider times to the microsecond, years 1970 to 9999: a time outside them is parked, not stored. */
+    @Test
+    void timesOutsideWhatTheLogKeepsAreRefusedAndFinerOnesKeptToTheMicrosecond() {
+        assertThat(Vocabulary.json().parseTimestamp("0000-01-01T00:00:00Z")).isEmpty();
+        assertThat(Vocabulary.json().parseTimestamp("1969-12-31T23:59:59Z")).isEmpty();
+        assertThat(Vocabulary.json().parseTimestamp("+999999999-12-31T23:59:59Z")).isEmpty();
+        assertThat(Vocabulary.json().parseTimestamp("+10000-01-01T00:00:00Z")).isEmpty();
+        assertThat(Vocabulary.json().parseTimestamp("9999-12-31T23:59:59.999999Z")).contains(Instant.parse("9999-12-31T23:59:59.999999Z"));
+        assertThat(Vocabulary.json().parseTimestamp("1970-01-01T00:00:00Z")).contains(Instant.EPOCH);
+        assertThat(Vocabulary.json().parseTimestamp("2026-11-30T09:31:02.123456789Z")).contains(Instant.parse("2026-11-30T09:31:02.123456Z"));
+    }
+
     @Test
     void configuredWordsExtendAVocabulary() {
         Vocabulary v = Vocabulary.named("smpp", Map.of("DELIVERED_OK", "DELIVERED"));

@@ -26,7 +26,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * other two take its shards once its leases run out. It comes back: the shards rebalance to 6, 5, 5. Another is
  * frozen with SIGSTOP past its lease and thawed, so it wakes believing it still owns shards that have moved: the
  * epoch fences it out. Throughout, every accepted message reaches the provider and is charged once, and the log
- * shows each shard's PUBLISHED events in epoch order with one poller per epoch.
+ * shows each shard's publications in epoch order with one poller per epoch.
  */
 class ShardFailoverTest {
     private static final int SHARDS = 16;
@@ -98,7 +98,7 @@ class ShardFailoverTest {
             assertThat(accepted).hasSizeGreaterThan(100);
 
             // Every accepted message reached the provider and was charged once, whatever poller published it.
-            Messages.awaitCount(SERVICE, "SELECT count(DISTINCT message_id) FROM message_events WHERE type = 'PROVIDER_ACCEPTED'",
+            Messages.awaitCount(SERVICE, "SELECT count(DISTINCT message_id) FROM message_events WHERE type = 4",
                     accepted.size(), Duration.ofSeconds(120));
             assertThat(Sql.count(SERVICE.dataSource(), "SELECT count(*) FROM ledger")).isEqualTo(accepted.size());
             assertThat(Sql.count(SERVICE.dataSource(), "SELECT count(*) FROM messages")).isEqualTo(accepted.size());
@@ -106,17 +106,21 @@ class ShardFailoverTest {
 
             // The fencing, seen in the log: per shard, PUBLISHED events in commit order never go back to an older
             // epoch, and each (shard, epoch) was published by exactly one poller.
+            // (Publications in the order they were made: a poller takes the time before its fenced transaction, and the
+            // next owner can take the shard only after that transaction ended.)
             assertThat(Sql.count(SERVICE.dataSource(), """
                     SELECT count(*) FROM (
-                        SELECT (data->>'epoch')::bigint AS epoch,
-                               max((data->>'epoch')::bigint) OVER (PARTITION BY shard ORDER BY xid, position
+                        SELECT u.epoch, max(u.epoch) OVER (PARTITION BY m.shard ORDER BY p.published_at, p.id
                                    ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS newest_before
-                        FROM message_events WHERE type = 'PUBLISHED') t
-                    WHERE epoch < newest_before""")).as("PUBLISHED under an older epoch after a newer one").isZero();
+                        FROM publications p CROSS JOIN unnest(p.message_ids, p.epochs) AS u(message_id, epoch)
+                        JOIN messages m ON m.id = u.message_id) t
+                    WHERE epoch < newest_before""")).as("published under an older epoch after a newer one").isZero();
             assertThat(Sql.count(SERVICE.dataSource(), """
-                    SELECT count(*) FROM (SELECT shard, data->>'epoch' FROM message_events WHERE type = 'PUBLISHED'
-                                          GROUP BY 1, 2 HAVING count(DISTINCT actor) > 1) t""")).as("epochs with two publishers").isZero();
-            assertThat(Sql.count(SERVICE.dataSource(), "SELECT count(DISTINCT actor) FROM message_events WHERE type = 'PUBLISHED'"))
+                    SELECT count(*) FROM (SELECT m.shard, u.epoch
+                                          FROM publications p CROSS JOIN unnest(p.message_ids, p.epochs) AS u(message_id, epoch)
+                                          JOIN messages m ON m.id = u.message_id
+                                          GROUP BY 1, 2 HAVING count(DISTINCT p.actor) > 1) t""")).as("epochs with two publishers").isZero();
+            assertThat(Sql.count(SERVICE.dataSource(), "SELECT count(DISTINCT actor) FROM publications"))
                     .as("all four poller processes published").isEqualTo(4);
         } finally {
             load.close();

@@ -42,7 +42,7 @@ class StorePerJobTypeTest {
             List<String> ids = Messages.submit(SERVICE, 50);
             String in = "'" + String.join("','", ids) + "'";
             // Every message reaches the provider (SENT, or further if a receipt squeezed into the full store).
-            Messages.awaitCount(SERVICE, "SELECT count(DISTINCT message_id) FROM message_events WHERE type = 'PROVIDER_ACCEPTED' "
+            Messages.awaitCount(SERVICE, "SELECT count(DISTINCT message_id) FROM message_events WHERE type = 4 "
                     + "AND message_id IN (" + in + ")", ids.size(), Duration.ofSeconds(60));
             assertThat(SERVICE.healthy("redis-send")).as("the send store's alarm is its own").isTrue();
 

@@ -1,5 +1,7 @@
 package dev.sendlog.service.support;
 
+import dev.sendlog.events.EventType;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -52,9 +54,10 @@ public final class Messages {
                 .untilAsserted(() -> assertThat(Sql.count(service.dataSource(), sql)).as(sql).isEqualTo(expected));
     }
 
-    /** Messages the provider accepted, counted from the log (the truth), not the projection. */
+    /** Messages the provider accepted, counted from the log (the truth). */
     public static long providerAccepted(ServiceHarness service) {
-        return Sql.count(service.dataSource(), "SELECT count(DISTINCT message_id) FROM message_events WHERE type = 'PROVIDER_ACCEPTED'");
+        return Sql.count(service.dataSource(), "SELECT count(DISTINCT message_id) FROM message_events WHERE type = "
+                + EventType.PROVIDER_ACCEPTED.code());
     }
 
     /** Waits until every message's status (as the API derives it) is {@code status}. */
@@ -74,13 +77,37 @@ public final class Messages {
         });
     }
 
-    /** Counts over one message's events. */
+    /** How many events of {@code type} one message's history shows (through the API, as support reads it). */
     public static long events(ServiceHarness service, String id, String type) {
-        return Sql.count(service.dataSource(), "SELECT count(*) FROM message_events WHERE message_id = '" + id
-                + "' AND type = '" + type + "'");
+        return history(service, id).stream().filter(e -> e.get("type").asText().equals(type)).count();
+    }
+
+    /** One message's history as the API shows it to support: its events, in order. */
+    public static List<JsonNode> history(ServiceHarness service, String id) {
+        ApiResponse r = service.api().get("/v1/messages/" + id + "/events", "support-1");
+        assertThat(r.status()).as(r.raw()).isEqualTo(200);
+        List<JsonNode> events = new ArrayList<>();
+        r.json().get("events").forEach(events::add);
+        return events;
+    }
+
+    /** How many publications name the message: how many times its work was put on the send stream. */
+    public static long publications(ServiceHarness service, String id) {
+        return Sql.count(service.dataSource(), "SELECT count(*) FROM publications WHERE '" + id + "' = ANY(message_ids)");
+    }
+
+    /** How many of the messages have an event row of {@code type}, counted in the log itself. */
+    public static long withEventRow(ServiceHarness service, List<String> ids, EventType type) {
+        return Sql.count(service.dataSource(), "SELECT count(DISTINCT message_id) FROM message_events WHERE type = "
+                + type.code() + " AND message_id IN ('" + String.join("','", ids) + "')");
+    }
+
+    /** How many of the messages are charged in the ledger. */
+    public static long charged(ServiceHarness service, List<String> ids) {
+        return Sql.count(service.dataSource(), "SELECT count(*) FROM ledger WHERE effect_key IN ('" + String.join("','", ids) + "')");
     }
 
     public static long ledgerRows(ServiceHarness service, String id) {
-        return Sql.count(service.dataSource(), "SELECT count(*) FROM ledger WHERE message_id = '" + id + "'");
+        return Sql.count(service.dataSource(), "SELECT count(*) FROM ledger WHERE effect_key = '" + id + "'");
     }
 }
