@@ -68,13 +68,13 @@ class HealthChecksTest {
     @Test
     void aStoppedPollerFailsThePollerAndProjectorChecksAndTheyRecoverWhenItResumes() {
         awaitState("pollers", true);
-        assertThat(SERVICE.admin().post("/tasks/pause?component=poller", null, "").status()).isEqualTo(200);
+        assertThat(SERVICE.admin().post("/tasks/pause?component=poller", "admin-1", "").status()).isEqualTo(200);
         try {
             Messages.submitOne(SERVICE, Messages.recipient());
             awaitState("pollers", false);
             awaitState("projector", false);
         } finally {
-            SERVICE.admin().post("/tasks/resume?component=poller", null, "");
+            SERVICE.admin().post("/tasks/resume?component=poller", "admin-1", "");
         }
         awaitState("pollers", true);
         awaitState("projector", true);
@@ -83,13 +83,13 @@ class HealthChecksTest {
     @Test
     void stoppedSendWorkersFailTheWorkersCheckAndItRecoversWhenTheyResume() {
         awaitState("workers-send", true);
-        SERVICE.admin().post("/tasks/pause?component=send-worker", null, "");
+        SERVICE.admin().post("/tasks/pause?component=send-worker", "admin-1", "");
         String id;
         try {
             id = Messages.submitOne(SERVICE, Messages.recipient());
             awaitState("workers-send", false);
         } finally {
-            SERVICE.admin().post("/tasks/resume?component=send-worker", null, "");
+            SERVICE.admin().post("/tasks/resume?component=send-worker", "admin-1", "");
         }
         awaitState("workers-send", true);
         Messages.awaitStatus(SERVICE, id, "SENT", Duration.ofSeconds(30));

@@ -57,8 +57,8 @@ class CompactionEndToEndTest {
                 + String.join("','", all) + "')");
 
         CLOCK.advance(Duration.ofDays(40));
-        assertThat(SERVICE.admin().post("/tasks/ensure-partitions", null, "").status()).isEqualTo(200);
-        ApiResponse compact = SERVICE.admin().post("/tasks/compact", null, "");
+        assertThat(SERVICE.admin().post("/tasks/ensure-partitions", "admin-1", "").status()).isEqualTo(200);
+        ApiResponse compact = SERVICE.admin().post("/tasks/compact", "admin-1", "");
         assertThat(compact.status()).as(compact.raw()).isEqualTo(200);
         assertThat(compact.raw()).contains("-");
         assertThat(Sql.count(SERVICE.dataSource(), "SELECT count(*) FROM compacted_days")).isGreaterThanOrEqualTo(1);
@@ -89,7 +89,7 @@ class CompactionEndToEndTest {
                 Sql.count(SERVICE.dataSource(), "SELECT count(*) FROM message_status WHERE status = 'DELIVERED' AND message_id IN ('"
                         + String.join("','", ids) + "')") == ids.size());
         String live = text(snapshot);
-        assertThat(SERVICE.admin().post("/tasks/rebuild-projection", null, "").status()).isEqualTo(200);
+        assertThat(SERVICE.admin().post("/tasks/rebuild-projection", "admin-1", "").status()).isEqualTo(200);
         assertThat(text(snapshot)).isEqualTo(live);
     }
 
