@@ -280,7 +280,7 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
         env.admin().addTask(new ComponentTask("pause", component -> pausable(component).pause().run()));
         env.admin().addTask(new ComponentTask("resume", component -> pausable(component).resume().run()));
         // Every process checks keys (the API's callers, and on the admin port whoever runs tasks), so every process
-        // registers the configured ones: a maintenance-only node's tasks work on a database no API has used yet.
+        // syncs the configured ones: a maintenance-only node's tasks work on a database no API has used yet.
         ApiKeyStore keys = new ApiKeyStore(pools.dsl(PoolRole.API));
         CachingAuthenticator<String, Caller> authenticator = new CachingAuthenticator<>(metrics,
                 new ApiKeyAuthenticator(keys),
@@ -288,7 +288,7 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
                         .maximumSize(10_000).expireAfterWrite(Duration.ofSeconds(config.auth.cacheSeconds)));
         env.admin().addFilter("admin-port-guard", new AdminPortGuard(adminBindHosts(config), config.adminPort.allowedHosts,
                 authenticator, env.getObjectMapper(), metrics)).addMappingForUrlPatterns(EnumSet.of(DispatcherType.REQUEST), true, "/*");
-        registerKeys(config.auth, keys);
+        syncKeys(config.auth, keys, authenticator);
         if (config.components.contains(Components.API)) {
             wireApi(config, env, pools, events, codec, authenticator);
         }
@@ -497,15 +497,24 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
         LOG.info("schema migrated applied={} version={}", result.migrationsExecuted, result.targetSchemaVersion);
     }
 
-    private static void registerKeys(AuthSettings auth, ApiKeyStore store) {
+    /**
+     * Makes the key table equal the configured keys (removed ones revoked, changed ones updated) and forgets what this
+     * process cached, so here the new keys hold at once; a process already running re-reads a key it cached within
+     * auth.cacheSeconds (the cache drops an entry that long after it was loaded, however often it is used).
+     */
+    private static void syncKeys(AuthSettings auth, ApiKeyStore store, CachingAuthenticator<String, Caller> authenticator) {
+        List<ApiKeyStore.ConfiguredKey> configured = new java.util.ArrayList<>();
         for (AuthSettings.KeySetting key : auth.keys) {
-            Role role = Role.parse(key.role);
-            store.register(key.key, key.tenant, role, key.tenant + "-" + key.role);
+            configured.add(new ApiKeyStore.ConfiguredKey(key.key, key.tenant, Role.parse(key.role), key.tenant + "-" + key.role));
             if (key.demo) {
                 LOG.warn("DEMO KEY in use: tenant={} role={} key={} (remove the demo keys from the configuration before real use)",
                         key.tenant, key.role, key.key);
             }
         }
+        ApiKeyStore.SyncResult result = store.sync(configured);
+        authenticator.invalidateAll();
+        LOG.info("api keys synced with the configuration keys={} inserted={} updated={} revoked={}", configured.size(),
+                result.inserted(), result.updated(), result.revoked());
     }
 
     private static String instanceName() {
