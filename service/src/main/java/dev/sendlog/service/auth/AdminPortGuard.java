@@ -40,7 +40,8 @@ public final class AdminPortGuard implements Filter {
 
     /**
      * @param bindHosts    the admin connectors' bind hosts (a wildcard such as 0.0.0.0 names no host and is skipped)
-     * @param allowedHosts more names from the configuration: a host (with any or no port), or {@code host:port}
+     * @param allowedHosts more names from the configuration: a host (alone or with the admin port), or {@code host:port}
+     *                     as it is, e.g. behind a port mapping
      */
     public AdminPortGuard(Collection<String> bindHosts, Collection<String> allowedHosts, Authenticator<String, Caller> authenticator,
                           ObjectMapper json, MetricRegistry metrics) {

@@ -19,7 +19,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 class AdminPortTest {
     @RegisterExtension
-    static final ServiceHarness SERVICE = new ServiceHarness("adminPort.allowedHosts", "admin.sendlog.test");
+    static final ServiceHarness SERVICE = new ServiceHarness("adminPort.allowedHosts",
+            "admin.sendlog.test,mapped.sendlog.test:18081");
 
     private static final String PAUSE = "/tasks/pause?component=callback-worker";
     private static final String RESUME = "/tasks/resume?component=callback-worker";
@@ -83,10 +84,15 @@ class AdminPortTest {
     @Test
     void aForeignHostIs403WhateverItAsksFor() {
         for (String host : List.of("attacker.example", "attacker.example:" + adminPort(), "127.0.0.1.attacker.example",
-                "localhost.", "10.0.0.1", "[::2]", "localhost:1", "127.0.0.1:" + (adminPort() + 1))) {
+                "localhost.", "10.0.0.1", "[::2]", "localhost:1", "127.0.0.1:" + (adminPort() + 1), "admin.sendlog.test:1",
+                "mapped.sendlog.test", "mapped.sendlog.test:" + adminPort())) {
             assertProblem(raw(RawRequest.get("/healthcheck").header("Host", host).build()), 403);
             assertProblem(raw(RawRequest.get("/metrics").header("Host", host).build()), 403);
             assertProblem(raw(RawRequest.post(PAUSE).header("Host", host).header("Authorization", "Bearer admin-1").build()), 403);
+        }
+        // A Host that is not even a host name Jetty refuses itself (400); either way nothing is served.
+        for (String host : List.of("127.0.0.1:", "[::1", "", "127.0.0.1:x")) {
+            assertThat(raw(RawRequest.get("/healthcheck").header("Host", host).build()).status()).as(host).isIn(400, 403);
         }
         assertTheCallbackWorkerRuns();
     }
@@ -95,7 +101,7 @@ class AdminPortTest {
     void theAdminHostByNameOrAddressWithOrWithoutThePortIsServed() {
         int port = adminPort();
         for (String host : List.of("127.0.0.1", "127.0.0.1:" + port, "localhost", "LocalHost:" + port, "[::1]", "[::1]:" + port,
-                "admin.sendlog.test", "admin.sendlog.test:" + port)) {
+                "admin.sendlog.test", "admin.sendlog.test:" + port, "mapped.sendlog.test:18081")) {
             RawResponse r = raw(RawRequest.get("/ping").header("Host", host).build());
             assertThat(r.status()).as(host + ": " + r).isEqualTo(200);
         }
