@@ -113,7 +113,11 @@ public final class MessageFold {
                 if (Resolved.APPLY.equals(r.action())) {
                     require(s.providerId() != null && r.status() != ReceiptKind.INTERMEDIATE, s, e,
                             "a resolution applies a final status to a message the provider accepted");
-                    applyFinal(s, d, r.status(), r.note());
+                    if (r.status() == ReceiptKind.UNKNOWN) {
+                        applyUnknown(s, d, resolvedUnknownError(r));
+                    } else {
+                        applyFinal(s, d, r.status(), r.note());
+                    }
                 }
             }
             case Compacted c -> throw new IllegalStateException("unreachable: handled above");
@@ -166,6 +170,24 @@ public final class MessageFold {
         }
         d.lastError = error;
         d.to(kind == ReceiptKind.DELIVERED ? Phase.DELIVERED : Phase.UNDELIVERED, null);
+    }
+
+    /**
+     * Support's "unknown" is not failed (invariant 7): it never undoes a final answer, and a final receipt that comes
+     * later still moves it ({@link #evolveReceipt} takes receipts in UNKNOWN once the provider has the message).
+     */
+    private static void applyUnknown(MessageState s, Draft d, String error) {
+        if (s.phase() == Phase.DELIVERED || s.phase() == Phase.UNDELIVERED) {
+            return;
+        }
+        d.lastError = error;
+        d.to(Phase.UNKNOWN, null);
+    }
+
+    /** Says who decided, by role only: clients read lastError too (the user is in the event's actor). */
+    private static String resolvedUnknownError(Resolved r) {
+        String error = "resolved as unknown by support";
+        return r.note() == null || r.note().isBlank() ? error : error + ": " + r.note();
     }
 
     private static String undeliveredError(Receipt r) {

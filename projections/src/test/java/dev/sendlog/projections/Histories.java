@@ -7,6 +7,7 @@ import dev.sendlog.events.Published;
 import dev.sendlog.events.Receipt;
 import dev.sendlog.events.ReceiptKind;
 import dev.sendlog.events.Rejected;
+import dev.sendlog.events.Resolved;
 import dev.sendlog.events.StoredEvent;
 import java.time.Duration;
 import java.time.Instant;
@@ -24,6 +25,8 @@ import java.util.UUID;
 public final class Histories {
     static final Limits LIMITS = new Limits(3, 4, Duration.ofSeconds(30), Duration.ofSeconds(30));
     private static final String[] STATUSES = {"ENROUTE", "ACCEPTD", "DELIVRD", "UNDELIV", "EXPIRED", "UNKNOWN"};
+    /** What a resolution may apply; null stands for a discard. */
+    private static final ReceiptKind[] RESOLVABLE = {ReceiptKind.DELIVERED, ReceiptKind.UNDELIVERED, ReceiptKind.UNKNOWN, null};
 
     private final Random random;
     private final List<StoredEvent> events = new ArrayList<>();
@@ -86,6 +89,12 @@ public final class Histories {
             options.add(() -> append("callbacks-1", receipt));
         }
         Decisions.reconcile(state, now.plusSeconds(1), "PT48H").ifPresent(u -> options.add(() -> append("reconciler", u)));
+        if (state.providerId() != null && random.nextInt(6) == 0) {
+            // Support resolves parked input of a message the provider has: applies a status, or discards it.
+            ReceiptKind applied = RESOLVABLE[random.nextInt(RESOLVABLE.length)];
+            options.add(() -> append("support:alice", applied == null ? new Resolved(events.size(), Resolved.DISCARD, null, "noise")
+                    : new Resolved(events.size(), Resolved.APPLY, applied, null)));
+        }
         Optional.of(state).flatMap(Decisions::adminRedrive)
                 .ifPresent(r -> options.add(() -> append("support:alice", r)));
         if (options.isEmpty()) {

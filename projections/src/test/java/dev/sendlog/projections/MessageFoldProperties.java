@@ -12,6 +12,7 @@ import dev.sendlog.events.OutcomeUnknown;
 import dev.sendlog.events.ProviderAccepted;
 import dev.sendlog.events.Receipt;
 import dev.sendlog.events.ReceiptKind;
+import dev.sendlog.events.Resolved;
 import dev.sendlog.events.StoredEvent;
 import java.util.ArrayList;
 import java.util.List;
@@ -77,6 +78,48 @@ class MessageFoldProperties {
                 }
             }
         });
+    }
+
+    @TestFactory
+    Stream<DynamicTest> aResolutionAppliesItsStatusAndUnknownStillGivesWayToALateFinal() {
+        return forEachHistory("resolution", events -> {
+            MessageState s = MessageFold.fold(events.subList(0, 1));
+            for (int n = 1; n <= events.size(); n++) {
+                if (n > 1) {
+                    s = MessageFold.evolve(s, events.get(n - 1));
+                }
+                if (s.providerId() == null) {
+                    continue;
+                }
+                boolean finalBefore = s.phase() == Phase.DELIVERED || s.phase() == Phase.UNDELIVERED;
+                StoredEvent last = events.get(n - 1);
+                for (ReceiptKind applied : List.of(ReceiptKind.DELIVERED, ReceiptKind.UNDELIVERED, ReceiptKind.UNKNOWN)) {
+                    MessageState after = MessageFold.evolve(s, next(last, "admin:ops-admin",
+                            new Resolved(1, Resolved.APPLY, applied, null)));
+                    MessageStatus expected = finalBefore ? s.status() : MessageStatus.valueOf(applied.name());
+                    assertThat(after.status()).as("%s applied to %s", applied, s.phase()).isEqualTo(expected);
+                    if (applied == ReceiptKind.UNKNOWN && !finalBefore) {
+                        // Unknown is not failed: a final receipt that comes later still wins.
+                        for (ReceiptKind late : List.of(ReceiptKind.DELIVERED, ReceiptKind.UNDELIVERED)) {
+                            Receipt receipt = new Receipt(late, "sim", after.providerId(), "LATE_" + late,
+                                    last.at().plusSeconds(1), null, 1);
+                            assertThat(Decisions.receipt(after, receipt)).isEqualTo(ReceiptDecision.APPEND);
+                            StoredEvent r = new StoredEvent(last.messageId(), last.seq() + 2, last.at(), "callbacks-1", receipt);
+                            assertThat(MessageFold.evolve(after, r).status()).as("late %s after UNKNOWN was applied", late)
+                                    .isEqualTo(MessageStatus.valueOf(late.name()));
+                        }
+                    }
+                }
+                MessageState before = s;
+                assertThatThrownBy(() -> MessageFold.evolve(before, next(last, "admin:ops-admin",
+                        new Resolved(1, Resolved.APPLY, ReceiptKind.INTERMEDIATE, null))))
+                        .isInstanceOf(InvalidTransitionException.class);
+            }
+        });
+    }
+
+    private static StoredEvent next(StoredEvent last, String actor, MessageEvent event) {
+        return new StoredEvent(last.messageId(), last.seq() + 1, last.at(), actor, event);
     }
 
     @TestFactory

@@ -12,6 +12,7 @@ import dev.sendlog.log.Histories;
 import dev.sendlog.events.MessageIds;
 import dev.sendlog.schema.Migrations;
 import dev.sendlog.service.api.SubmitParser;
+import dev.sendlog.service.auth.AdminPortGuard;
 import dev.sendlog.service.auth.ApiKeyAuthenticator;
 import dev.sendlog.service.auth.ApiKeyStore;
 import dev.sendlog.service.auth.BearerHeaderAuthFilter;
@@ -111,7 +112,9 @@ import io.dropwizard.configuration.EnvironmentVariableSubstitutor;
 import io.dropwizard.configuration.SubstitutingSourceProvider;
 import io.dropwizard.core.Application;
 import io.dropwizard.core.setup.Bootstrap;
+import io.dropwizard.core.server.DefaultServerFactory;
 import io.dropwizard.core.setup.Environment;
+import io.dropwizard.jetty.HttpConnectorFactory;
 import io.dropwizard.lifecycle.Managed;
 import java.time.Duration;
 import java.time.InstantSource;
@@ -279,9 +282,18 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
 
         env.admin().addTask(new ComponentTask("pause", component -> pausable(component).pause().run()));
         env.admin().addTask(new ComponentTask("resume", component -> pausable(component).resume().run()));
+        // Every process checks keys (the API's callers, and on the admin port whoever runs tasks), so every process
+        // syncs the configured ones: a maintenance-only node's tasks work on a database no API has used yet.
+        ApiKeyStore keys = new ApiKeyStore(pools.dsl(PoolRole.API));
+        CachingAuthenticator<String, Caller> authenticator = new CachingAuthenticator<>(metrics,
+                new ApiKeyAuthenticator(keys),
+                com.github.benmanes.caffeine.cache.Caffeine.newBuilder()
+                        .maximumSize(10_000).expireAfterWrite(Duration.ofSeconds(config.auth.cacheSeconds)));
+        env.admin().addFilter("admin-port-guard", new AdminPortGuard(adminBindHosts(config), config.adminPort.allowedHosts,
+                authenticator, env.getObjectMapper(), metrics)).addMappingForUrlPatterns(EnumSet.of(DispatcherType.REQUEST), true, "/*");
+        syncKeys(config.auth, keys, authenticator);
         if (config.components.contains(Components.API)) {
-            registerKeys(config.auth, new ApiKeyStore(pools.dsl(PoolRole.API)));
-            wireApi(config, env, pools, events, codec);
+            wireApi(config, env, pools, events, codec, authenticator);
         }
         // Each job type has its own bound; sharedWorkerBound (for measuring only) makes callbacks use the send bound.
         // The send bound counts jobs in progress; provider calls have their own, smaller bound inside the worker.
@@ -421,18 +433,14 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
         }
     }
 
-    private void wireApi(SendlogConfiguration config, Environment env, Pools pools, EventStore events, EventCodec codec) {
+    private void wireApi(SendlogConfiguration config, Environment env, Pools pools, EventStore events, EventCodec codec,
+                         CachingAuthenticator<String, Caller> authenticator) {
         MetricRegistry metrics = env.metrics();
         ProblemMappers.register(env.jersey(), metrics);
         env.jersey().register(new BodyLimitFilter(MAX_BODY_BYTES));
         env.jersey().register(new HeaderSyntaxFilter());
         ProblemErrorHandler.install(env);
 
-        ApiKeyStore keys = new ApiKeyStore(pools.dsl(PoolRole.API));
-        CachingAuthenticator<String, Caller> authenticator = new CachingAuthenticator<>(metrics,
-                new ApiKeyAuthenticator(keys),
-                com.github.benmanes.caffeine.cache.Caffeine.newBuilder()
-                        .maximumSize(10_000).expireAfterWrite(Duration.ofSeconds(config.auth.cacheSeconds)));
         env.jersey().register(new AuthDynamicFeature(new BearerHeaderAuthFilter.Builder<Caller>()
                 .setAuthenticator(authenticator)
                 .setAuthorizer(new CallerAuthorizer())
@@ -473,20 +481,41 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
         return p;
     }
 
+    /** The admin connectors' bind hosts (SENDLOG_ADMIN_BIND_HOST): the names the admin port answers to, besides loopback. */
+    private static List<String> adminBindHosts(SendlogConfiguration config) {
+        if (!(config.getServerFactory() instanceof DefaultServerFactory server)) {
+            return List.of();
+        }
+        return server.getAdminConnectors().stream()
+                .filter(c -> c instanceof HttpConnectorFactory)
+                .map(c -> ((HttpConnectorFactory) c).getBindHost())
+                .filter(java.util.Objects::nonNull)
+                .toList();
+    }
+
     private static void migrate(DatabaseTarget target) {
         var result = Migrations.migrate(target.unpooled());
         LOG.info("schema migrated applied={} version={}", result.migrationsExecuted, result.targetSchemaVersion);
     }
 
-    private static void registerKeys(AuthSettings auth, ApiKeyStore store) {
+    /**
+     * Makes the key table equal the configured keys (removed ones revoked, changed ones updated) and forgets what this
+     * process cached, so here the new keys hold at once; a process already running re-reads a key it cached within
+     * auth.cacheSeconds (the cache drops an entry that long after it was loaded, however often it is used).
+     */
+    private static void syncKeys(AuthSettings auth, ApiKeyStore store, CachingAuthenticator<String, Caller> authenticator) {
+        List<ApiKeyStore.ConfiguredKey> configured = new java.util.ArrayList<>();
         for (AuthSettings.KeySetting key : auth.keys) {
-            Role role = Role.parse(key.role);
-            store.register(key.key, key.tenant, role, key.tenant + "-" + key.role);
+            configured.add(new ApiKeyStore.ConfiguredKey(key.key, key.tenant, Role.parse(key.role), key.tenant + "-" + key.role));
             if (key.demo) {
                 LOG.warn("DEMO KEY in use: tenant={} role={} key={} (remove the demo keys from the configuration before real use)",
                         key.tenant, key.role, key.key);
             }
         }
+        ApiKeyStore.SyncResult result = store.sync(configured);
+        authenticator.invalidateAll();
+        LOG.info("api keys synced with the configuration keys={} inserted={} updated={} revoked={}", configured.size(),
+                result.inserted(), result.updated(), result.revoked());
     }
 
     private static String instanceName() {

@@ -7,18 +7,36 @@ import io.dropwizard.configuration.EnvironmentVariableSubstitutor;
 import io.dropwizard.configuration.FileConfigurationSourceProvider;
 import io.dropwizard.configuration.SubstitutingSourceProvider;
 import io.dropwizard.configuration.YamlConfigurationFactory;
+import io.dropwizard.core.server.DefaultServerFactory;
 import io.dropwizard.jackson.Jackson;
 import io.dropwizard.jersey.validation.Validators;
+import io.dropwizard.jetty.HttpConnectorFactory;
+import java.util.Map;
+import org.apache.commons.text.StringSubstitutor;
 import org.junit.jupiter.api.Test;
 
 /** The shipped config.yml parses and validates as is: "runs as is" starts here. */
 class ConfigFileTest {
-    @Test
-    void shippedConfigParsesWithItsDefaults() throws Exception {
+    private static SendlogConfiguration load(StringSubstitutor substitutor) throws Exception {
         YamlConfigurationFactory<SendlogConfiguration> factory = new YamlConfigurationFactory<>(
                 SendlogConfiguration.class, Validators.newValidator(), Jackson.newObjectMapper(), "dw");
-        SendlogConfiguration config = factory.build(new SubstitutingSourceProvider(new FileConfigurationSourceProvider(),
-                new EnvironmentVariableSubstitutor(false)), "../config.yml");
+        return factory.build(new SubstitutingSourceProvider(new FileConfigurationSourceProvider(), substitutor), "../config.yml");
+    }
+
+    /** The shipped file with these environment variables set (and no others). */
+    private static SendlogConfiguration withEnvironment(Map<String, String> environment) throws Exception {
+        StringSubstitutor substitutor = new StringSubstitutor(environment);
+        substitutor.setEnableUndefinedVariableException(false);
+        return load(substitutor);
+    }
+
+    private static String bindHost(java.util.List<io.dropwizard.jetty.ConnectorFactory> connectors) {
+        return ((HttpConnectorFactory) connectors.getFirst()).getBindHost();
+    }
+
+    @Test
+    void shippedConfigParsesWithItsDefaults() throws Exception {
+        SendlogConfiguration config = load(new EnvironmentVariableSubstitutor(false));
         assertThat(config.database.url).isEmpty();
         assertThat(config.redis.keyPrefix).isEqualTo("sendlog:");
         assertThat(config.accept.groupCommit).isTrue();
@@ -26,5 +44,24 @@ class ConfigFileTest {
         assertThat(config.gateways).containsKey(config.defaultGateway);
         assertThat(config.auth.keys).extracting(k -> k.key)
                 .containsExactlyInAnyOrder("demo-client-key", "demo-support-key", "demo-admin-key");
+    }
+
+    @Test
+    void theAdminPortHasABindHostOfItsOwnSoExposingTheApiDoesNotExposeIt() throws Exception {
+        DefaultServerFactory server = (DefaultServerFactory) withEnvironment(Map.of()).getServerFactory();
+        assertThat(bindHost(server.getAdminConnectors())).isEqualTo("127.0.0.1");
+
+        SendlogConfiguration exposed = withEnvironment(Map.of("SENDLOG_BIND_HOST", "0.0.0.0"));
+        server = (DefaultServerFactory) exposed.getServerFactory();
+        assertThat(bindHost(server.getApplicationConnectors())).isEqualTo("0.0.0.0");
+        assertThat(bindHost(server.getAdminConnectors())).isEqualTo("127.0.0.1");
+        assertThat(exposed.adminPort.allowedHosts).isEmpty();
+
+        SendlogConfiguration admin = withEnvironment(Map.of("SENDLOG_ADMIN_BIND_HOST", "10.1.2.3",
+                "SENDLOG_ADMIN_ALLOWED_HOSTS", "node-7.internal,node-7.internal:18081"));
+        server = (DefaultServerFactory) admin.getServerFactory();
+        assertThat(bindHost(server.getAdminConnectors())).isEqualTo("10.1.2.3");
+        assertThat(bindHost(server.getApplicationConnectors())).isEqualTo("127.0.0.1");
+        assertThat(admin.adminPort.allowedHosts).containsExactly("node-7.internal", "node-7.internal:18081");
     }
 }

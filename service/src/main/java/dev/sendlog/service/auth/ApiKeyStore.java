@@ -3,7 +3,13 @@ package dev.sendlog.service.auth;
 import static dev.sendlog.schema.jooq.Tables.API_KEYS;
 
 import dev.sendlog.schema.jooq.tables.records.ApiKeysRecord;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import org.jooq.DSLContext;
 
 /** API keys, hashed, in the api_keys table. */
@@ -14,19 +20,68 @@ public final class ApiKeyStore {
         this.dsl = dsl;
     }
 
-    /** Registers a key (idempotent: an existing key keeps its tenant and role). */
-    public void register(String key, String tenant, Role role, String name) {
-        dsl.insertInto(API_KEYS)
-                .set(API_KEYS.KEY_HASH, ApiKeyHash.of(key))
-                .set(API_KEYS.TENANT, tenant)
-                .set(API_KEYS.ROLE, role.name().toLowerCase(java.util.Locale.ROOT))
-                .set(API_KEYS.NAME, name)
-                .onConflictDoNothing()
-                .execute();
+    /** A key as the configuration gives it; only its hash is stored. */
+    public record ConfiguredKey(String key, String tenant, Role role, String name) {
+    }
+
+    /** What a sync changed. */
+    public record SyncResult(int inserted, int updated, int revoked) {
+    }
+
+    /**
+     * Makes the table equal {@code configured}, in one transaction: keys no longer configured are deleted (revoked),
+     * a changed tenant, role or name is updated, new keys are inserted; rows that already match are not written.
+     * Every key comes from the configuration (nothing else creates keys), so no row needs marking as configured.
+     */
+    public SyncResult sync(Collection<ConfiguredKey> configured) {
+        Map<String, ConfiguredKey> wanted = new LinkedHashMap<>();
+        for (ConfiguredKey k : configured) {
+            if (wanted.put(ApiKeyHash.of(k.key()), k) != null) {
+                // Which of the two was meant is a guess; the key itself is not printed.
+                throw new IllegalArgumentException("auth.keys lists the same key twice (tenant " + k.tenant() + ", role "
+                        + roleName(k.role()) + ")");
+            }
+        }
+        return dsl.transactionResult(cfg -> {
+            DSLContext tx = cfg.dsl();
+            // Processes started together sync one after the other; key look-ups (reads) go on meanwhile.
+            tx.execute("LOCK TABLE api_keys IN EXCLUSIVE MODE");
+            Map<String, ApiKeysRecord> existing = tx.selectFrom(API_KEYS).fetchMap(API_KEYS.KEY_HASH);
+            Set<String> removed = new HashSet<>(existing.keySet());
+            removed.removeAll(wanted.keySet());
+            int revoked = removed.isEmpty() ? 0 : tx.deleteFrom(API_KEYS).where(API_KEYS.KEY_HASH.in(removed)).execute();
+            int inserted = 0;
+            int updated = 0;
+            for (Map.Entry<String, ConfiguredKey> e : wanted.entrySet()) {
+                ConfiguredKey k = e.getValue();
+                ApiKeysRecord row = existing.get(e.getKey());
+                if (row == null) {
+                    inserted += tx.insertInto(API_KEYS)
+                            .set(API_KEYS.KEY_HASH, e.getKey())
+                            .set(API_KEYS.TENANT, k.tenant())
+                            .set(API_KEYS.ROLE, roleName(k.role()))
+                            .set(API_KEYS.NAME, k.name())
+                            .execute();
+                } else if (!row.getTenant().equals(k.tenant()) || !row.getRole().equals(roleName(k.role()))
+                        || !row.getName().equals(k.name())) {
+                    updated += tx.update(API_KEYS)
+                            .set(API_KEYS.TENANT, k.tenant())
+                            .set(API_KEYS.ROLE, roleName(k.role()))
+                            .set(API_KEYS.NAME, k.name())
+                            .where(API_KEYS.KEY_HASH.eq(e.getKey()))
+                            .execute();
+                }
+            }
+            return new SyncResult(inserted, updated, revoked);
+        });
     }
 
     public Optional<Caller> find(String key) {
         ApiKeysRecord r = dsl.selectFrom(API_KEYS).where(API_KEYS.KEY_HASH.eq(ApiKeyHash.of(key))).fetchOne();
         return r == null ? Optional.empty() : Optional.of(new Caller(r.getTenant(), Role.parse(r.getRole()), r.getName()));
+    }
+
+    private static String roleName(Role role) {
+        return role.name().toLowerCase(Locale.ROOT);
     }
 }

@@ -25,13 +25,20 @@ public final class BearerHeaderAuthFilter<P extends Principal> extends AuthFilte
         }
     }
 
-    /** The key after the scheme, when the scheme is ours; null otherwise (which authenticates no one). */
     private String key(String header) {
+        return key(header, prefix);
+    }
+
+    /**
+     * The key after the scheme, when the scheme is {@code scheme}; null otherwise (which authenticates no one). Also the
+     * admin port's reading of the header ({@link AdminPortGuard}), so both ports take a key the same way.
+     */
+    static String key(String header, String scheme) {
         if (header == null) {
             return null;
         }
         int space = header.indexOf(' ');
-        if (space <= 0 || !header.substring(0, space).equalsIgnoreCase(prefix)) {
+        if (space <= 0 || !header.substring(0, space).equalsIgnoreCase(scheme)) {
             return null;
         }
         return header.substring(space + 1);

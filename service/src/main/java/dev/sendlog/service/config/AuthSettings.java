@@ -8,15 +8,18 @@ import jakarta.validation.constraints.Pattern;
 import java.util.ArrayList;
 import java.util.List;
 
-/** API keys from configuration; more live hashed in the api_keys table. */
+/** API keys from configuration: at start-up every process makes the api_keys table (hashed) equal to them. */
 public class AuthSettings {
-    /** Keys loaded (hashed) at start-up. The shipped config has the demo keys, which are printed with a warning. */
+    /**
+     * The keys, stored hashed at start-up; a key removed here is revoked and a changed tenant or role applied. The
+     * shipped config has the demo keys, which are printed with a warning.
+     */
     @Valid
     @NotNull
     @JsonProperty
     public List<KeySetting> keys = new ArrayList<>();
 
-    /** How long an authenticated key is cached. */
+    /** How long an authenticated key is cached: a key revoked by another process's start-up works here at most this long. */
     @JsonProperty
     public int cacheSeconds = 60;
 

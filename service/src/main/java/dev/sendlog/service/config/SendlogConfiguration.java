@@ -57,6 +57,12 @@ public class SendlogConfiguration extends Configuration {
     @JsonProperty
     public AuthSettings auth = new AuthSettings();
 
+    /** Named adminPort because Dropwizard's own {@code admin} (tasks, health check settings) takes "admin". */
+    @Valid
+    @NotNull
+    @JsonProperty
+    public AdminPortSettings adminPort = new AdminPortSettings();
+
     @Valid
     @NotEmpty
     @JsonProperty

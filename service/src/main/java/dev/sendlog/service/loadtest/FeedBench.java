@@ -31,6 +31,8 @@ import java.util.Map;
  */
 public final class FeedBench {
     private static final String KEY = "demo-client-key";
+    /** Tasks on the admin port need an admin key (API.md, "Admin port"). */
+    private static final String ADMIN_KEY = "demo-admin-key";
 
     private final String jar;
     private final Path dir;
@@ -219,7 +221,7 @@ public final class FeedBench {
     private static void task(int adminPort, String name) throws IOException, InterruptedException {
         var response = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(
                         java.net.URI.create("http://127.0.0.1:" + adminPort + "/tasks/" + name + "?component=poller"))
-                .POST(java.net.http.HttpRequest.BodyPublishers.noBody()).build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+                .header("Authorization", "Bearer " + ADMIN_KEY).POST(java.net.http.HttpRequest.BodyPublishers.noBody()).build(), java.net.http.HttpResponse.BodyHandlers.ofString());
         if (response.statusCode() != 200) {
             throw new IllegalStateException("task " + name + " on :" + adminPort + " answered " + response.statusCode()
                     + ": " + response.body());

@@ -56,7 +56,10 @@ record RawRequest(String method, String target, List<Header> headers, byte[] bod
     /** The request on the wire; {@code close} asks the server to close the connection after answering it. */
     byte[] bytes(int chunkSize, boolean close) {
         ByteArrayOutputStream out = new ByteArrayOutputStream(body.length + 512);
-        write(out, method + " " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\n" + (close ? "Connection: close\r\n" : ""));
+        // Host: 127.0.0.1 unless the case sends a Host of its own (the admin port's DNS-rebinding tests).
+        boolean ownHost = headers.stream().anyMatch(h -> h.name().equalsIgnoreCase("Host"));
+        write(out, method + " " + target + " HTTP/1.1\r\n" + (ownHost ? "" : "Host: 127.0.0.1\r\n")
+                + (close ? "Connection: close\r\n" : ""));
         for (Header h : headers) {
             write(out, h.name() + ": ");
             out.writeBytes(h.value());

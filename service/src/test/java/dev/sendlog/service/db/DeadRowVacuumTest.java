@@ -103,7 +103,7 @@ class DeadRowVacuumTest {
     }
 
     private static ApiResponse vacuum() {
-        ApiResponse r = SERVICE.admin().post("/tasks/vacuum", null, "");
+        ApiResponse r = SERVICE.admin().post("/tasks/vacuum", "admin-1", "");
         assertThat(r.status()).as(r.raw()).isEqualTo(200);
         return r;
     }

@@ -51,7 +51,7 @@ class StatisticsRefreshTest {
             String before = plan(st, partition);
             assertThat(before).as("the plan cached while the partition held 1,000 messages").contains("Seq Scan on " + partition);
 
-            ApiResponse analyze = SERVICE.admin().post("/tasks/analyze", null, "");
+            ApiResponse analyze = SERVICE.admin().post("/tasks/analyze", "admin-1", "");
             assertThat(analyze.status()).as(analyze.raw()).isEqualTo(200);
             assertThat(analyze.raw()).contains(partition);
 
@@ -69,8 +69,8 @@ class StatisticsRefreshTest {
             withoutAutovacuum(st);
             partition = insertMessages(SERVICE.dataSource(), st, MESSAGES);
         }
-        assertThat(SERVICE.admin().post("/tasks/analyze", null, "").raw()).contains(partition);
-        assertThat(SERVICE.admin().post("/tasks/analyze", null, "").raw()).as("nothing changed since")
+        assertThat(SERVICE.admin().post("/tasks/analyze", "admin-1", "").raw()).contains(partition);
+        assertThat(SERVICE.admin().post("/tasks/analyze", "admin-1", "").raw()).as("nothing changed since")
                 .doesNotContain(partition);
         assertThat(Sql.count(SERVICE.dataSource(), "SELECT analyze_count FROM pg_stat_user_tables WHERE relname = 'parked_input'"))
                 .as("a table nobody wrote to").isZero();

@@ -73,7 +73,7 @@ class HealthChecksTest {
         awaitState("timers", true);
         String sent = Messages.submitOne(SERVICE, Messages.recipient());
         Messages.awaitStatus(SERVICE, sent, "SENT", Duration.ofSeconds(30));
-        assertThat(SERVICE.admin().post("/tasks/pause?component=poller", null, "").status()).isEqualTo(200);
+        assertThat(SERVICE.admin().post("/tasks/pause?component=poller", "admin-1", "").status()).isEqualTo(200);
         try {
             Messages.submitOne(SERVICE, Messages.recipient());
             Sql.exec(SERVICE.dataSource(), "UPDATE publications SET check_at = now() - interval '10 seconds' "
@@ -81,7 +81,7 @@ class HealthChecksTest {
             awaitState("pollers", false);
             awaitState("timers", false);
         } finally {
-            SERVICE.admin().post("/tasks/resume?component=poller", null, "");
+            SERVICE.admin().post("/tasks/resume?component=poller", "admin-1", "");
         }
         awaitState("pollers", true);
         awaitState("timers", true);
@@ -90,13 +90,13 @@ class HealthChecksTest {
     @Test
     void stoppedSendWorkersFailTheWorkersCheckAndItRecoversWhenTheyResume() {
         awaitState("workers-send", true);
-        SERVICE.admin().post("/tasks/pause?component=send-worker", null, "");
+        SERVICE.admin().post("/tasks/pause?component=send-worker", "admin-1", "");
         String id;
         try {
             id = Messages.submitOne(SERVICE, Messages.recipient());
             awaitState("workers-send", false);
         } finally {
-            SERVICE.admin().post("/tasks/resume?component=send-worker", null, "");
+            SERVICE.admin().post("/tasks/resume?component=send-worker", "admin-1", "");
         }
         awaitState("workers-send", true);
         Messages.awaitStatus(SERVICE, id, "SENT", Duration.ofSeconds(30));

@@ -57,8 +57,8 @@ class CompactionEndToEndTest {
                 + String.join("','", all) + "')");
 
         CLOCK.advance(Duration.ofDays(40));
-        assertThat(SERVICE.admin().post("/tasks/ensure-partitions", null, "").status()).isEqualTo(200);
-        ApiResponse compact = SERVICE.admin().post("/tasks/compact", null, "");
+        assertThat(SERVICE.admin().post("/tasks/ensure-partitions", "admin-1", "").status()).isEqualTo(200);
+        ApiResponse compact = SERVICE.admin().post("/tasks/compact", "admin-1", "");
         assertThat(compact.status()).as(compact.raw()).isEqualTo(200);
         assertThat(compact.raw()).contains("-");
         assertThat(Sql.count(SERVICE.dataSource(), "SELECT count(*) FROM compacted_days")).isGreaterThanOrEqualTo(1);
@@ -95,7 +95,7 @@ class CompactionEndToEndTest {
         Sql.exec(SERVICE.dataSource(), "UPDATE message_events SET status = 5, tenant = 'acme' WHERE seq = 3 AND message_id = '"
                 + ids.get(2) + "'");
         assertThat(text(snapshot)).isNotEqualTo(live);
-        assertThat(SERVICE.admin().post("/tasks/rebuild-projection", null, "").status()).isEqualTo(200);
+        assertThat(SERVICE.admin().post("/tasks/rebuild-projection", "admin-1", "").status()).isEqualTo(200);
         assertThat(text(snapshot)).isEqualTo(live);
     }
 

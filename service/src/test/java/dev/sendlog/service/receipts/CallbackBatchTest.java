@@ -77,7 +77,7 @@ class CallbackBatchTest {
         String byProviderIdPid = message(byProviderId).get("providerId").asText();
         long before = Sql.count(SERVICE.dataSource(), "SELECT coalesce(max(id), 0) FROM callback_inbox");
 
-        assertThat(SERVICE.admin().post("/tasks/pause?component=callback-worker", null, "").status()).isEqualTo(200);
+        assertThat(SERVICE.admin().post("/tasks/pause?component=callback-worker", "admin-1", "").status()).isEqualTo(200);
         List<String> expectedDelivered = new ArrayList<>();
         for (int minute = 1; minute <= 10; minute++) {
             String ts = String.format("26113009%02d", minute);
@@ -101,7 +101,7 @@ class CallbackBatchTest {
         assertThat(callback(receipt("no-such-provider-id", null, "DELIVRD", "2611300950")).status()).isEqualTo(200);
         long stored = Sql.count(SERVICE.dataSource(), "SELECT count(*) FROM callback_inbox WHERE id > " + before);
         assertThat(stored).isEqualTo(21);
-        assertThat(SERVICE.admin().post("/tasks/resume?component=callback-worker", null, "").status()).isEqualTo(200);
+        assertThat(SERVICE.admin().post("/tasks/resume?component=callback-worker", "admin-1", "").status()).isEqualTo(200);
 
         Messages.awaitStatus(SERVICE, delivered, "DELIVERED", Duration.ofSeconds(30));
         Messages.awaitStatus(SERVICE, undelivered, "UNDELIVERED", Duration.ofSeconds(30));

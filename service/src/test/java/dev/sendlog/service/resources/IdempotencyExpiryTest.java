@@ -30,7 +30,7 @@ class IdempotencyExpiryTest {
         long expired = Sql.count(SERVICE.dataSource(), "SELECT count(*) FROM idempotency_keys WHERE expires_at <= '"
                 + SERVICE.now() + "'");
         assertThat(expired).isGreaterThanOrEqualTo(20);
-        ApiResponse purge = SERVICE.admin().post("/tasks/purge-idempotency-keys", null, "");
+        ApiResponse purge = SERVICE.admin().post("/tasks/purge-idempotency-keys", "admin-1", "");
         assertThat(purge.status()).isEqualTo(200);
         assertThat(purge.raw().trim()).isEqualTo(Long.toString(expired));
         assertThat(Sql.count(SERVICE.dataSource(), "SELECT count(*) FROM idempotency_keys WHERE client_key LIKE 'old-%'")).isZero();

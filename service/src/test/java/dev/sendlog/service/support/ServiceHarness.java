@@ -1,5 +1,8 @@
 package dev.sendlog.service.support;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import dev.sendlog.infra.RedisEndpoint;
 import dev.sendlog.service.SendlogApplication;
 import dev.sendlog.service.config.SendlogConfiguration;
@@ -12,6 +15,7 @@ import dev.sendlog.testkit.PrivateRedis;
 import dev.sendlog.testkit.LogicalPostgres;
 import dev.sendlog.testkit.TestDatabase;
 import dev.sendlog.testkit.TestRedis;
+import io.dropwizard.configuration.ConfigurationSourceProvider;
 import io.dropwizard.core.Application;
 import io.dropwizard.testing.ConfigOverride;
 import io.dropwizard.testing.DropwizardTestSupport;
@@ -23,6 +27,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
@@ -34,7 +39,9 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * the test controls and faults it can arm, and an HTTP client. Everything is stopped and dropped after.
  */
 public class ServiceHarness implements BeforeAllCallback, AfterAllCallback {
+    private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
     private final Map<String, String> overrides = new LinkedHashMap<>();
+    private Consumer<ObjectNode> configEdit;
     private final MutableClock clock;
     private final Faults faults = new Faults();
     private SimulatorConfig simulatorConfig = SimulatorConfig.defaults().toBuilder()
@@ -159,32 +166,89 @@ public class ServiceHarness implements BeforeAllCallback, AfterAllCallback {
         start();
     }
 
+    /**
+     * Edits test-config.yml, as a tree, before each later start of the application (null: as it is), for what an
+     * override cannot say, such as a shorter list of keys. Takes effect at the next {@link #start()}.
+     */
+    public ServiceHarness configure(Consumer<ObjectNode> edit) {
+        this.configEdit = edit;
+        return this;
+    }
+
     /** Starts (or starts again after {@link #stop()}) the application on the same database, Redis and simulator. */
     public void start() throws Exception {
         if (appPort == 0) {
             // Fixed before start, because providers must be told where to call back (publicBaseUrl).
             appPort = dev.sendlog.testkit.Ports.free();
         }
+        support = application(appPort, configEdit, Map.of());
+        support.before();
+        api = new ApiClient("http://127.0.0.1:" + support.getLocalPort());
+    }
+
+    /**
+     * A second process of the same deployment: another instance of the application on this test's database, Redis and
+     * simulator, on ports of its own, with {@code edit} applied to the configuration and these overrides (key, value...)
+     * on top of the harness's. The caller closes it.
+     */
+    public Instance startAnother(Consumer<ObjectNode> edit, String... keyValues) throws Exception {
+        Map<String, String> more = new LinkedHashMap<>();
+        for (int i = 0; i + 1 < keyValues.length; i += 2) {
+            more.put(keyValues[i], keyValues[i + 1]);
+        }
+        DropwizardTestSupport<SendlogConfiguration> other = application(dev.sendlog.testkit.Ports.free(), edit, more);
+        other.before();
+        return new Instance(other);
+    }
+
+    private DropwizardTestSupport<SendlogConfiguration> application(int port, Consumer<ObjectNode> edit, Map<String, String> more) {
         List<ConfigOverride> all = new ArrayList<>();
-        all.add(ConfigOverride.config("server.applicationConnectors[0].port", Integer.toString(appPort)));
-        all.add(ConfigOverride.config("publicBaseUrl", "http://127.0.0.1:" + appPort));
+        all.add(ConfigOverride.config("server.applicationConnectors[0].port", Integer.toString(port)));
+        all.add(ConfigOverride.config("publicBaseUrl", "http://127.0.0.1:" + port));
         all.add(ConfigOverride.config("database.url", database.jdbcUrl()));
         all.add(ConfigOverride.config("redis.sendUri", redis.uri()));
         all.add(ConfigOverride.config("redis.keyPrefix", prefix));
         all.add(ConfigOverride.config("gateways.sim.baseUrl", simulator.baseUrl()));
         moreGatewaysOnSimulator.forEach(g -> all.add(ConfigOverride.config("gateways." + g + ".baseUrl", simulator.baseUrl())));
         overrides.forEach((k, v) -> all.add(ConfigOverride.config(k, v)));
+        more.forEach((k, v) -> all.add(ConfigOverride.config(k, v)));
         MutableClock appClock = clock;
         Faults appFaults = faults;
-        support = new DropwizardTestSupport<>(SendlogApplication.class, ResourceHelpers.resourceFilePath("test-config.yml"),
-                all.toArray(ConfigOverride[]::new)) {
+        String config = ResourceHelpers.resourceFilePath("test-config.yml");
+        // null keeps the application's own source (environment substitution over the file).
+        ConfigurationSourceProvider source = edit == null ? null : path -> {
+            ObjectNode tree = (ObjectNode) YAML.readTree(new java.io.File(path));
+            edit.accept(tree);
+            return new java.io.ByteArrayInputStream(YAML.writeValueAsBytes(tree));
+        };
+        return new DropwizardTestSupport<>(SendlogApplication.class, config, source, all.toArray(ConfigOverride[]::new)) {
             @Override
             public Application<SendlogConfiguration> newApplication() {
                 return new SendlogApplication(appClock, appFaults);
             }
         };
-        support.before();
-        api = new ApiClient("http://127.0.0.1:" + support.getLocalPort());
+    }
+
+    /** Another running instance of the application (see {@link #startAnother}). */
+    public static final class Instance implements AutoCloseable {
+        private final DropwizardTestSupport<SendlogConfiguration> support;
+
+        private Instance(DropwizardTestSupport<SendlogConfiguration> support) {
+            this.support = support;
+        }
+
+        public ApiClient api() {
+            return new ApiClient("http://127.0.0.1:" + support.getLocalPort());
+        }
+
+        public ApiClient admin() {
+            return new ApiClient("http://127.0.0.1:" + support.getAdminPort());
+        }
+
+        @Override
+        public void close() {
+            support.after();
+        }
     }
 
     public void stop() {
