@@ -63,7 +63,7 @@ final class Runner {
         postgres.createDatabase(database);
         Files.createDirectories(workDir.resolve("tmp"));
         SystemUnderTest.Run run = new SystemUnderTest.Run(database, postgres.jdbcUrl(database), postgres.user(),
-                redisUri, "bench:" + tag + ":", freePort(), freePort(), concurrency, simulator.baseUrl(), workDir);
+                redisUri, "bench:" + tag + ":", freePort(), freePort(), concurrency, simulator.baseUrl(), workDir, 0);
         Process process = start(system, run, workDir.resolve(tag + ".log"));
         Progress progress = new Progress(tag);
         try {
