@@ -29,8 +29,26 @@ final class Postgres {
         return user;
     }
 
+    /**
+     * A connection of the harness's own. The cluster is shared with other work, so when it has no slot left
+     * ("too many clients", SQLSTATE 53300) this tries again for up to 10 s instead of failing the benchmark.
+     */
     Connection connect(String database) throws SQLException {
-        return DriverManager.getConnection(jdbcUrl(database), user, null);
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return DriverManager.getConnection(jdbcUrl(database), user, null);
+            } catch (SQLException e) {
+                if (!"53300".equals(e.getSQLState()) || attempt >= 20) {
+                    throw e;
+                }
+                try {
+                    Thread.sleep(500);
+                } catch (InterruptedException interrupted) {
+                    Thread.currentThread().interrupt();
+                    throw e;
+                }
+            }
+        }
     }
 
     void createDatabase(String name) throws SQLException {
@@ -39,6 +57,13 @@ final class Postgres {
 
     void dropDatabase(String name) throws SQLException {
         admin("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)");
+    }
+
+    /** VACUUM (ANALYZE) of every table of {@code database}, as an autovacuum that had caught up would leave them. */
+    void vacuumAnalyze(String database) throws SQLException {
+        try (Connection connection = connect(database); Statement statement = connection.createStatement()) {
+            statement.execute("VACUUM (ANALYZE)");
+        }
     }
 
     /** The cluster's current WAL insert position in bytes. */

@@ -13,6 +13,7 @@ import java.nio.file.Path;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -47,6 +48,7 @@ final class Runner {
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
     private final List<Double> loadAverages = new ArrayList<>();
+    private final List<Double> openLoadAverages = new ArrayList<>();
 
     Runner(Postgres postgres, Simulator simulator, String redisUri, Path workDir, long warmUpLatencyMs) {
         this.warmUpLatencyMs = warmUpLatencyMs;
@@ -63,7 +65,7 @@ final class Runner {
         postgres.createDatabase(database);
         Files.createDirectories(workDir.resolve("tmp"));
         SystemUnderTest.Run run = new SystemUnderTest.Run(database, postgres.jdbcUrl(database), postgres.user(),
-                redisUri, "bench:" + tag + ":", freePort(), freePort(), concurrency, simulator.baseUrl(), workDir);
+                redisUri, "bench:" + tag + ":", freePort(), freePort(), concurrency, simulator.baseUrl(), workDir, 0);
         Process process = start(system, run, workDir.resolve(tag + ".log"));
         Progress progress = new Progress(tag);
         try {
@@ -117,6 +119,134 @@ final class Runner {
             TestRedis.deleteKeys(RedisEndpoint.parse(redisUri), run.redisPrefix());
             progress.step("stopped, database and Redis keys dropped");
         }
+    }
+
+    /**
+     * One open-loop ramp of one system: a fresh database and Redis prefix, the system started with
+     * {@code settings.concurrency()} provider calls in flight (the baselines' pools capped at
+     * {@code settings.baselinePool()}), the closed-loop warm-up, then the simulator at {@code settings.latencyMs()}
+     * and the steps from the lowest rate up, until one is not passed. Between two steps: every delivery recorded by
+     * the system, its background work caught up, optionally VACUUM ANALYZE, the simulator reset. Each step is
+     * printed to stdout (CSV) and to stderr (a line) as it ends.
+     */
+    List<OpenStep> runOpen(SystemUnderTest system, int repeat, int warmup, OpenLoopReport.Settings settings)
+            throws Exception {
+        String tag = system.key() + "_open_r" + repeat + "_"
+                + Long.toHexString(ThreadLocalRandom.current().nextLong() & 0xffffffffL);
+        String database = "bench_" + tag;
+        postgres.createDatabase(database);
+        Files.createDirectories(workDir.resolve("tmp"));
+        int pool = Math.min(settings.concurrency() + 10,
+                settings.baselinePool() > 0 ? settings.baselinePool() : Integer.MAX_VALUE);
+        SystemUnderTest.Run run = new SystemUnderTest.Run(database, postgres.jdbcUrl(database), postgres.user(),
+                redisUri, "bench:" + tag + ":", freePort(), freePort(), settings.concurrency(), simulator.baseUrl(),
+                workDir, pool);
+        Process process = start(system, run, workDir.resolve(tag + ".log"));
+        Progress progress = new Progress(tag);
+        List<OpenStep> steps = new ArrayList<>();
+        try {
+            awaitReady(system, run, process);
+            progress.step("ready; load average " + Files.readString(LOADAVG).trim());
+            String baseUrl = "http://127.0.0.1:" + run.port();
+            simulator.reset();
+            simulator.latency(warmUpLatencyMs);
+            LoadGenerator.Load warm = new LoadGenerator(baseUrl, system.clientKey())
+                    .run(warmup, settings.warmupClients(), "warm-up");
+            long delivered = warm.accepted();
+            awaitDrained(system, run, warm.accepted(), delivered);
+            progress.step("warm-up of " + warm.accepted() + " delivered");
+            String caughtUp = system.awaitBackgroundCaughtUp(run, DRAIN_TIMEOUT);
+            if (!caughtUp.isEmpty()) {
+                progress.step(caughtUp);
+            }
+            simulator.latency(settings.latencyMs());
+            OpenLoopGenerator generator = new OpenLoopGenerator();
+            for (int k = 0; k < settings.rates().size(); k++) {
+                int rate = settings.rates().get(k);
+                simulator.reset();
+                openLoadAverages.add(loadAverage());
+                OpenLoopGenerator.Offered offered = generator.run(
+                        OpenLoopGenerator.system(baseUrl, system.clientKey(), tag + "_" + rate), rate,
+                        settings.stepSeconds(), settings.p99LimitMs());
+                awaitProvider(offered.accepted(), offered.endEpochMicros() + settings.p99LimitMs() * 1000 + 1_000_000);
+                OpenStep step = OpenStep.of(system.key(), repeat, k + 1, settings.stepSeconds(), offered,
+                        simulator.recordedAtByReference(), simulator.duplicateSubmits(), settings.p99LimitMs());
+                steps.add(step);
+                System.out.println(step.csv());
+                progress.step(step.line());
+                if (!step.passed()) {
+                    break;
+                }
+                delivered += offered.accepted();
+                awaitDrained(system, run, offered.accepted(), delivered);
+                caughtUp = system.awaitBackgroundCaughtUp(run, DRAIN_TIMEOUT);
+                if (settings.vacuum()) {
+                    postgres.vacuumAnalyze(database);
+                }
+                progress.step("between steps: deliveries recorded" + (caughtUp.isEmpty() ? "" : ", " + caughtUp)
+                        + (settings.vacuum() ? ", VACUUM ANALYZE done" : ""));
+            }
+            String stages = system.stageTimings(run);
+            if (!stages.isEmpty()) {
+                progress.step(stages);
+            }
+            return steps;
+        } finally {
+            stop(process);
+            postgres.dropDatabase(database);
+            TestRedis.deleteKeys(RedisEndpoint.parse(redisUri), run.redisPrefix());
+            progress.step("stopped, database and Redis keys dropped");
+        }
+    }
+
+    /**
+     * The generator against the simulator alone (answering in {@code latencyMs}), at each of {@code rates} from the
+     * lowest for {@code seconds} each, until it sends less than 99% of a rate: up to which rate the generator (and
+     * the simulator, which the systems call at the same rate) keeps up on this machine with no system running.
+     * Returns a sentence for the report.
+     */
+    String generatorCheck(List<Integer> rates, double seconds, long latencyMs, long p99LimitMs) throws Exception {
+        simulator.latency(latencyMs);
+        StringBuilder report = new StringBuilder(String.format(Locale.ROOT, "each rate for %.0f s, the simulator"
+                + " answering in %d ms:", seconds, latencyMs));
+        double keptUp = 0;
+        for (int rate : rates) {
+            simulator.reset();
+            OpenLoopGenerator.Offered offered = new OpenLoopGenerator().run(
+                    OpenLoopGenerator.simulator(simulator.baseUrl(), "generator-check-" + rate), rate, seconds,
+                    p99LimitMs);
+            long[] answers = Arrays.stream(offered.answerNanos()).filter(a -> a >= 0).toArray();
+            double achieved = offered.achievedPerSecond();
+            boolean behind = achieved < OpenStep.GENERATOR_TOLERANCE * rate;
+            String line = String.format(Locale.ROOT, " %d/s sent at %.1f/s (%+.2f%%), send lag p99 %.1f ms, answer"
+                            + " p50/p99 %.1f/%.1f ms from the scheduled time, %d of %d answered 2xx, at most %d connections%s",
+                    rate, achieved, 100 * (achieved / rate - 1), offered.sendLagP99Ms(),
+                    Stats.percentile(answers, 0.50) / 1e6, Stats.percentile(answers, 0.99) / 1e6, offered.accepted(),
+                    offered.scheduled(), offered.peakConnections(), behind ? offered.waitedForConnection() > 0
+                            ? " (**behind**: the simulator held all the connections)" : " (**behind**)" : "");
+            System.err.println("  generator check:" + line);
+            report.append(line).append(';');
+            if (behind) {
+                break;
+            }
+            keptUp = rate;
+        }
+        simulator.reset();
+        report.setLength(report.length() - 1);
+        return String.format(Locale.ROOT, "within 1%% of the rate up to %s msg/s (%s).",
+                keptUp == 0 ? "no" : String.format(Locale.ROOT, "%.0f", keptUp), report);
+    }
+
+    /** Until the simulator has {@code atProvider} keys or the wall clock passes {@code deadlineEpochMicros}. */
+    private void awaitProvider(long atProvider, long deadlineEpochMicros) throws IOException, InterruptedException {
+        while (simulator.uniqueKeys() < atProvider && LoadGenerator.now() < deadlineEpochMicros) {
+            Thread.sleep(50);
+        }
+    }
+
+    /** The machine's 1-minute load average at the start of each open-loop step so far. */
+    List<Double> openLoadAverages() {
+        return List.copyOf(openLoadAverages);
     }
 
     /** Phases of a run with their seconds, on stderr, to see where the time budget goes. */

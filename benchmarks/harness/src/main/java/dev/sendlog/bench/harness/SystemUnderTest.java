@@ -17,9 +17,12 @@ import java.util.Map;
 
 /** One of the compared systems: how to start it as its own process, where it listens, how much it delivered. */
 sealed interface SystemUnderTest {
-    /** Where one run of a system lives: its own database, Redis prefix and ports. */
+    /**
+     * Where one run of a system lives: its own database, Redis prefix and ports. {@code baselinePool} is the size of
+     * a baseline's connection pool, 0 for its own default (C + 10); sendlog's pools are those of its config.yml.
+     */
     record Run(String database, String jdbcUrl, String dbUser, String redisUri, String redisPrefix, int port,
-               int adminPort, int concurrency, String simulatorUrl, Path workDir) {
+               int adminPort, int concurrency, String simulatorUrl, Path workDir, int baselinePool) {
     }
 
     /** Short name, also used in database names. */
@@ -226,6 +229,9 @@ sealed interface SystemUnderTest {
         List<String> args = new ArrayList<>(List.of("-jar", jar.toString(), "--port", Integer.toString(run.port()),
                 "--jdbc-url", run.jdbcUrl(), "--db-user", run.dbUser(), "--provider-url", run.simulatorUrl(),
                 "--workers", Integer.toString(run.concurrency())));
+        if (run.baselinePool() > 0) {
+            args.addAll(List.of("--pool", Integer.toString(run.baselinePool())));
+        }
         args.addAll(List.of(extra));
         return args;
     }
