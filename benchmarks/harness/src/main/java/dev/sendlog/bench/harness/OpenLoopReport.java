@@ -195,7 +195,7 @@ final class OpenLoopReport {
                         + " lowest rate, after a closed-loop warm-up of %,d messages (%d clients, the simulator answering"
                         + " at once); one database for all steps, not one per step, because a fresh one would mean a fresh,"
                         + " cold process at every step. Between two steps the harness waits until the system has recorded"
-                        + " every delivery (and sendlog's projector has caught up)%s, and resets the simulator's records.%n%n",
+                        + " every delivery (and sendlog's timers have caught up)%s, and resets the simulator's records.%n%n",
                 s.latencyMs(), s.concurrency(), s.baselinePool() > 0 ? "min(C + 10, " + s.baselinePool() + ")" : "C + 10",
                 s.latencyMs(), rates, s.stepSeconds(), OpenLoopGenerator.MAX_CONNECTIONS, s.warmup(), s.warmupClients(),
                 s.vacuum() ? ", then runs VACUUM ANALYZE on its database (this server runs with autovacuum off, and the"

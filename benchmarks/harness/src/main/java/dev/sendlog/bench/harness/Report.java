@@ -66,7 +66,7 @@ final class Report {
                         + "provider simulator (20 ms per submit), PostgreSQL, Redis and the load generator on the same "
                         + "machine. Each cell is the median of %d runs per system, alternating between the systems "
                         + "(A B C A B C ...); each run submits %,d messages after a warm-up of %,d (the simulator "
-                        + "answering %s during the warm-up, and the measured load starting once sendlog's projector has "
+                        + "answering %s during the warm-up, and the measured load starting once sendlog's timers have "
                         + "caught up), through the same closed-loop HTTP load generator with as many clients as the "
                         + "concurrency, which is also each system's number of provider workers. Whole run, build "
                         + "included: %s. The 1-minute load average at the start of the measured loads ranged from "

@@ -114,19 +114,22 @@ sealed interface SystemUnderTest {
             return metrics(run).path("counters").path("messages.sent").path("count").asLong();
         }
 
-        /** Until the projector's lag (the age of the oldest event it has not folded) is zero. */
+        /**
+         * Until the timers' lag (how long the most overdue publication check has waited) is zero: no background work of
+         * the warm-up is overdue when the measured load starts.
+         */
         @Override
         public String awaitBackgroundCaughtUp(Run run, Duration timeout) throws IOException, InterruptedException {
             long deadline = System.nanoTime() + timeout.toNanos();
             double lag = Double.NaN;
             while (System.nanoTime() < deadline) {
-                lag = metrics(run).path("gauges").path("projector.lag.seconds").path("value").asDouble(Double.NaN);
+                lag = metrics(run).path("gauges").path("timers.lag.seconds").path("value").asDouble(Double.NaN);
                 if (lag == 0) {
-                    return "projector caught up";
+                    return "timers caught up";
                 }
                 Thread.sleep(200);
             }
-            return String.format(Locale.ROOT, "WARNING: the projector is still %.1f s behind after %s", lag, timeout);
+            return String.format(Locale.ROOT, "WARNING: the timers are still %.1f s behind after %s", lag, timeout);
         }
 
         /** Mean and p99 in ms of the send stages, from the timers on its admin port (their window is the last minute). */
@@ -136,7 +139,7 @@ sealed interface SystemUnderTest {
             StringBuilder line = new StringBuilder(
                     "stages, ms mean/p99 over the last minute (the end of the warm-up included):");
             for (String stage : List.of("send.queue.wait", "send.claim", "send.provider", "send.result",
-                    "send.accepted.to.sent", "poller.round", "projector.batch")) {
+                    "send.accepted.to.sent", "poller.round", "timers.round")) {
                 JsonNode t = timers.path(stage);
                 double toMillis = switch (t.path("duration_units").asText()) {
                     case "seconds" -> 1e3;
