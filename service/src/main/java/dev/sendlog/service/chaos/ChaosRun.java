@@ -172,7 +172,7 @@ public final class ChaosRun {
                     "-Ddw.database.pools.maintenance=2",
                     "-Ddw.pipeline.leaseTtl=5s", "-Ddw.pipeline.confirmTimeout=5s", "-Ddw.pipeline.claimTimeout=10s",
                     "-Ddw.pipeline.retryBase=200ms", "-Ddw.pipeline.retryCap=2s", "-Ddw.pipeline.maxAttempts=30",
-                    "-Ddw.pipeline.reconcileWindow=60s", "-Ddw.pipeline.timerIntervalMs=200", "-Ddw.pipeline.projectorIntervalMs=500",
+                    "-Ddw.pipeline.reconcileWindow=60s", "-Ddw.pipeline.timerIntervalMs=200",
                     "-Ddw.pipeline.sendWorker.reclaimIdle=10s", "-Ddw.receipts.holdWindow=20s"));
             Files.createDirectories(dir.resolve("tmp"));
             ServiceProcess process = new ServiceProcess(name, ServiceProcess.javaCommand(jar, options, List.of(command, "config.yml")),

@@ -9,6 +9,8 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.time.InstantSource;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -24,13 +26,20 @@ import org.slf4j.LoggerFactory;
  */
 public final class Inbox implements Managed {
     private static final Logger LOG = LoggerFactory.getLogger(Inbox.class);
-    private static final String INSERT_SQL = "INSERT INTO callback_inbox (gateway, received_at, body) VALUES (?, ?::timestamptz, ?) RETURNING id";
+    private static final String INSERT_SQL = "INSERT INTO callback_inbox (gateway, received_at, body, body_hash) "
+            + "VALUES (?, ?::timestamptz, ?, ?) RETURNING id";
+    private static final String FIND_SQL = """
+            SELECT i.id, i.gateway, i.body_hash FROM callback_inbox i
+            JOIN unnest(?::text[], ?::bytea[]) AS k(g, h) ON i.gateway = k.g AND i.body_hash = k.h""";
+    private static final String UNIQUE_VIOLATION = "23505";
+    private static final int MAX_TRIES = 5;
 
     private final DSLContext dsl;
     private final JobStream stream;
     private final InstantSource clock;
     private final GroupCommit<InboxItem> commits;
     private final Counter stored;
+    private final Counter replayed;
     private final Counter queueFailures;
 
     public Inbox(DSLContext dsl, JobStream stream, InstantSource clock, int writers, MetricRegistry metrics) {
@@ -39,11 +48,19 @@ public final class Inbox implements Managed {
         this.clock = clock;
         this.commits = new GroupCommit<>("inbox", this::write, writers, 500, 0, 50_000, metrics);
         this.stored = metrics.counter("callbacks.stored");
+        this.replayed = metrics.counter("callbacks.replayed");
         this.queueFailures = metrics.counter("callbacks.queue.failures");
     }
 
-    /** Stores the raw callback durably; returns its inbox id only after the commit. */
-    public long store(String gateway, byte[] body) throws InterruptedException, ExecutionException, TimeoutException {
+    /** Where a callback is stored: its inbox row, and whether that row held the same body already (a replay). */
+    public record Stored(long id, boolean replayed) {
+    }
+
+    /**
+     * Stores the raw callback durably; returns its inbox id only after the commit. The same body again on the same
+     * gateway is not stored twice: the answer names the row that holds it.
+     */
+    public Stored store(String gateway, byte[] body) throws InterruptedException, ExecutionException, TimeoutException {
         InboxItem item = new InboxItem(gateway, body, clock.instant());
         if (!commits.offer(item)) {
             throw new IllegalStateException("the inbox queue is full");
@@ -52,36 +69,104 @@ public final class Inbox implements Managed {
     }
 
     private void write(List<InboxItem> batch) {
-        List<Long> ids = new ArrayList<>(batch.size());
+        Map<BodyKey, Stored> result = null;
+        for (int attempt = 1; result == null; attempt++) {
+            try {
+                result = dsl.transactionResult(cfg -> writeInTransaction(cfg.dsl(), batch));
+            } catch (RuntimeException e) {
+                if (attempt < MAX_TRIES && isUniqueViolation(e)) {
+                    continue; // the same body stored by another batch meanwhile: read it this time
+                }
+                LOG.warn("storing {} callbacks failed: {}", batch.size(), e.toString());
+                batch.forEach(item -> item.id().completeExceptionally(e));
+                return;
+            }
+        }
+        List<Long> fresh = new ArrayList<>();
+        for (Stored s : new java.util.LinkedHashSet<>(result.values())) {
+            if (!s.replayed()) {
+                fresh.add(s.id());
+            }
+        }
+        stored.inc(fresh.size());
+        replayed.inc(batch.size() - fresh.size());
         try {
-            dsl.transaction(cfg -> cfg.dsl().connection(c -> {
-                try (PreparedStatement ps = c.prepareStatement(INSERT_SQL)) {
-                    for (InboxItem item : batch) {
-                        ps.setString(1, item.gateway());
-                        ps.setString(2, item.receivedAt().toString());
-                        ps.setBytes(3, item.body());
-                        try (ResultSet rs = ps.executeQuery()) {
-                            rs.next();
-                            ids.add(rs.getLong(1));
-                        }
+            stream.publish(fresh.stream().map(id -> new CallbackJob(id).toFields()).toList());
+        } catch (RuntimeException e) {
+            queueFailures.inc(fresh.size());
+            LOG.warn("queueing {} stored callbacks failed; the sweeper queues them again: {}", fresh.size(), e.toString());
+        }
+        java.util.Set<Long> answered = new java.util.HashSet<>();
+        for (InboxItem item : batch) {
+            Stored s = result.get(BodyKey.of(item));
+            // Within one batch the second copy of a body is a replay of the first.
+            item.id().complete(answered.add(s.id()) ? s : new Stored(s.id(), true));
+        }
+    }
+
+    /** The body's row for each distinct (gateway, body) of the batch: found, or inserted now. */
+    private Map<BodyKey, Stored> writeInTransaction(DSLContext tx, List<InboxItem> batch) {
+        Map<BodyKey, InboxItem> distinct = new java.util.LinkedHashMap<>();
+        batch.forEach(item -> distinct.putIfAbsent(BodyKey.of(item), item));
+        Map<BodyKey, Stored> rows = new HashMap<>();
+        tx.connection(c -> {
+            try (PreparedStatement find = c.prepareStatement(FIND_SQL)) {
+                find.setArray(1, c.createArrayOf("text", distinct.keySet().stream().map(BodyKey::gateway).toArray()));
+                find.setArray(2, c.createArrayOf("bytea", distinct.keySet().stream().map(BodyKey::hash).toArray(byte[][]::new)));
+                try (ResultSet rs = find.executeQuery()) {
+                    while (rs.next()) {
+                        rows.put(new BodyKey(rs.getString(2), rs.getBytes(3)), new Stored(rs.getLong(1), true));
                     }
                 }
-            }));
-        } catch (RuntimeException e) {
-            LOG.warn("storing {} callbacks failed: {}", batch.size(), e.toString());
-            batch.forEach(item -> item.id().completeExceptionally(e));
-            return;
+            }
+            try (PreparedStatement ps = c.prepareStatement(INSERT_SQL)) {
+                for (Map.Entry<BodyKey, InboxItem> e : distinct.entrySet()) {
+                    if (rows.containsKey(e.getKey())) {
+                        continue;
+                    }
+                    InboxItem item = e.getValue();
+                    ps.setString(1, item.gateway());
+                    ps.setString(2, item.receivedAt().toString());
+                    ps.setBytes(3, item.body());
+                    ps.setBytes(4, e.getKey().hash());
+                    try (ResultSet rs = ps.executeQuery()) {
+                        rs.next();
+                        rows.put(e.getKey(), new Stored(rs.getLong(1), false));
+                    }
+                }
+            }
+        });
+        return rows;
+    }
+
+    /** A gateway and the SHA-256 of a body: equal for equal bytes. */
+    private record BodyKey(String gateway, byte[] hash) {
+        static BodyKey of(InboxItem item) {
+            try {
+                return new BodyKey(item.gateway(), java.security.MessageDigest.getInstance("SHA-256").digest(item.body()));
+            } catch (java.security.NoSuchAlgorithmException e) {
+                throw new IllegalStateException("SHA-256 is part of every JDK", e);
+            }
         }
-        stored.inc(batch.size());
-        try {
-            stream.publish(ids.stream().map(id -> new CallbackJob(id).toFields()).toList());
-        } catch (RuntimeException e) {
-            queueFailures.inc(batch.size());
-            LOG.warn("queueing {} stored callbacks failed; the sweeper queues them again: {}", batch.size(), e.toString());
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof BodyKey k && gateway.equals(k.gateway) && java.util.Arrays.equals(hash, k.hash);
         }
-        for (int i = 0; i < batch.size(); i++) {
-            batch.get(i).id().complete(ids.get(i));
+
+        @Override
+        public int hashCode() {
+            return 31 * gateway.hashCode() + java.util.Arrays.hashCode(hash);
         }
+    }
+
+    private static boolean isUniqueViolation(Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            if (c instanceof java.sql.SQLException sql && UNIQUE_VIOLATION.equals(sql.getSQLState())) {
+                return true;
+            }
+        }
+        return false;
     }
 
     @Override

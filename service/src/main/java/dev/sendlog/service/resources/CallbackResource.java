@@ -64,14 +64,16 @@ public final class CallbackResource {
             refused.inc();
             throw ApiProblem.unavailable("too many callbacks at once; send it again shortly", 1);
         }
-        long id;
+        Inbox.Stored stored;
         try {
-            id = inbox.store(gateway, raw);
+            stored = inbox.store(gateway, raw);
         } catch (IllegalStateException e) {
             throw ApiProblem.unavailable("the callback could not be stored; send it again", 1);
         } finally {
             intake.leave();
         }
-        return Response.ok(Map.of("stored", id)).build();
+        // A body already stored (the provider sent it again) is answered with the row that holds it, and not stored twice.
+        return Response.ok(stored.replayed() ? Map.of("stored", stored.id(), "replayed", true) : Map.of("stored", stored.id()))
+                .build();
     }
 }

@@ -63,9 +63,9 @@ public final class DirectCallback extends DirectPath {
             problem(response, ApiProblem.unavailable("too many callbacks at once; send it again shortly", 1));
             return true;
         }
-        long id;
+        Inbox.Stored stored;
         try {
-            id = inbox.store(gateway, body);
+            stored = inbox.store(gateway, body);
         } catch (IllegalStateException e) {
             problem(response, ApiProblem.unavailable("the callback could not be stored; send it again", 1));
             return true;
@@ -76,7 +76,8 @@ public final class DirectCallback extends DirectPath {
             intake.leave();
         }
         answer(response, HttpServletResponse.SC_OK, "application/json",
-                ("{\"stored\":" + id + "}").getBytes(StandardCharsets.US_ASCII));
+                ("{\"stored\":" + stored.id() + (stored.replayed() ? ",\"replayed\":true}" : "}"))
+                        .getBytes(StandardCharsets.US_ASCII));
         return true;
     }
 }
