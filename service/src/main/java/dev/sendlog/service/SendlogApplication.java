@@ -393,7 +393,7 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
                 slot.prepare();
                 cdcFeed = new CdcFeed(local.database(), pools.dsl(PoolRole.PIPELINE), slot,
                         new WorkPublisher(pools.dsl(PoolRole.PIPELINE), events.actors(), sendStream, p, clock, "poller-" + instance,
-                                faults, metrics),
+                                faults, true, metrics),
                         p.cdc, "poller-" + instance, Duration.ofMillis(p.leaseTtl.toMilliseconds()), metrics);
                 FeedSlotHealthCheck slotHealth = new FeedSlotHealthCheck(
                         new FeedSlot(pools.dsl(PoolRole.MAINTENANCE), p.cdc.slot, p.cdc.publication),

@@ -36,7 +36,8 @@ public final class MessageReader {
      * to both sides of the join so PostgreSQL prunes both tables to the partitions of their days.
      */
     private static final String FIND_SQL = """
-            SELECT m.id, m.tenant, m.recipient, m.reference, m.gateway, m.body, m.accepted_at, %s
+            SELECT m.id, m.tenant, m.recipient, m.reference, m.gateway, m.body, m.accepted_at, %s,
+                   (SELECT array_agg(r.id) FROM publications r WHERE r.id = ANY(?)) AS recorded
             FROM messages m
             LEFT JOIN message_events e ON e.message_id = m.id AND e.message_id = ANY(?)
             %s
@@ -69,16 +70,29 @@ public final class MessageReader {
 
     /** The messages that exist among {@code ids}, with their histories and folded states. */
     public Map<UUID, MessageDetails> findMany(Collection<UUID> ids) {
+        return findMany(ids, List.of()).messages();
+    }
+
+    /** Messages and which of some publications are recorded (committed): the send worker's claim read, one round trip. */
+    public record Found(Map<UUID, MessageDetails> messages, java.util.Set<Long> recordedPublications) {
+    }
+
+    /** As {@link #findMany(Collection)}, and which of {@code publications} are recorded, in the same round trip. */
+    public Found findMany(Collection<UUID> ids, Collection<Long> publications) {
         Map<UUID, MessageDetails> found = new HashMap<>();
+        java.util.Set<Long> recorded = new java.util.HashSet<>();
         if (ids.isEmpty()) {
-            return found;
+            return new Found(found, recorded);
         }
         UUID[] array = ids.toArray(UUID[]::new);
+        Long[] publicationIds = publications.stream().distinct().toArray(Long[]::new);
         dsl.connection(c -> {
             try (PreparedStatement ps = c.prepareStatement(FIND_SQL)) {
-                ps.setArray(1, c.createArrayOf("uuid", array));
+                ps.setArray(1, c.createArrayOf("int8", publicationIds));
                 ps.setArray(2, c.createArrayOf("uuid", array));
+                ps.setArray(3, c.createArrayOf("uuid", array));
                 try (ResultSet rs = ps.executeQuery()) {
+                    boolean first = true;
                     MessageRow row = null;
                     List<LoggedRow> rows = new ArrayList<>();
                     while (rs.next()) {
@@ -91,6 +105,13 @@ public final class MessageReader {
                                     rs.getString(6), rs.getObject(7, OffsetDateTime.class).toInstant());
                             rows = new ArrayList<>();
                         }
+                        if (first) {
+                            java.sql.Array r = rs.getArray(8 + LogRows.COUNT);
+                            if (r != null) {
+                                recorded.addAll(List.of((Long[]) r.getArray()));
+                            }
+                            first = false;
+                        }
                         LoggedRow event = LogRows.read(rs, 8, events.actors());
                         if (event != null) {
                             rows.add(event);
@@ -102,7 +123,7 @@ public final class MessageReader {
                 }
             }
         });
-        return found;
+        return new Found(found, recorded);
     }
 
     private MessageDetails details(MessageRow row, List<LoggedRow> rows) {

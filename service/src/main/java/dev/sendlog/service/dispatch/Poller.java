@@ -37,7 +37,7 @@ public final class Poller {
                   PipelineSettings settings, InstantSource clock, String actor, Faults faults, MetricRegistry metrics) {
         this.leases = leases;
         this.tail = tail;
-        this.publisher = new WorkPublisher(dsl, actors, stream, settings, clock, actor, faults, metrics);
+        this.publisher = new WorkPublisher(dsl, actors, stream, settings, clock, actor, faults, false, metrics);
         this.settings = settings;
         this.dsl = dsl;
         this.claimTimer = Metrics.timer(metrics, "poller.claim");
@@ -105,7 +105,7 @@ public final class Poller {
             return 0;
         }
         Map<java.util.UUID, Integer> latest = publisher.latestSeqs(rows);
-        java.util.Set<String> published = publishedSince(rows);
+        java.util.Set<String> published = publisher.publishedSince(rows);
         Map<Short, TailCursor> advanced = new LinkedHashMap<>();
         java.util.Set<Short> blocked = new java.util.HashSet<>();
         for (TailRow row : rows) {
@@ -131,21 +131,5 @@ public final class Poller {
         });
         advanced.forEach(leases::advanced);
         return advanced.size();
-    }
-
-    /**
-     * Which of the rows' work (message/seq) a publication names: the publications made since the oldest row was written
-     * (a minute earlier, for clocks of other processes), through their index by time.
-     */
-    private java.util.Set<String> publishedSince(List<TailRow> rows) {
-        java.time.Instant from = rows.stream().map(TailRow::at).min(java.util.Comparator.naturalOrder()).orElseThrow()
-                .minusSeconds(60);
-        java.util.UUID[] ids = rows.stream().map(TailRow::messageId).distinct().toArray(java.util.UUID[]::new);
-        java.util.Set<String> published = new java.util.HashSet<>();
-        dsl.resultQuery("""
-                        SELECT u.message_id, u.seq FROM publications p CROSS JOIN unnest(p.message_ids, p.seqs) AS u(message_id, seq)
-                        WHERE p.published_at >= ?::timestamptz AND u.message_id = ANY(?)""", from.toString(), ids)
-                .forEach(r -> published.add(r.get(0, java.util.UUID.class) + "/" + r.get(1, Integer.class)));
-        return published;
     }
 }

@@ -158,8 +158,10 @@ public final class SendWorker {
         List<StreamEntry> lost = new ArrayList<>();
         List<StreamEntry> notYetRecorded = new ArrayList<>();
         try (Timer.Context ignored = claimTimer.time()) {
-            Map<UUID, MessageDetails> found = reader.findMany(firstPerMessage.keySet());
-            Set<Long> recorded = publications.existing(jobsOf.values().stream().map(SendJob::publication).toList());
+            MessageReader.Found read = reader.findMany(firstPerMessage.keySet(),
+                    jobsOf.values().stream().map(SendJob::publication).toList());
+            Map<UUID, MessageDetails> found = read.messages();
+            Set<Long> recorded = read.recordedPublications();
             Map<StreamEntry, NewEvent> claims = new LinkedHashMap<>();
             Map<StreamEntry, ClaimResult> candidates = new HashMap<>();
             Instant now = clock.instant();

@@ -36,6 +36,7 @@ import org.jooq.DSLContext;
  */
 public final class WorkPublisher {
     private final DSLContext dsl;
+    private final boolean checkVisibility;
     private final JobStream stream;
     private final PipelineSettings settings;
     private final InstantSource clock;
@@ -49,9 +50,14 @@ public final class WorkPublisher {
     private final Counter published;
     private final Counter skipped;
 
+    /**
+     * @param checkVisibility whether the rows may not be visible to this session yet (they come from a replication
+     *                        slot): then each message's row is read too, and a batch with one not visible is refused
+     */
     public WorkPublisher(DSLContext dsl, Actors actors, JobStream stream, PipelineSettings settings, InstantSource clock,
-                         String actor, Faults faults, MetricRegistry metrics) {
+                         String actor, Faults faults, boolean checkVisibility, MetricRegistry metrics) {
         this.dsl = dsl;
+        this.checkVisibility = checkVisibility;
         this.actors = actors;
         this.stream = stream;
         this.settings = settings;
@@ -97,9 +103,13 @@ public final class WorkPublisher {
         }
         Instant now = clock.instant();
         Instant confirmBy = now.plusMillis(settings.confirmTimeout.toMilliseconds());
+        // Rows from a slot may have been published already: by the catch-up of a new slot, which reads the log while the
+        // slot streams what commits meanwhile. (The polling feed's cursor moves with its publications: never twice.)
+        java.util.Set<String> alreadyPublished = checkVisibility ? publishedSince(rows) : java.util.Set.of();
         List<TailRow> owed = new ArrayList<>();
         for (TailRow row : rows) {
-            if (Integer.valueOf(row.seq()).equals(latest.get(row.messageId()))) {
+            if (Integer.valueOf(row.seq()).equals(latest.get(row.messageId()))
+                    && !alreadyPublished.contains(row.messageId() + "/" + row.seq())) {
                 owed.add(row);
             } else {
                 skipped.inc();
@@ -155,20 +165,47 @@ public final class WorkPublisher {
         return seq != null && seq >= row.seq();
     }
 
-    private static final String LATEST_SQL = """
+    /** The latest seq of each message whose row this session sees (the slot's rows may not be visible yet). */
+    private static final String LATEST_VISIBLE_SQL = """
             SELECT m.id, coalesce(max(e.seq), 1)
             FROM messages m LEFT JOIN message_events e ON e.message_id = m.id AND e.message_id = ANY(?)
             WHERE m.id = ANY(?)
             GROUP BY m.id""";
+    /** The latest event row of each message (the tail read the rows in this session: they are visible). */
+    private static final String LATEST_SQL = """
+            SELECT message_id, max(seq) FROM message_events WHERE message_id = ANY(?) GROUP BY message_id""";
 
     /**
      * The latest seq of each visible message (1 when it has no event row: its acceptance is the row): a work event is
-     * still owed only while nothing came after it. A message absent from the answer is not visible yet.
+     * still owed only while nothing came after it. A message absent from the answer is not visible yet: only rows
+     * read from a replication slot can be that; rows the tail read are visible, and their messages rows need no read.
      */
     Map<UUID, Integer> latestSeqs(List<TailRow> rows) {
         UUID[] ids = rows.stream().map(TailRow::messageId).distinct().toArray(UUID[]::new);
         Map<UUID, Integer> latest = new HashMap<>();
-        dsl.resultQuery(LATEST_SQL, ids, ids).forEach(r -> latest.put(r.get(0, UUID.class), r.get(1, Integer.class)));
+        if (checkVisibility) {
+            dsl.resultQuery(LATEST_VISIBLE_SQL, ids, ids).forEach(r -> latest.put(r.get(0, UUID.class), r.get(1, Integer.class)));
+        } else {
+            for (UUID id : ids) {
+                latest.put(id, 1);
+            }
+            dsl.resultQuery(LATEST_SQL, (Object) ids).forEach(r -> latest.put(r.get(0, UUID.class), r.get(1, Integer.class)));
+        }
         return latest;
+    }
+
+    /**
+     * Which of the rows' work (message/seq) a publication names already: the publications made since the oldest row was
+     * written (a minute earlier, for the clocks of other processes), read through their index by time.
+     */
+    java.util.Set<String> publishedSince(List<TailRow> rows) {
+        Instant from = rows.stream().map(TailRow::at).min(java.util.Comparator.naturalOrder()).orElseThrow().minusSeconds(60);
+        UUID[] ids = rows.stream().map(TailRow::messageId).distinct().toArray(UUID[]::new);
+        java.util.Set<String> published = new java.util.HashSet<>();
+        dsl.resultQuery("""
+                        SELECT u.message_id, u.seq FROM publications p CROSS JOIN unnest(p.message_ids, p.seqs) AS u(message_id, seq)
+                        WHERE p.published_at >= ?::timestamptz AND u.message_id = ANY(?)""", from.toString(), ids)
+                .forEach(r -> published.add(r.get(0, UUID.class) + "/" + r.get(1, Integer.class)));
+        return published;
     }
 }

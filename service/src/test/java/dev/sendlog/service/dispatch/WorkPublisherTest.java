@@ -59,7 +59,7 @@ class WorkPublisherTest {
         store = EventStore.of(DB.dataSource());
         new PartitionManager(DB.dataSource(), Duration.ofSeconds(5)).ensure(LocalDate.now(ZoneOffset.UTC), 1);
         publisher = new WorkPublisher(dsl, store.actors(), stream, new PipelineSettings(), InstantSource.system(), "test-poller",
-                Faults.NONE, new MetricRegistry());
+                Faults.NONE, true, new MetricRegistry());
     }
 
     @AfterEach
