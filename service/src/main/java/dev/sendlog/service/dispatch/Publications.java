@@ -81,22 +81,29 @@ public final class Publications {
      * the stream); false when it is not by then.
      */
     public boolean awaitRecorded(long id, Duration max) {
+        return awaitRecorded(Set.of(id), max).contains(id);
+    }
+
+    /** Waits up to {@code max} for publications to be recorded, asking for all still missing at once; returns those seen. */
+    public Set<Long> awaitRecorded(Set<Long> ids, Duration max) {
         long deadline = System.nanoTime() + max.toNanos();
-        long pauseMs = 2;
+        long pauseMs = 1;
+        Set<Long> seen = new HashSet<>();
+        Set<Long> missing = new HashSet<>(ids);
         while (true) {
-            if (!existing(List.of(id)).isEmpty()) {
-                return true;
-            }
-            if (System.nanoTime() > deadline) {
-                return false;
+            Set<Long> now = existing(missing);
+            seen.addAll(now);
+            missing.removeAll(now);
+            if (missing.isEmpty() || System.nanoTime() > deadline) {
+                return seen;
             }
             try {
                 TimeUnit.MILLISECONDS.sleep(pauseMs);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                return false;
+                return seen;
             }
-            pauseMs = Math.min(100, pauseMs * 2);
+            pauseMs = Math.min(50, pauseMs * 2);
         }
     }
 

@@ -67,6 +67,7 @@ public final class SendWorker {
     private static final int MAX_DECISIONS = 5;
     private static final Duration RECORD_RETRY_FOR = Duration.ofSeconds(20);
     private static final Duration PUBLICATION_WAIT = Duration.ofSeconds(5);
+    private static final Duration BATCH_PUBLICATION_WAIT = Duration.ofMillis(500);
 
     private final StreamConsumer consumer;
     private final MessageReader reader;
@@ -161,7 +162,18 @@ public final class SendWorker {
             MessageReader.Found read = reader.findMany(firstPerMessage.keySet(),
                     jobsOf.values().stream().map(SendJob::publication).toList());
             Map<UUID, MessageDetails> found = read.messages();
-            Set<Long> recorded = read.recordedPublications();
+            Set<Long> recorded = new java.util.HashSet<>(read.recordedPublications());
+            Set<Long> unseen = new java.util.HashSet<>();
+            jobsOf.values().forEach(j -> {
+                if (!recorded.contains(j.publication())) {
+                    unseen.add(j.publication());
+                }
+            });
+            if (!unseen.isEmpty()) {
+                // The poller commits a moment after its jobs reach the stream, and a worker that reads at once often sees
+                // them first: wait for the batch's publications together (one query a round), not job by job.
+                recorded.addAll(publications.awaitRecorded(unseen, BATCH_PUBLICATION_WAIT));
+            }
             Map<StreamEntry, NewEvent> claims = new LinkedHashMap<>();
             Map<StreamEntry, ClaimResult> candidates = new HashMap<>();
             Instant now = clock.instant();
