@@ -424,7 +424,7 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
             });
             StreamConsumer consumer = new StreamConsumer("send", sendStream, sendPermits,
                     Duration.ofMillis(p.sendWorker.reclaimIdle.toMilliseconds()), metrics);
-            new SendWorker(consumer, new MessageReader(pools.dsl(PoolRole.PIPELINE), events), appender,
+            SendWorker.attach(consumer, new MessageReader(pools.dsl(PoolRole.PIPELINE), events), appender,
                     providers, new Checks(p.checks), new Backoff(Duration.ofMillis(p.retryBase.toMilliseconds()),
                     Duration.ofMillis(p.retryCap.toMilliseconds())), limits, p.shards, config.publicBaseUrl, clock,
                     "worker-" + instance, faults, p.sendWorker.concurrency, metrics);
