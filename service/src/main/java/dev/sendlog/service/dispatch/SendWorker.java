@@ -10,6 +10,8 @@ import dev.sendlog.events.FinalStatus;
 import dev.sendlog.events.Dead;
 import dev.sendlog.events.MessageEvent;
 import dev.sendlog.events.ProviderAccepted;
+import dev.sendlog.events.RedriveReason;
+import dev.sendlog.events.Redriven;
 import dev.sendlog.events.Rejected;
 import dev.sendlog.events.Shards;
 import dev.sendlog.projections.Decisions;
@@ -98,6 +100,8 @@ public final class SendWorker {
     private final Counter unpublished;
 
     private final Counter racesGivenUp;
+    private final Counter handedBack;
+    private final ProviderCallGate gate = new ProviderCallGate();
 
     /**
      * A send worker that takes {@code consumer}'s reads. The handler is registered only once the worker is whole: a
@@ -141,6 +145,7 @@ public final class SendWorker {
         this.dead = metrics.counter("messages.dead");
         this.unrecorded = metrics.counter("send.outcomes.unrecorded");
         this.racesGivenUp = metrics.counter("send.races.given.up");
+        this.handedBack = metrics.counter("send.jobs.handed.back");
         this.providerCalls = new Semaphore(providerConcurrency);
         this.publications = new Publications(reader.dsl());
         this.unpublished = metrics.counter("send.jobs.publication.not.recorded");
@@ -285,14 +290,23 @@ public final class SendWorker {
         try {
             providerCalls.acquire();
         } catch (InterruptedException e) {
-            // Shutting down: the entry stays pending, and the claim deadline brings the message back.
-            Thread.currentThread().interrupt();
-            return false;
+            // Stopped while waiting for a call slot: the provider was not called, so the job is given back.
+            Thread.interrupted();
+            try {
+                return handBack(job, message, state, shard);
+            } finally {
+                Thread.currentThread().interrupt();
+            }
+        }
+        if (!gate.enter()) {
+            providerCalls.release();
+            return handBack(job, message, state, shard);
         }
         try (Timer.Context ignored = providerTimer.time()) {
             outcome = provider.submit(new Submit(message.row().recipient(), message.row().body(), job.messageId().toString(),
                     publicBaseUrl + "/v1/callbacks/" + message.row().gateway(), EffectKeys.providerSubmit(job.messageId())));
         } finally {
+            gate.exit();
             providerCalls.release();
         }
         if (outcome instanceof SubmitOutcome.Accepted) {
@@ -320,6 +334,32 @@ public final class SendWorker {
                 }
             };
         }
+    }
+
+    /**
+     * Gives a claimed job back before its provider call began (shutting down): the same attempt is owed again, and the
+     * REDRIVEN row is work the shard's poller publishes at once, for another worker to claim, instead of the message
+     * waiting for its claim deadline.
+     */
+    private boolean handBack(SendJob job, MessageDetails message, MessageState state, short shard) {
+        recordUnlessMovedOn(job, message.row().tenant(), state, new Redriven(job.attempt(), RedriveReason.HANDED_BACK), shard);
+        handedBack.inc();
+        return true;
+    }
+
+    /** Shutting down: lets no more provider calls begin (jobs reaching one are handed back); returns the calls in flight. */
+    public int stopCalling() {
+        return gate.close();
+    }
+
+    /** Waits up to {@code atMost} for the provider calls in flight to end; returns how many have not. */
+    public int awaitCalls(Duration atMost) throws InterruptedException {
+        return gate.awaitNoCalls(atMost);
+    }
+
+    /** Jobs handed back so far. */
+    public long handedBack() {
+        return handedBack.getCount();
     }
 
     private record ClaimResult(MessageDetails message, MessageState state, Claimed claim) {
