@@ -81,6 +81,8 @@ import dev.sendlog.service.errors.HeaderSyntaxFilter;
 import dev.sendlog.service.errors.ProblemErrorHandler;
 import dev.sendlog.service.errors.ProblemMappers;
 import dev.sendlog.service.health.DatabaseHealthCheck;
+import dev.sendlog.service.lifecycle.ShutdownSequence;
+import dev.sendlog.service.lifecycle.Sigterm;
 import dev.sendlog.service.health.PartitionsHealthCheck;
 import dev.sendlog.service.receipts.CallbackRecorder;
 import dev.sendlog.service.receipts.CallbackWorker;
@@ -140,24 +142,32 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
     private final Faults faults;
     /** Components an operator may pause and resume (admin tasks pause / resume ?component=...), to drain a node. */
     private final Map<String, Pausable> pausables = new java.util.concurrent.ConcurrentHashMap<>();
+    /** Whether this is the process's own application (main), so it may take over SIGTERM; never in a test's JVM. */
+    private final boolean ownProcess;
+    private ShutdownSequence shutdown;
 
     private record Pausable(Runnable pause, Runnable resume) {
     }
 
     public SendlogApplication() {
-        this(InstantSource.system(), Faults.NONE);
+        this(InstantSource.system(), Faults.NONE, false);
     }
 
     /** Tests pass a clock they control and faults they arm. */
     public SendlogApplication(InstantSource clock, Faults faults) {
+        this(clock, faults, false);
+    }
+
+    private SendlogApplication(InstantSource clock, Faults faults, boolean ownProcess) {
         this.clock = clock;
         this.faults = faults;
+        this.ownProcess = ownProcess;
     }
 
     public static void main(String[] args) throws Exception {
         System.setProperty("org.jooq.no-logo", "true");
         System.setProperty("org.jooq.no-tips", "true");
-        new SendlogApplication().run(args);
+        new SendlogApplication(InstantSource.system(), Faults.NONE, true).run(args);
     }
 
     @Override
@@ -228,7 +238,11 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
             LOG.warn("the pools fit max_connections on paper but not beside the sessions connected now: {}", budget.describe());
         }
         Pools pools = new Pools(target.jdbcUrl(), config.database, metrics, instance);
-        env.lifecycle().manage(managed(pools::close));
+        // The shutdown sequence closes the pools (and the Redis clients) after everything that uses them has stopped.
+        shutdown = new ShutdownSequence(shutdownGrace(config));
+        shutdown.closeLast(pools);
+        env.lifecycle().manage(shutdown.closeOnStop());
+        env.admin().addServlet("ready", shutdown.intake().readiness()).addMapping("/ready");
 
         EventCodec codec = new EventCodec();
         EventStore events = new EventStore(new Histories(new RowCodec(codec)), new Actors(pools.dataSource(PoolRole.MAINTENANCE)));
@@ -307,6 +321,17 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
         if (config.components.contains(Components.API) || config.components.contains(Components.CALLBACK_WORKER)) {
             wireReceipts(config, env, pools, events, local, instance, callbackPermits, callbackBound);
         }
+        // Registered last, so stopped first: the work is handed over before any component stops on its own.
+        env.lifecycle().manage(shutdown.handOverOnStop());
+        if (ownProcess) {
+            Sigterm.handOverFirst(shutdown);
+        }
+    }
+
+    /** How long a stopping process waits for provider calls in flight: the HTTP server's own grace for its requests. */
+    private static Duration shutdownGrace(SendlogConfiguration config) {
+        return config.getServerFactory() instanceof io.dropwizard.core.server.AbstractServerFactory server
+                ? Duration.ofMillis(server.getShutdownGracePeriod().toMilliseconds()) : Duration.ofSeconds(30);
     }
 
     private void wireReceipts(SendlogConfiguration config, Environment env, Pools pools, EventStore events,
@@ -341,6 +366,7 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
                     Duration.ofMillis(r.holdWindow.toMilliseconds()), config.pipeline.shards, r.batchSize, clock, "callbacks-" + instance,
                     metrics);
             env.lifecycle().manage(consumer);
+            shutdown.consumer(consumer, null);
             pausables.put("callback-worker", new Pausable(consumer::pauseReading, consumer::resume));
             InboxSweeper sweeper = new InboxSweeper(pools.dsl(PoolRole.CALLBACKS), callbackStream, metrics);
             ScheduledExecutorService sweeps = env.lifecycle().scheduledExecutorService("inbox-sweeper-%d").threads(1).build();
@@ -355,11 +381,11 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
      * checks, {@code redis-<type>} (writable, memory) and {@code workers-<type>} (oldest unacknowledged job). The probe
      * key carries the job type's hash tag, so on a cluster it sits on the node that holds the stream.
      */
-    private static JobStream jobStore(SendlogConfiguration config, Environment env, String uri, String jobType,
-                                      String streamKey, String group, String instance) {
+    private JobStream jobStore(SendlogConfiguration config, Environment env, String uri, String jobType,
+                               String streamKey, String group, String instance) {
         MetricRegistry metrics = env.metrics();
         RedisConnections redis = new RedisConnections(uri, Duration.ofSeconds(5), config.redis.cluster);
-        env.lifecycle().manage(managed(redis::close));
+        shutdown.closeLast(redis::close);
         JobStream stream = new JobStream(redis, streamKey, group, instance);
         String probe = config.redis.keyPrefix + "{" + jobType + "}:health:" + instance;
         env.healthChecks().register("redis-" + jobType, new RedisHealthCheck(redis.connect(probe), probe,
@@ -407,6 +433,7 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
                     Duration.ofMillis(p.leaseTtl.toMilliseconds()), p.maxBatchesPerRound, p.idlePollMs,
                     p.timerIntervalMs, metrics);
             env.lifecycle().manage(owner);
+            shutdown.shardOwner(owner);
             pausables.put("poller", new Pausable(() -> {
                 try {
                     owner.pause();
@@ -424,11 +451,12 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
             });
             StreamConsumer consumer = new StreamConsumer("send", sendStream, sendPermits,
                     Duration.ofMillis(p.sendWorker.reclaimIdle.toMilliseconds()), metrics);
-            new SendWorker(consumer, new MessageReader(pools.dsl(PoolRole.PIPELINE), events), appender,
+            SendWorker worker = SendWorker.attach(consumer, new MessageReader(pools.dsl(PoolRole.PIPELINE), events), appender,
                     providers, new Checks(p.checks), new Backoff(Duration.ofMillis(p.retryBase.toMilliseconds()),
                     Duration.ofMillis(p.retryCap.toMilliseconds())), limits, p.shards, config.publicBaseUrl, clock,
                     "worker-" + instance, faults, p.sendWorker.concurrency, metrics);
             env.lifecycle().manage(consumer);
+            shutdown.consumer(consumer, worker);
             pausables.put("send-worker", new Pausable(consumer::pauseReading, consumer::resume));
         }
     }
@@ -437,6 +465,9 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
                          CachingAuthenticator<String, Caller> authenticator) {
         MetricRegistry metrics = env.metrics();
         ProblemMappers.register(env.jersey(), metrics);
+        // Ahead of every other filter (the direct paths included): once shutdown begins, new requests get 503.
+        env.servlets().addFilter("intake", shutdown.intake().filter(env.getObjectMapper()))
+                .addMappingForUrlPatterns(EnumSet.of(DispatcherType.REQUEST), false, "/*");
         env.jersey().register(new BodyLimitFilter(MAX_BODY_BYTES));
         env.jersey().register(new HeaderSyntaxFilter());
         ProblemErrorHandler.install(env);
