@@ -56,6 +56,7 @@ import dev.sendlog.service.health.QueueHealthCheck;
 import dev.sendlog.service.health.RedisHealthCheck;
 import dev.sendlog.service.health.TransactionAgeHealthCheck;
 import dev.sendlog.service.tasks.ComponentTask;
+import dev.sendlog.service.tasks.TaskArguments;
 import dev.sendlog.service.metrics.PrometheusServlet;
 import dev.sendlog.service.provider.HttpProvider;
 import dev.sendlog.service.provider.Provider;
@@ -280,8 +281,10 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
                     maintenanceReader)));
         }
 
-        env.admin().addTask(new ComponentTask("pause", component -> pausable(component).pause().run()));
-        env.admin().addTask(new ComponentTask("resume", component -> pausable(component).resume().run()));
+        List<ComponentTask> componentTasks = List.of(
+                new ComponentTask("pause", pausables::keySet, component -> pausable(component).pause().run()),
+                new ComponentTask("resume", pausables::keySet, component -> pausable(component).resume().run()));
+        componentTasks.forEach(env.admin()::addTask);
         // Every process checks keys (the API's callers, and on the admin port whoever runs tasks), so every process
         // syncs the configured ones: a maintenance-only node's tasks work on a database no API has used yet.
         ApiKeyStore keys = new ApiKeyStore(pools.dsl(PoolRole.API));
@@ -291,6 +294,8 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
                         .maximumSize(10_000).expireAfterWrite(Duration.ofSeconds(config.auth.cacheSeconds)));
         env.admin().addFilter("admin-port-guard", new AdminPortGuard(adminBindHosts(config), config.adminPort.allowedHosts,
                 authenticator, env.getObjectMapper(), metrics)).addMappingForUrlPatterns(EnumSet.of(DispatcherType.REQUEST), true, "/*");
+        env.admin().addFilter("task-arguments", new TaskArguments(componentTasks, env.getObjectMapper()))
+                .addMappingForUrlPatterns(EnumSet.of(DispatcherType.REQUEST), true, "/tasks/*");
         syncKeys(config.auth, keys, authenticator);
         if (config.components.contains(Components.API)) {
             wireApi(config, env, pools, events, codec, authenticator);
