@@ -22,13 +22,14 @@ public final class CallbackParser {
      * The parse result: a callback, or the reason to park it. A parked one still carries the provider id and our
      * reference when it had readable ones, so support can see which message it was about.
      */
-    public record Result(ParsedCallback callback, String parkReason, String providerId, String reference) {
-        static Result park(String reason) {
-            return new Result(null, reason, null, null);
+    public record Result(ParsedCallback callback, ParkReason parkReason, String providerId, String reference) {
+        static Result park(ParkReason.Kind kind, String reason) {
+            return new Result(null, ParkReason.of(kind, reason), null, null);
         }
 
-        static Result park(String reason, JsonNode node) {
-            return new Result(null, reason, text(node, "id").orElse(null), text(node, "reference").orElse(null));
+        static Result park(ParkReason.Kind kind, String reason, JsonNode node) {
+            return new Result(null, ParkReason.of(kind, reason), text(node, "id").orElse(null),
+                    text(node, "reference").orElse(null));
         }
     }
 
@@ -40,30 +41,30 @@ public final class CallbackParser {
         try {
             node = JSON.readTree(body);
         } catch (IOException e) {
-            return Result.park("body is not JSON");
+            return Result.park(ParkReason.Kind.NOT_JSON, "body is not JSON");
         }
         if (node == null || !node.isObject()) {
-            return Result.park("body is not a JSON object");
+            return Result.park(ParkReason.Kind.NOT_JSON, "body is not a JSON object");
         }
         Optional<String> id = text(node, "id");
         Optional<String> status = text(node, "status");
         Optional<String> timestamp = text(node, "timestamp");
         if (id.isEmpty()) {
-            return Result.park("missing or invalid field id", node);
+            return Result.park(ParkReason.Kind.MISSING_FIELD, "missing or invalid field id", node);
         }
         if (status.isEmpty()) {
-            return Result.park("missing or invalid field status", node);
+            return Result.park(ParkReason.Kind.MISSING_FIELD, "missing or invalid field status", node);
         }
         if (timestamp.isEmpty()) {
-            return Result.park("missing or invalid field timestamp", node);
+            return Result.park(ParkReason.Kind.MISSING_FIELD, "missing or invalid field timestamp", node);
         }
         Optional<ReceiptKind> kind = vocabulary.map(status.get());
         if (kind.isEmpty()) {
-            return Result.park("unmapped status " + status.get(), node);
+            return Result.park(ParkReason.Kind.UNMAPPED_STATUS, "unmapped status " + status.get(), node);
         }
         Optional<Instant> at = vocabulary.parseTimestamp(timestamp.get());
         if (at.isEmpty()) {
-            return Result.park("unparseable timestamp " + timestamp.get(), node);
+            return Result.park(ParkReason.Kind.BAD_TIMESTAMP, "unparseable timestamp " + timestamp.get(), node);
         }
         String reference = text(node, "reference").orElse(null);
         String errorCode = text(node, "errorCode").orElse(null);

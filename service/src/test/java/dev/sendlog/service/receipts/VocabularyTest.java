@@ -71,24 +71,38 @@ class VocabularyTest {
         assertThat(v.map("DELIVRD")).contains(ReceiptKind.DELIVERED);
     }
 
+    private static ParkReason parked(String body) {
+        return parked(bytes(body));
+    }
+
+    private static ParkReason parked(byte[] body) {
+        return CallbackParser.parse(body, Vocabulary.smpp()).parkReason();
+    }
+
     @Test
-    void theParserParksWhatItCannotReadWithTheReasonAndNeverInventsATime() {
+    void theParserParksWhatItCannotReadWithATypedReasonAndNeverInventsATime() {
         Vocabulary smpp = Vocabulary.smpp();
-        assertThat(CallbackParser.parse(bytes("not json"), smpp).parkReason()).isEqualTo("body is not JSON");
-        assertThat(CallbackParser.parse(bytes("[1]"), smpp).parkReason()).isEqualTo("body is not a JSON object");
-        assertThat(CallbackParser.parse(bytes("{\"status\":\"DELIVRD\",\"timestamp\":\"2611300931\"}"), smpp).parkReason())
-                .isEqualTo("missing or invalid field id");
-        assertThat(CallbackParser.parse(bytes("{\"id\":\"p1\",\"timestamp\":\"2611300931\"}"), smpp).parkReason())
-                .isEqualTo("missing or invalid field status");
-        assertThat(CallbackParser.parse(bytes("{\"id\":\"p1\",\"status\":\"DELIVRD\"}"), smpp).parkReason())
-                .isEqualTo("missing or invalid field timestamp");
-        assertThat(CallbackParser.parse(bytes("{\"id\":\"p1\",\"status\":\"MYSTERY\",\"timestamp\":\"2611300931\"}"), smpp)
-                .parkReason()).isEqualTo("unmapped status MYSTERY");
-        assertThat(CallbackParser.parse(bytes("{\"id\":\"p1\",\"status\":\"DELIVRD\",\"timestamp\":\"yesterday\"}"), smpp)
-                .parkReason()).isEqualTo("unparseable timestamp yesterday");
-        assertThat(CallbackParser.parse(bytes("{\"id\":7,\"status\":\"DELIVRD\",\"timestamp\":\"2611300931\"}"), smpp)
-                .parkReason()).isEqualTo("missing or invalid field id");
-        assertThat(CallbackParser.parse(new byte[] {(byte) 0xff, (byte) 0xfe}, smpp).parkReason()).isEqualTo("body is not JSON");
+        // The kind is decided where the problem is found (issue 24, item 22), not read back out of the text.
+        assertThat(parked("not json")).isEqualTo(ParkReason.of(ParkReason.Kind.NOT_JSON, "body is not JSON"));
+        assertThat(parked("[1]")).isEqualTo(ParkReason.of(ParkReason.Kind.NOT_JSON, "body is not a JSON object"));
+        assertThat(parked("{\"status\":\"DELIVRD\",\"timestamp\":\"2611300931\"}"))
+                .isEqualTo(ParkReason.of(ParkReason.Kind.MISSING_FIELD, "missing or invalid field id"));
+        assertThat(parked("{\"id\":\"p1\",\"timestamp\":\"2611300931\"}"))
+                .isEqualTo(ParkReason.of(ParkReason.Kind.MISSING_FIELD, "missing or invalid field status"));
+        assertThat(parked("{\"id\":\"p1\",\"status\":\"DELIVRD\"}"))
+                .isEqualTo(ParkReason.of(ParkReason.Kind.MISSING_FIELD, "missing or invalid field timestamp"));
+        assertThat(parked("{\"id\":\"p1\",\"status\":\"MYSTERY\",\"timestamp\":\"2611300931\"}"))
+                .isEqualTo(ParkReason.of(ParkReason.Kind.UNMAPPED_STATUS, "unmapped status MYSTERY"));
+        assertThat(parked("{\"id\":\"p1\",\"status\":\"DELIVRD\",\"timestamp\":\"yesterday\"}"))
+                .isEqualTo(ParkReason.of(ParkReason.Kind.BAD_TIMESTAMP, "unparseable timestamp yesterday"));
+        assertThat(parked("{\"id\":7,\"status\":\"DELIVRD\",\"timestamp\":\"2611300931\"}"))
+                .isEqualTo(ParkReason.of(ParkReason.Kind.MISSING_FIELD, "missing or invalid field id"));
+        assertThat(parked(new byte[] {(byte) 0xff, (byte) 0xfe})).isEqualTo(ParkReason.of(ParkReason.Kind.NOT_JSON, "body is not JSON"));
+        // A status word that reads like another reason's wording is still an unmapped status.
+        assertThat(parked("{\"id\":\"p1\",\"status\":\"missing\",\"timestamp\":\"2611300931\"}").kind())
+                .isEqualTo(ParkReason.Kind.UNMAPPED_STATUS);
+        assertThat(ParkReason.Kind.UNMAPPED_STATUS.metricName()).isEqualTo("unmapped-status");
+        assertThat(ParkReason.Kind.BAD_TIMESTAMP.metricName()).isEqualTo("bad-timestamp");
 
         var ok = CallbackParser.parse(bytes("{\"id\":\"p1\",\"reference\":\"r\",\"status\":\"UNDELIV\",\"timestamp\":\"261130093145\","
                 + "\"errorCode\":\"E42\"}"), smpp).callback();
