@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.sendlog.events.ReceiptKind;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -102,6 +103,7 @@ class VocabularyTest {
         assertThat(parked("{\"id\":\"p1\",\"status\":\"missing\",\"timestamp\":\"2611300931\"}").kind())
                 .isEqualTo(ParkReason.Kind.UNMAPPED_STATUS);
         assertThat(ParkReason.Kind.UNMAPPED_STATUS.metricName()).isEqualTo("unmapped-status");
+        assertThat(ParkReason.Kind.BAD_TEXT.metricName()).isEqualTo("bad-text");
         assertThat(ParkReason.Kind.BAD_TIMESTAMP.metricName()).isEqualTo("bad-timestamp");
 
         var ok = CallbackParser.parse(bytes("{\"id\":\"p1\",\"reference\":\"r\",\"status\":\"UNDELIV\",\"timestamp\":\"261130093145\","
@@ -109,6 +111,35 @@ class VocabularyTest {
         assertThat(ok.kind()).isEqualTo(ReceiptKind.UNDELIVERED);
         assertThat(ok.timestamp()).isEqualTo(Instant.parse("2026-11-30T09:31:45Z"));
         assertThat(ok.errorCode()).isEqualTo("E42");
+    }
+
+    /** Issue 24, item 15: what the parser used to drop or let PostgreSQL's encoder change is parked instead. */
+    @Test
+    void aFieldThatCannotBeKeptAsSentParksTheCallbackInsteadOfBeingDroppedOrChanged() {
+        String head = "{\"id\":\"p1\",\"reference\":\"r\",\"status\":\"UNDELIV\",\"timestamp\":\"2611300931\"";
+        for (String field : List.of("id", "reference", "status", "timestamp", "errorCode")) {
+            for (String bad : List.of("a\\u0000b", "a\\ud800b", "\\udc00", "x\\udbff")) {
+                Map<String, String> fields = new java.util.LinkedHashMap<>(Map.of("id", "p1", "reference", "r", "status", "UNDELIV",
+                        "timestamp", "2611300931"));
+                fields.put(field, bad);
+                StringBuilder json = new StringBuilder();
+                fields.forEach((k, v) -> json.append(json.isEmpty() ? "{" : ",").append('"').append(k).append("\":\"").append(v).append('"'));
+                String body = json.append('}').toString();
+                assertThat(parked(body)).as(body).isNotNull();
+                assertThat(parked(body).kind()).as(body).isEqualTo(ParkReason.Kind.BAD_TEXT);
+                assertThat(parked(body).text()).as(body).startsWith("field " + field + " ");
+            }
+        }
+        for (String errorCode : List.of("42", "true", "{}", "[\"E1\"]", "\"" + "e".repeat(257) + "\"")) {
+            assertThat(parked(head + ",\"errorCode\":" + errorCode + "}"))
+                    .isEqualTo(ParkReason.of(ParkReason.Kind.MISSING_FIELD, "invalid field errorCode (a string of at most 256 characters when present)"));
+        }
+        assertThat(parked((head + ",\"reference\":7}").replace(",\"reference\":\"r\"", "")).text()).startsWith("invalid field reference");
+        // Absent, null or blank optional fields carry no value: the receipt is read.
+        for (String fine : List.of(head + "}", head + ",\"errorCode\":null}", head + ",\"errorCode\":\"\"}",
+                head + ",\"errorCode\":\"E \\ud83d\\ude00\"}")) {
+            assertThat(CallbackParser.parse(bytes(fine), Vocabulary.smpp()).callback()).as(fine).isNotNull();
+        }
     }
 
     @Test
