@@ -325,7 +325,7 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
             Inbox inbox = new Inbox(pools.dsl(PoolRole.CALLBACKS), callbackStream, clock, r.inboxWriters, metrics);
             env.lifecycle().manage(inbox);
             IntakeBound intake = new IntakeBound(r.maxConcurrentIntake, r.intakeWait.toJavaDuration(), metrics);
-            env.jersey().register(new CallbackResource(config.gateways, inbox, intake, metrics));
+            env.jersey().register(new CallbackResource(config.gateways, inbox, intake, clock, metrics));
             if (r.directIntake) {
                 env.servlets().addFilter("direct-callback", new DirectCallback(config.gateways, inbox, intake, MAX_BODY_BYTES,
                         env.getObjectMapper(), metrics)).addMappingForUrlPatterns(EnumSet.of(DispatcherType.REQUEST), true,

@@ -13,6 +13,7 @@ import dev.sendlog.projections.MessageFold;
 import dev.sendlog.projections.MessageState;
 import dev.sendlog.projections.Phase;
 import dev.sendlog.projections.ReceiptDecision;
+import dev.sendlog.service.core.LogText;
 import dev.sendlog.service.core.MessageDetails;
 import dev.sendlog.service.core.MessageReader;
 import dev.sendlog.service.core.MessageRow;
@@ -380,7 +381,7 @@ public final class CallbackWorker {
                 case CallbackDecision.Park park -> {
                     metrics.counter("callbacks.parked." + park.reason().kind().metricName()).inc();
                     LOG.warn("callback parked inbox_id={} gateway={} message_id={} reason=\"{}\"", park.inboxId(), park.gateway(),
-                            park.messageId(), park.reason().text());
+                            park.messageId(), LogText.escape(park.reason().text()));
                     return true;
                 }
                 case CallbackDecision.Duplicate ignored -> {
