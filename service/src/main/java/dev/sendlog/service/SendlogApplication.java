@@ -56,6 +56,7 @@ import dev.sendlog.service.health.QueueHealthCheck;
 import dev.sendlog.service.health.RedisHealthCheck;
 import dev.sendlog.service.health.TransactionAgeHealthCheck;
 import dev.sendlog.service.tasks.ComponentTask;
+import dev.sendlog.service.tasks.TaskArguments;
 import dev.sendlog.service.metrics.PrometheusServlet;
 import dev.sendlog.service.provider.HttpProvider;
 import dev.sendlog.service.provider.Provider;
@@ -294,8 +295,10 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
                     maintenanceReader)));
         }
 
-        env.admin().addTask(new ComponentTask("pause", component -> pausable(component).pause().run()));
-        env.admin().addTask(new ComponentTask("resume", component -> pausable(component).resume().run()));
+        List<ComponentTask> componentTasks = List.of(
+                new ComponentTask("pause", pausables::keySet, component -> pausable(component).pause().run()),
+                new ComponentTask("resume", pausables::keySet, component -> pausable(component).resume().run()));
+        componentTasks.forEach(env.admin()::addTask);
         // Every process checks keys (the API's callers, and on the admin port whoever runs tasks), so every process
         // syncs the configured ones: a maintenance-only node's tasks work on a database no API has used yet.
         ApiKeyStore keys = new ApiKeyStore(pools.dsl(PoolRole.API));
@@ -305,6 +308,8 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
                         .maximumSize(10_000).expireAfterWrite(Duration.ofSeconds(config.auth.cacheSeconds)));
         env.admin().addFilter("admin-port-guard", new AdminPortGuard(adminBindHosts(config), config.adminPort.allowedHosts,
                 authenticator, env.getObjectMapper(), metrics)).addMappingForUrlPatterns(EnumSet.of(DispatcherType.REQUEST), true, "/*");
+        env.admin().addFilter("task-arguments", new TaskArguments(componentTasks, env.getObjectMapper()))
+                .addMappingForUrlPatterns(EnumSet.of(DispatcherType.REQUEST), true, "/tasks/*");
         syncKeys(config.auth, keys, authenticator);
         if (config.components.contains(Components.API)) {
             wireApi(config, env, pools, events, codec, authenticator);
@@ -345,7 +350,7 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
             Inbox inbox = new Inbox(pools.dsl(PoolRole.CALLBACKS), callbackStream, clock, r.inboxWriters, metrics);
             env.lifecycle().manage(inbox);
             IntakeBound intake = new IntakeBound(r.maxConcurrentIntake, r.intakeWait.toJavaDuration(), metrics);
-            env.jersey().register(new CallbackResource(config.gateways, inbox, intake, metrics));
+            env.jersey().register(new CallbackResource(config.gateways, inbox, intake, clock, metrics));
             if (r.directIntake) {
                 env.servlets().addFilter("direct-callback", new DirectCallback(config.gateways, inbox, intake, MAX_BODY_BYTES,
                         env.getObjectMapper(), metrics)).addMappingForUrlPatterns(EnumSet.of(DispatcherType.REQUEST), true,
