@@ -84,6 +84,10 @@ import dev.sendlog.service.errors.ProblemMappers;
 import dev.sendlog.service.health.DatabaseHealthCheck;
 import dev.sendlog.service.lifecycle.ShutdownSequence;
 import dev.sendlog.service.lifecycle.Sigterm;
+import dev.sendlog.service.http.AccessLog;
+import dev.sendlog.service.http.EagerBody;
+import dev.sendlog.service.http.RefusedWithoutBody;
+import dev.sendlog.service.http.ResponseHeaders;
 import dev.sendlog.service.health.PartitionsHealthCheck;
 import dev.sendlog.service.receipts.CallbackRecorder;
 import dev.sendlog.service.receipts.CallbackWorker;
@@ -347,7 +351,8 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
         JobStream callbackStream = jobStore(config, env, local.callbackRedisUri(), "callback",
                 StreamKeys.callback(config.redis.keyPrefix), StreamKeys.CALLBACK_GROUP, instance);
         if (config.components.contains(Components.API)) {
-            Inbox inbox = new Inbox(pools.dsl(PoolRole.CALLBACKS), callbackStream, clock, r.inboxWriters, metrics);
+            Inbox inbox = new Inbox(pools.dsl(PoolRole.CALLBACKS), callbackStream, clock, r.inboxWriters,
+                    r.storeTimeout.toJavaDuration(), metrics);
             env.lifecycle().manage(inbox);
             IntakeBound intake = new IntakeBound(r.maxConcurrentIntake, r.intakeWait.toJavaDuration(), metrics);
             env.jersey().register(new CallbackResource(config.gateways, inbox, intake, clock, metrics));
@@ -469,6 +474,14 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
     private void wireApi(SendlogConfiguration config, Environment env, Pools pools, EventStore events, EventCodec codec,
                          CachingAuthenticator<String, Caller> authenticator) {
         MetricRegistry metrics = env.metrics();
+        // Ahead of every other filter: security headers on every answer, and one access-log line per request.
+        env.servlets().addFilter("response-headers", new ResponseHeaders())
+                .addMappingForUrlPatterns(EnumSet.of(DispatcherType.REQUEST), true, "/*");
+        env.servlets().addFilter("access-log", new AccessLog())
+                .addMappingForUrlPatterns(EnumSet.of(DispatcherType.REQUEST), true, "/*");
+        // Bodies are received before a request thread takes the request (slow clients hold no thread).
+        EagerBody.install(env, MAX_BODY_BYTES, Duration.ofSeconds(5),
+                new RefusedWithoutBody(config.gateways.keySet(), authenticator));
         ProblemMappers.register(env.jersey(), metrics);
         // Ahead of every other filter (the direct paths included): once shutdown begins, new requests get 503.
         env.servlets().addFilter("intake", shutdown.intake().filter(env.getObjectMapper()))
@@ -496,12 +509,13 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
             env.lifecycle().manage(groupCommitter);
         }
         AcceptService accept = new AcceptService(writer, groupCommitter, config.database.connectionTimeoutMs + 10_000L, faults);
-        SubmitParser parser = new SubmitParser(config.gateways.keySet(), config.defaultGateway);
+        SubmitParser parser = new SubmitParser(config.gateways.keySet(), config.defaultGateway,
+                config.pipeline.checks.recipientPattern);
         MessageReader reader = new MessageReader(pools.dsl(PoolRole.API), events);
-        env.jersey().register(new MessagesResource(parser, accept, reader, codec));
+        env.jersey().register(new MessagesResource(parser, accept, reader, codec, config.publicBaseUrl));
         if (config.accept.directSubmit) {
             env.servlets().addFilter("direct-submit", new DirectSubmit(authenticator, parser, accept, MAX_BODY_BYTES,
-                    env.getObjectMapper(), metrics)).addMappingForUrlPatterns(EnumSet.of(DispatcherType.REQUEST), true,
+                    env.getObjectMapper(), config.publicBaseUrl, metrics)).addMappingForUrlPatterns(EnumSet.of(DispatcherType.REQUEST), true,
                     DirectSubmit.PATH, DirectSubmit.BATCH_PATH);
         }
         env.jersey().register(new AdminResource(reader, new AdminActions(pools.dsl(PoolRole.API), events, reader, clock,

@@ -30,6 +30,17 @@ class ConfigFileTest {
         return load(substitutor);
     }
 
+    /** Issue 24 item 5: the application connector bounds slow clients (EagerBody reads these two per request). */
+    @Test
+    void theApplicationConnectorSetsADataRateAndAnIdleTimeoutForSlowClients() throws Exception {
+        SendlogConfiguration config = load(new EnvironmentVariableSubstitutor(false));
+        HttpConnectorFactory app = (HttpConnectorFactory) ((DefaultServerFactory) config.getServerFactory())
+                .getApplicationConnectors().getFirst();
+        assertThat(app.getMinRequestDataPerSecond().toBytes()).isEqualTo(1024);
+        assertThat(app.getIdleTimeout().toSeconds()).isEqualTo(30);
+        assertThat(config.receipts.storeTimeout.toSeconds()).isEqualTo(30);
+    }
+
     private static String bindHost(java.util.List<io.dropwizard.jetty.ConnectorFactory> connectors) {
         return ((HttpConnectorFactory) connectors.getFirst()).getBindHost();
     }

@@ -1,14 +1,22 @@
 package dev.sendlog.service.api;
 
 import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.StreamReadFeature;
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.cfg.JsonNodeFeature;
+import com.fasterxml.jackson.databind.json.JsonMapper;
 import dev.sendlog.service.core.MessageDraft;
 import dev.sendlog.service.errors.ApiProblem;
 import dev.sendlog.service.errors.FieldError;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.io.StringWriter;
+import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.security.DigestOutputStream;
 import java.security.MessageDigest;
@@ -18,11 +26,20 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
+import java.util.regex.Pattern;
 
 /**
  * Turns a submitted JSON body into {@link MessageDraft}s, naming every field problem at once
  * (API.md: to 1–64, body 1–1600, reference ≤ 128, metadata an object ≤ 4 KiB, gateway configured,
- * unknown fields refused). Strings must be storable verbatim: no NUL, no lone surrogate.
+ * unknown fields refused, {@code to} matching the recipient pattern). Strings must be storable verbatim: no NUL, no
+ * lone surrogate. Read bodies with {@link #read}: it refuses bytes after the JSON value and keeps every number exactly.
+ *
+ * <p>Numbers in {@code metadata} are kept at their exact decimal value in the form PostgreSQL's {@code jsonb} stores
+ * and returns: plain notation, the exponent applied, the digits after the point as sent ({@code 1E+2} is stored as
+ * {@code 100}, {@code 1.50} as {@code 1.50}, {@code 1e400} as a 1 and 400 zeros, {@code -0.0} as {@code 0.0}). That
+ * form is also what the request hash sees, so two requests are the same request exactly when they store the same
+ * metadata. A number whose exact form would not fit in the 4 KiB of metadata is refused, never rounded.
  */
 public final class SubmitParser {
     public static final int MAX_TO = 64;
@@ -35,8 +52,21 @@ public final class SubmitParser {
     private static final Set<String> FIELDS = Set.of("to", "body", "reference", "gateway", "metadata");
     private static final Set<String> BATCH_ITEM_FIELDS = Set.of("to", "body", "reference", "gateway", "metadata", "idempotencyKey");
 
+    /**
+     * Reads request bodies: a duplicated key or anything after the JSON value is an error, and every number that is
+     * not an integer is read as its exact decimal (never a double, which rounds and overflows to Infinity).
+     */
+    private static final ObjectReader READER = JsonMapper.builder()
+            .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+            .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
+            .disable(JsonNodeFeature.STRIP_TRAILING_BIGDECIMAL_ZEROES)
+            .build()
+            .readerFor(JsonNode.class);
+
     private final Set<String> gateways;
     private final String defaultGateway;
+    private final Pattern recipient;
     private static final MessageDigest SHA_256 = lookUpSha256();
 
     private final ObjectMapper canonical = new ObjectMapper().enable(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS)
@@ -50,9 +80,25 @@ public final class SubmitParser {
         }
     }
 
-    public SubmitParser(Set<String> gateways, String defaultGateway) {
+    /** @param recipientPattern what {@code to} must match (pipeline.checks.recipientPattern; E.164 by default) */
+    public SubmitParser(Set<String> gateways, String defaultGateway, String recipientPattern) {
         this.gateways = Set.copyOf(gateways);
         this.defaultGateway = defaultGateway;
+        this.recipient = Pattern.compile(recipientPattern);
+    }
+
+    /**
+     * The body as a JSON tree for {@link #single} or {@link #batch}; a body that is not one JSON value (bytes after it
+     * included) throws, and the mappers answer it 400. Both submit paths read through here, so they refuse the same.
+     */
+    public static JsonNode read(byte[] body) throws JsonProcessingException {
+        try {
+            return READER.readValue(body);
+        } catch (JsonProcessingException e) {
+            throw e;
+        } catch (IOException e) {
+            throw new IllegalStateException("reading a byte array failed", e);
+        }
     }
 
     public MessageDraft single(JsonNode body, String idempotencyKeyHeader) {
@@ -125,6 +171,10 @@ public final class SubmitParser {
             }
         }
         String to = text(node, "to", path, 1, MAX_TO, true, errors);
+        if (to != null && !recipient.matcher(to).matches()) {
+            errors.add(new FieldError(path + "to", "is not a valid recipient: must match " + recipient.pattern()
+                    + " (E.164 by default: + and 7 to 15 digits)"));
+        }
         String body = text(node, "body", path, 1, MAX_BODY, true, errors);
         String reference = text(node, "reference", path, 0, MAX_REFERENCE, false, errors);
         String gateway = text(node, "gateway", path, 1, 64, false, errors);
@@ -137,8 +187,10 @@ public final class SubmitParser {
         if (!errors.isEmpty()) {
             return null;
         }
+        JsonNode sentGateway = node.get("gateway");
         return new MessageDraft(to, body, reference, gateway, metadataJson, idempotencyKey,
-                hash(to, body, reference, node.get("gateway"), node.get("metadata")));
+                hash(to, body, reference, sentGateway == null || sentGateway.isNull() ? null : sentGateway.textValue(),
+                        metadataJson == null ? null : node.get("metadata")));
     }
 
     private static String text(JsonNode node, String field, String path, int min, int max, boolean required,
@@ -181,13 +233,101 @@ public final class SubmitParser {
             errors.add(new FieldError(path, problem));
             return null;
         }
-        String json = value.toString();
+        String json;
+        try {
+            json = canonicalText(value);
+        } catch (Unkeepable e) {
+            errors.add(new FieldError(path, e.getMessage()));
+            return null;
+        }
         int bytes = json.getBytes(StandardCharsets.UTF_8).length;
         if (bytes > MAX_METADATA_BYTES) {
             errors.add(new FieldError(path, "must be at most " + MAX_METADATA_BYTES + " bytes of JSON, is " + bytes));
             return null;
         }
         return json;
+    }
+
+    /** A value that cannot be stored exactly as sent. */
+    private static final class Unkeepable extends Exception {
+        Unkeepable(String message) {
+            super(message, null, false, false);
+        }
+    }
+
+    /**
+     * The metadata as it is stored and hashed: keys sorted at every level (as the first version's hash sorted them),
+     * strings escaped by Jackson, numbers in their exact {@code jsonb} form ({@link #exactNumber}).
+     */
+    private String canonicalText(JsonNode metadata) throws Unkeepable {
+        StringWriter text = new StringWriter();
+        try (JsonGenerator out = canonical.getFactory().createGenerator(text)) {
+            writeCanonical(out, metadata);
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot write metadata", e);
+        }
+        return text.toString();
+    }
+
+    private static void writeCanonical(JsonGenerator out, JsonNode node) throws IOException, Unkeepable {
+        if (node.isObject()) {
+            TreeMap<String, JsonNode> sorted = new TreeMap<>();
+            node.properties().forEach(e -> sorted.put(e.getKey(), e.getValue()));
+            out.writeStartObject();
+            for (Map.Entry<String, JsonNode> e : sorted.entrySet()) {
+                out.writeFieldName(e.getKey());
+                writeCanonical(out, e.getValue());
+            }
+            out.writeEndObject();
+        } else if (node.isArray()) {
+            out.writeStartArray();
+            for (JsonNode item : node) {
+                writeCanonical(out, item);
+            }
+            out.writeEndArray();
+        } else if (node.isNumber()) {
+            out.writeNumber(exactNumber(node));
+        } else if (node.isTextual()) {
+            out.writeString(node.textValue());
+        } else if (node.isBoolean()) {
+            out.writeBoolean(node.booleanValue());
+        } else if (node.isNull()) {
+            out.writeNull();
+        } else {
+            throw new Unkeepable("holds a value that is not JSON: " + node.getNodeType());
+        }
+    }
+
+    /**
+     * A number as PostgreSQL's {@code numeric} (inside {@code jsonb}) stores and prints it: integers as their digits;
+     * decimals in plain notation with the exponent applied and the scale as sent, but never negative ({@code 1E+2} is
+     * {@code 100}, {@code 2.50} stays {@code 2.50}). Refused when that text would not fit in the metadata at all (it
+     * is checked before it is built: {@code 1e999999999} would be a gigabyte). A double (a tree not read by
+     * {@link #read}) is taken at its shortest decimal; NaN and the infinities are refused.
+     */
+    private static String exactNumber(JsonNode number) throws Unkeepable {
+        if (number.isIntegralNumber()) {
+            return number.bigIntegerValue().toString();
+        }
+        BigDecimal value;
+        if (number.isBigDecimal()) {
+            value = number.decimalValue();
+        } else {
+            double d = number.doubleValue();
+            if (!Double.isFinite(d)) {
+                throw new Unkeepable("holds a number that is not finite");
+            }
+            value = new BigDecimal(Double.toString(d));
+        }
+        long scale = value.scale();
+        long integerDigits = Math.max(1, value.precision() - scale);
+        long fractionDigits = Math.max(0, scale);
+        long length = integerDigits + fractionDigits + (fractionDigits > 0 ? 1 : 0) + (value.signum() < 0 ? 1 : 0);
+        if (length > MAX_METADATA_BYTES) {
+            throw new Unkeepable("holds a number whose exact value takes " + length + " digits; metadata holds at most "
+                    + MAX_METADATA_BYTES + " bytes");
+        }
+        return (scale < 0 ? value.setScale(0) : value).toPlainString();
     }
 
     private static String unstorableTree(JsonNode node) {
@@ -245,28 +385,31 @@ public final class SubmitParser {
 
     /**
      * SHA-256 of the request's content as canonical JSON, keys sorted at every level:
-     * {@code {"body":..,"gateway":..,"metadata":..,"reference":..,"to":..}}, absent fields as null. Stored with the
-     * idempotency key and compared on every replay, so these bytes must not change between versions
-     * ({@code RequestHashTest} holds vectors of the first version). Written field by field into the digest, with
-     * only the metadata going through a sorted map; a digest cloned from one looked up once.
+     * {@code {"body":..,"gateway":..,"metadata":..,"reference":..,"to":..}}, absent fields as null (an explicit
+     * {@code null} is absent too). The metadata is its stored form ({@link #canonicalText}): numbers at their exact value.
+     * Stored with the idempotency key and compared on every replay, so these bytes must not change between versions
+     * ({@code RequestHashTest} holds vectors of the first version; the two bugs it hashed wrongly, a {@code null}
+     * gateway and rounded numbers, changed their bytes). Written field by field into a digest cloned from one looked up
+     * once.
      */
-    private byte[] hash(String to, String body, String reference, JsonNode gateway, JsonNode metadata) {
+    private byte[] hash(String to, String body, String reference, String gateway, JsonNode metadata) {
         MessageDigest digest = sha256();
         OutputStream digesting = new DigestOutputStream(OutputStream.nullOutputStream(), digest);
         try (JsonGenerator out = canonical.getFactory().createGenerator(digesting)) {
             out.writeStartObject();
             out.writeStringField("body", body);
-            writeTextOrNull(out, "gateway", gateway == null ? null : gateway.asText());
+            writeTextOrNull(out, "gateway", gateway);
             out.writeFieldName("metadata");
-            if (metadata == null || metadata.isNull()) {
+            if (metadata == null) {
                 out.writeNull();
             } else {
-                canonical.writeValue(out, canonical.convertValue(metadata, Map.class));
+                // Written again rather than copied as text: the same bytes as the first version's for the same tree.
+                writeCanonical(out, metadata);
             }
             writeTextOrNull(out, "reference", reference);
             out.writeStringField("to", to);
             out.writeEndObject();
-        } catch (IOException e) {
+        } catch (IOException | Unkeepable e) {
             throw new IllegalStateException("cannot hash a request", e);
         }
         return digest.digest();

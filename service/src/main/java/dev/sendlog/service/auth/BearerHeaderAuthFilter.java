@@ -23,6 +23,8 @@ public final class BearerHeaderAuthFilter<P extends Principal> extends AuthFilte
         if (!authenticate(request, key(request.getHeaders().getFirst(HttpHeaders.AUTHORIZATION)), SecurityContext.BASIC_AUTH)) {
             throw unauthorizedHandler.buildException(prefix, realm);
         }
+        // Jersey keeps request properties as the servlet request's attributes: the access log names the caller.
+        request.setProperty(Caller.REQUEST_ATTRIBUTE, request.getSecurityContext().getUserPrincipal());
     }
 
     private String key(String header) {
@@ -33,7 +35,7 @@ public final class BearerHeaderAuthFilter<P extends Principal> extends AuthFilte
      * The key after the scheme, when the scheme is {@code scheme}; null otherwise (which authenticates no one). Also the
      * admin port's reading of the header ({@link AdminPortGuard}), so both ports take a key the same way.
      */
-    static String key(String header, String scheme) {
+    public static String key(String header, String scheme) {
         if (header == null) {
             return null;
         }

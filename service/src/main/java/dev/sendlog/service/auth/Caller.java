@@ -4,6 +4,9 @@ import java.security.Principal;
 
 /** The authenticated owner of a request's key. */
 public record Caller(String tenant, Role role, String keyName) implements Principal {
+    /** The request attribute under which authentication leaves the caller, for the access log. */
+    public static final String REQUEST_ATTRIBUTE = "dev.sendlog.caller";
+
     @Override
     public String getName() {
         return keyName;

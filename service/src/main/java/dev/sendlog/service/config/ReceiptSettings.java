@@ -70,4 +70,12 @@ public class ReceiptSettings {
     @Max(64)
     @JsonProperty
     public int inboxWriters = 2;
+
+    /**
+     * How long a callback request waits for its inbox commit. Past it the provider gets 503 with Retry-After and sends
+     * the callback again (the commit may still land; the same body again is answered with the row that holds it).
+     */
+    @NotNull
+    @JsonProperty
+    public Duration storeTimeout = Duration.seconds(30);
 }

@@ -50,6 +50,23 @@ public final class ProblemMappers {
         return new ApiProblem(Problem.of(500, "Internal error", "an unexpected error happened; error_id=" + errorId), Map.of());
     }
 
+    /** Whether reading a request body failed because it arrived too slowly (the data rate or the idle timeout). */
+    public static boolean bodyTimedOut(Throwable e) {
+        for (Throwable c = e; c != null; c = c.getCause()) {
+            if (c instanceof java.util.concurrent.TimeoutException
+                    || (c instanceof org.eclipse.jetty.http.HttpException h && h.getCode() == 408)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** 408: the request's body did not arrive in time. */
+    public static ApiProblem bodyTimeout() {
+        return new ApiProblem(Problem.of(408, "Request timeout", "the request body did not arrive in time"),
+                Map.of("Connection", "close"));
+    }
+
     static final class ApiProblemMapper implements ExceptionMapper<ApiProblem> {
         @Override
         public Response toResponse(ApiProblem e) {
@@ -109,6 +126,9 @@ public final class ProblemMappers {
 
         @Override
         public Response toResponse(Throwable e) {
+            if (bodyTimedOut(e)) {
+                return ApiProblemMapper.toResponseOf(bodyTimeout());
+            }
             if (e instanceof EofException) {
                 // The client went away mid-request; there is no one left to answer.
                 LOG.info("client disconnected: {}", e.toString());

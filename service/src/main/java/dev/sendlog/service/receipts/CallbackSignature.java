@@ -47,6 +47,27 @@ public final class CallbackSignature {
         }
     }
 
+    /**
+     * Whether the header has the signature's shape ({@code sha256=} and 64 hex digits, as {@link #verify} compares it):
+     * one that has not is refused before the body is read.
+     */
+    public static boolean wellFormed(String header) {
+        if (header == null) {
+            return false;
+        }
+        String value = header.trim().toLowerCase(java.util.Locale.ROOT);
+        if (value.length() != PREFIX.length() + 64 || !value.startsWith(PREFIX)) {
+            return false;
+        }
+        for (int i = PREFIX.length(); i < value.length(); i++) {
+            char c = value.charAt(i);
+            if ((c < '0' || c > '9') && (c < 'a' || c > 'f')) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     public static boolean verify(String secret, byte[] body, String header) {
         if (header == null || secret == null || secret.isEmpty()) {
             return false;

@@ -22,7 +22,9 @@ import org.slf4j.LoggerFactory;
 /**
  * The callback inbox: a verified callback is stored raw (group commit) before it is answered, then queued on
  * the callback stream. Queueing is best effort: a row that did not make it onto the stream is queued again by
- * the sweeper, so a Redis outage delays receipts but loses none.
+ * the sweeper, so a Redis outage delays receipts but loses none. A callback that cannot be stored (the queue full, the
+ * commit not done within {@code storeTimeout}, the write failed) raises {@link NotStored}, which both intake paths
+ * answer 503 with Retry-After: the provider sends it again. Counted in {@code callbacks.store.unavailable}.
  */
 public final class Inbox implements Managed {
     private static final Logger LOG = LoggerFactory.getLogger(Inbox.class);
@@ -41,9 +43,20 @@ public final class Inbox implements Managed {
     private final Counter stored;
     private final Counter replayed;
     private final Counter queueFailures;
+    private final Counter unavailable;
+    private final java.time.Duration storeTimeout;
+    /**
+     * Each statement's bound, so that a write waiting on a lock or a stuck server gives up too: when the group commit
+     * is idle the write runs on the request's own thread, where the wait for the commit has no timeout of its own.
+     */
+    private final int queryTimeoutSeconds;
 
-    public Inbox(DSLContext dsl, JobStream stream, InstantSource clock, int writers, MetricRegistry metrics) {
+    public Inbox(DSLContext dsl, JobStream stream, InstantSource clock, int writers, java.time.Duration storeTimeout,
+                 MetricRegistry metrics) {
         this.dsl = dsl;
+        this.storeTimeout = storeTimeout;
+        this.queryTimeoutSeconds = (int) Math.max(1, (storeTimeout.toMillis() + 999) / 1000);
+        this.unavailable = metrics.counter("callbacks.store.unavailable");
         this.stream = stream;
         this.clock = clock;
         this.commits = new GroupCommit<>("inbox", this::write, writers, 500, 0, 50_000, metrics);
@@ -56,16 +69,42 @@ public final class Inbox implements Managed {
     public record Stored(long id, boolean replayed) {
     }
 
+    /** Why a callback was not stored: the caller answers 503 with Retry-After, and the provider sends it again. */
+    public static final class NotStored extends IllegalStateException {
+        NotStored(String message, Throwable cause) {
+            super(message, cause);
+        }
+    }
+
     /**
      * Stores the raw callback durably; returns its inbox id only after the commit. The same body again on the same
      * gateway is not stored twice: the answer names the row that holds it.
+     *
+     * @throws NotStored when the queue is full, the commit did not finish within {@code storeTimeout}, the write
+     *                   failed or the wait was interrupted (the interrupt flag is kept)
      */
-    public Stored store(String gateway, byte[] body) throws InterruptedException, ExecutionException, TimeoutException {
+    public Stored store(String gateway, byte[] body) {
         InboxItem item = new InboxItem(gateway, body, clock.instant());
         if (!commits.offer(item)) {
-            throw new IllegalStateException("the inbox queue is full");
+            unavailable.inc();
+            throw new NotStored("the inbox queue is full", null);
         }
-        return item.id().get(30, TimeUnit.SECONDS);
+        try {
+            return item.id().get(storeTimeout.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (TimeoutException e) {
+            // The commit may still land; the provider's next try is then answered with the row that holds the body.
+            unavailable.inc();
+            LOG.warn("a callback was not committed within {}; answered 503 so that the provider sends it again gateway={}",
+                    storeTimeout, gateway);
+            throw new NotStored("the inbox did not commit within " + storeTimeout, e);
+        } catch (InterruptedException e) {
+            unavailable.inc();
+            Thread.currentThread().interrupt();
+            throw new NotStored("interrupted while storing", e);
+        } catch (ExecutionException e) {
+            unavailable.inc();
+            throw new NotStored("storing the callback failed: " + e.getCause(), e.getCause());
+        }
     }
 
     private void write(List<InboxItem> batch) {
@@ -111,6 +150,7 @@ public final class Inbox implements Managed {
         Map<BodyKey, Stored> rows = new HashMap<>();
         tx.connection(c -> {
             try (PreparedStatement find = c.prepareStatement(FIND_SQL)) {
+                find.setQueryTimeout(queryTimeoutSeconds);
                 find.setArray(1, c.createArrayOf("text", distinct.keySet().stream().map(BodyKey::gateway).toArray()));
                 find.setArray(2, c.createArrayOf("bytea", distinct.keySet().stream().map(BodyKey::hash).toArray(byte[][]::new)));
                 try (ResultSet rs = find.executeQuery()) {
@@ -120,6 +160,7 @@ public final class Inbox implements Managed {
                 }
             }
             try (PreparedStatement ps = c.prepareStatement(INSERT_SQL)) {
+                ps.setQueryTimeout(queryTimeoutSeconds);
                 for (Map.Entry<BodyKey, InboxItem> e : distinct.entrySet()) {
                     if (rows.containsKey(e.getKey())) {
                         continue;

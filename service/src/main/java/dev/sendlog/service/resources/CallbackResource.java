@@ -19,6 +19,7 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import java.time.Duration;
 import java.time.InstantSource;
+import java.io.InputStream;
 import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -56,13 +57,15 @@ public final class CallbackResource {
     @POST
     @Consumes(MediaType.WILDCARD)
     @Produces(MediaType.APPLICATION_JSON)
-    public Response receive(@PathParam("gateway") String gateway, @HeaderParam("X-Signature") String signature, byte[] body)
-            throws Exception {
+    public Response receive(@PathParam("gateway") String gateway, @HeaderParam("X-Signature") String signature,
+                            InputStream body) throws Exception {
         GatewaySettings settings = gateways.get(gateway);
         if (settings == null) {
             throw ApiProblem.notFound("no gateway " + gateway);
         }
-        byte[] raw = body == null ? new byte[0] : body;
+        // A header without the signature's shape is refused before the body is read: a client that sends it and then
+        // its body slowly, or never, gets its 401 at once and holds nothing.
+        byte[] raw = CallbackSignature.wellFormed(signature) && body != null ? body.readAllBytes() : new byte[0];
         if (!CallbackSignature.verify(settings.callbackSecret, raw, signature)) {
             rejectedSignatures.inc();
             refusalLog.warn("callback refused: bad or missing signature gateway={} bytes={} refused_total={}", gateway, raw.length,
@@ -77,7 +80,7 @@ public final class CallbackResource {
         Inbox.Stored stored;
         try {
             stored = inbox.store(gateway, raw);
-        } catch (IllegalStateException e) {
+        } catch (Inbox.NotStored e) {
             throw ApiProblem.unavailable("the callback could not be stored; send it again", 1);
         } finally {
             intake.leave();

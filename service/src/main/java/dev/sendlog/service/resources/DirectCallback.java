@@ -16,7 +16,8 @@ import java.util.Map;
 
 /**
  * {@code POST /v1/callbacks/{gateway}}, the ordinary receipt, answered ahead of Jersey ({@link DirectPath}): a known
- * gateway, no Content-Type or plain JSON, and a body whose signature matches. It is stored exactly as
+ * gateway, no Content-Type or plain JSON, a well-formed X-Signature (checked before the body is read) and a body whose
+ * signature matches. It is stored exactly as
  * {@link CallbackResource} stores it, under the same intake bound, and answered 200 {@code {"stored": id}} only after
  * the commit; an intake still full after {@code receipts.intakeWait}, or a store that fails, answers 503 with
  * Retry-After as the resource does. A bad or missing signature, an unknown gateway or anything unusual goes on to the
@@ -44,7 +45,7 @@ public final class DirectCallback extends DirectPath {
     boolean wants(HttpServletRequest request) {
         String uri = request.getRequestURI();
         return uri.startsWith(PATH_PREFIX) && gateways.containsKey(uri.substring(PATH_PREFIX.length()))
-                && request.getHeader("X-Signature") != null && simpleType(request.getHeader("Content-Type"));
+                && CallbackSignature.wellFormed(request.getHeader("X-Signature")) && simpleType(request.getHeader("Content-Type"));
     }
 
     /** No Content-Type, or plain JSON: the resource takes any type, but the odd ones are its to judge. */
@@ -66,7 +67,7 @@ public final class DirectCallback extends DirectPath {
         Inbox.Stored stored;
         try {
             stored = inbox.store(gateway, body);
-        } catch (IllegalStateException e) {
+        } catch (Inbox.NotStored e) {
             problem(response, ApiProblem.unavailable("the callback could not be stored; send it again", 1));
             return true;
         } catch (Exception e) {

@@ -54,7 +54,17 @@ abstract class DirectPath implements Filter {
             passOn(request, res, chain);
             return;
         }
-        byte[] body = request.getInputStream().readNBytes((int) length);
+        byte[] body;
+        try {
+            body = request.getInputStream().readNBytes((int) length);
+        } catch (IOException | RuntimeException e) {
+            // Seldom here: EagerBody has the body in memory before the request gets this far, and answers a slow one.
+            if (!ProblemMappers.bodyTimedOut(e)) {
+                throw e; // the client went away: no one to answer
+            }
+            problem((HttpServletResponse) res, ProblemMappers.bodyTimeout());
+            return;
+        }
         if (body.length != length || !handle(request, body, (HttpServletResponse) res)) {
             passOn(new Replayed(request, body), res, chain);
             return;

@@ -3,7 +3,6 @@ package dev.sendlog.service.resources;
 import com.codahale.metrics.MetricRegistry;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.ObjectWriter;
 import dev.sendlog.service.api.BatchResponse;
 import dev.sendlog.service.api.SubmitParser;
@@ -29,7 +28,8 @@ import java.util.Optional;
  * Bearer key that authenticates as a client, and a body the {@link SubmitParser} accepts; anything else (400, 401,
  * 403, 406, 413, 415 and their kin) is {@link MessagesResource}'s to answer, as is a batch that carries an
  * Idempotency-Key header. Once the submission is handed to the accept path the answer is this filter's: 202 as the
- * resource builds it (for one message, Location and {@code Idempotent-Replayed} on a replay; for a batch, one result
+ * resource builds it (for one message, Location under {@code publicBaseUrl} and {@code Idempotent-Replayed} on a
+ * replay; for a batch, one result
  * per message in order), or the problem the accept path raised (409, 503), rendered as the resource's mappers do.
  */
 public final class DirectSubmit extends DirectPath {
@@ -39,34 +39,46 @@ public final class DirectSubmit extends DirectPath {
     private final Authenticator<String, Caller> authenticator;
     private final SubmitParser parser;
     private final AcceptService accept;
-    private final ObjectReader jsonReader;
     private final ObjectWriter responseWriter;
     private final ObjectWriter batchWriter;
+    private final String locationPrefix;
 
+    /** @param publicBaseUrl where clients reach the API: the base of every {@code Location}, never the request's Host */
     public DirectSubmit(Authenticator<String, Caller> authenticator, SubmitParser parser, AcceptService accept,
-                        long maxBodyBytes, ObjectMapper json, MetricRegistry metrics) {
+                        long maxBodyBytes, ObjectMapper json, String publicBaseUrl, MetricRegistry metrics) {
         super("api.submit", maxBodyBytes, json, metrics);
+        this.locationPrefix = MessagesResource.locationPrefix(publicBaseUrl);
         this.authenticator = authenticator;
         this.parser = parser;
         this.accept = accept;
-        this.jsonReader = json.readerFor(JsonNode.class);
         this.responseWriter = json.writerFor(SubmitResponse.class);
         this.batchWriter = json.writerFor(BatchResponse.class);
     }
 
+    /**
+     * The path, the type and then the key, all before the body is read: a request no client key authenticates goes on
+     * unread, and Jersey refuses it (401, 403) without waiting for its body. The caller is left on the request.
+     */
     @Override
     boolean wants(HttpServletRequest request) {
         String uri = request.getRequestURI();
-        return (PATH.equals(uri) || BATCH_PATH.equals(uri)) && plainJson(request.getHeader("Content-Type"));
+        if (!(PATH.equals(uri) || BATCH_PATH.equals(uri)) || !plainJson(request.getHeader("Content-Type"))) {
+            return false;
+        }
+        Caller caller = client(request.getHeader("Authorization"));
+        if (caller == null) {
+            return false;
+        }
+        request.setAttribute(Caller.REQUEST_ATTRIBUTE, caller);
+        return true;
     }
 
     @Override
     boolean handle(HttpServletRequest request, byte[] body, HttpServletResponse response) throws IOException {
-        Caller caller = client(request.getHeader("Authorization"));
+        Caller caller = (Caller) request.getAttribute(Caller.REQUEST_ATTRIBUTE);
         boolean batch = BATCH_PATH.equals(request.getRequestURI());
         String idempotencyKey = request.getHeader("Idempotency-Key");
-        List<MessageDraft> drafts = caller == null || (batch && idempotencyKey != null) ? null
-                : parse(body, batch, idempotencyKey);
+        List<MessageDraft> drafts = batch && idempotencyKey != null ? null : parse(body, batch, idempotencyKey);
         if (drafts == null) {
             return false;
         }
@@ -83,7 +95,7 @@ public final class DirectSubmit extends DirectPath {
             return true;
         }
         AcceptedItem item = items.getFirst();
-        response.setHeader("Location", request.getRequestURL().append('/').append(item.id()).toString());
+        response.setHeader("Location", locationPrefix + item.id());
         if (item.replayed()) {
             response.setHeader("Idempotent-Replayed", "true");
         }
@@ -117,7 +129,7 @@ public final class DirectSubmit extends DirectPath {
     /** The submissions, or null when the body is not one the parser takes (Jersey then says why). */
     private List<MessageDraft> parse(byte[] body, boolean batch, String idempotencyKey) {
         try {
-            JsonNode node = jsonReader.readValue(body);
+            JsonNode node = SubmitParser.read(body);
             if (node == null || !node.isObject()) {
                 return null;
             }

@@ -1,6 +1,6 @@
 package dev.sendlog.service.resources;
 
-import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.core.JsonProcessingException;
 import dev.sendlog.events.EventCodec;
 import dev.sendlog.projections.History;
 import dev.sendlog.service.api.BatchResponse;
@@ -32,6 +32,9 @@ import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.NotSupportedException;
+import jakarta.ws.rs.core.Context;
+import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import java.net.URI;
@@ -46,22 +49,46 @@ public final class MessagesResource {
     private final AcceptService accept;
     private final MessageReader reader;
     private final EventCodec codec;
+    private final String locationPrefix;
 
-    public MessagesResource(SubmitParser parser, AcceptService accept, MessageReader reader, EventCodec codec) {
+    /** @param publicBaseUrl where clients reach the API: the base of every {@code Location}, never the request's Host */
+    public MessagesResource(SubmitParser parser, AcceptService accept, MessageReader reader, EventCodec codec,
+                            String publicBaseUrl) {
         this.parser = parser;
         this.accept = accept;
         this.reader = reader;
         this.codec = codec;
+        this.locationPrefix = locationPrefix(publicBaseUrl);
+    }
+
+    /**
+     * A body without a Content-Type (or with one {@code HeaderSyntaxFilter} dropped because it does not parse) is not
+     * declared JSON: 415, as Jersey answered when it read the body as JSON itself. A declared type that is not JSON
+     * never gets here ({@code @Consumes}).
+     */
+    private static void declaredJson(HttpHeaders headers) {
+        if (headers.getMediaType() == null) {
+            throw new NotSupportedException();
+        }
+    }
+
+    /** {@code <publicBaseUrl>/v1/messages/}, to which a message id is appended. */
+    static String locationPrefix(String publicBaseUrl) {
+        String base = publicBaseUrl.endsWith("/") ? publicBaseUrl.substring(0, publicBaseUrl.length() - 1) : publicBaseUrl;
+        return base + "/v1/messages/";
     }
 
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
     @RolesAllowed(Role.CLIENT_NAME)
-    public Response submit(@Auth Caller caller, @HeaderParam("Idempotency-Key") String idempotencyKey, JsonNode body) {
-        MessageDraft draft = parser.single(body, idempotencyKey);
+    public Response submit(@Auth Caller caller, @HeaderParam("Idempotency-Key") String idempotencyKey,
+                           @Context HttpHeaders headers, byte[] body) throws JsonProcessingException {
+        declaredJson(headers);
+        // Read here rather than by Jersey's JSON provider: trailing bytes refused, numbers kept exact (SubmitParser.read).
+        MessageDraft draft = parser.single(SubmitParser.read(body), idempotencyKey);
         AcceptedItem item = accept.submit(caller.tenant(), List.of(draft), false).getFirst();
         Response.ResponseBuilder response = Response.accepted(new SubmitResponse(item.id(), "ACCEPTED", item.acceptedAt()))
-                .location(URI.create("/v1/messages/" + item.id()));
+                .location(URI.create(locationPrefix + item.id()));
         if (item.replayed()) {
             response.header("Idempotent-Replayed", "true");
         }
@@ -72,12 +99,14 @@ public final class MessagesResource {
     @Path("/batch")
     @Consumes(MediaType.APPLICATION_JSON)
     @RolesAllowed(Role.CLIENT_NAME)
-    public Response submitBatch(@Auth Caller caller, @HeaderParam("Idempotency-Key") String idempotencyKey, JsonNode body) {
+    public Response submitBatch(@Auth Caller caller, @HeaderParam("Idempotency-Key") String idempotencyKey,
+                                @Context HttpHeaders headers, byte[] body) throws JsonProcessingException {
+        declaredJson(headers);
         if (idempotencyKey != null) {
             throw ApiProblem.badRequest("a batch takes an idempotencyKey per message, not the Idempotency-Key header",
                     List.of(new FieldError("Idempotency-Key", "not accepted on /v1/messages/batch")));
         }
-        List<MessageDraft> drafts = parser.batch(body);
+        List<MessageDraft> drafts = parser.batch(SubmitParser.read(body));
         List<AcceptedItem> items = accept.submit(caller.tenant(), drafts, true);
         return Response.accepted(new BatchResponse(items.stream()
                 .map(i -> new SubmitResponse(i.id(), "ACCEPTED", i.acceptedAt())).toList())).build();

@@ -82,6 +82,13 @@ class ClientApiFuzzTest {
             if (json == null) {
                 return "a 202 without a JSON body";
             }
+            String notes = c.request().describe();
+            if (notes.contains("trailing-data")) {
+                return "accepted a body with bytes after its JSON value (issue 24 item 6)";
+            }
+            if (notes.contains("bad-recipient")) {
+                return "accepted a recipient that does not match the pattern (issue 24 item 17)";
+            }
             List<JsonNode> items = new ArrayList<>();
             if (json.has("results")) {
                 json.get("results").forEach(items::add);

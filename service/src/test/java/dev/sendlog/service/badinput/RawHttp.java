@@ -72,6 +72,11 @@ final class RawHttp {
         }
     }
 
+    /** Reads one response off a connection. */
+    static RawResponse readResponse(InputStream in) throws IOException {
+        return read(in);
+    }
+
     private static RawResponse read(InputStream in) throws IOException {
         String statusLine = line(in);
         String[] parts = statusLine.split(" ", 3);

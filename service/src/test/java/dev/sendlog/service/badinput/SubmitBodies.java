@@ -77,7 +77,7 @@ final class SubmitBodies {
     /** One message object, valid before its mutations. */
     String message(boolean batchItem) {
         List<String[]> fields = new ArrayList<>();
-        fields.add(new String[] {Junk.quote("to"), Junk.quote("+49" + (1000 + junk.below(1_000_000_000)))});
+        fields.add(new String[] {Junk.quote("to"), Junk.quote("+49151" + (1_000_000 + junk.below(9_000_000)))});
         fields.add(new String[] {Junk.quote("body"), Junk.quote(junk.text(junk.chance(0.9) ? 40 : 1600))});
         if (junk.chance(0.5)) {
             fields.add(new String[] {Junk.quote("reference"), Junk.quote(junk.text(junk.chance(0.9) ? 20 : 128))});
@@ -115,7 +115,19 @@ final class SubmitBodies {
 
     private void mutate(List<String[]> fields, boolean batchItem) {
         String field = junk.pick(FIELDS);
-        switch (junk.below(12)) {
+        switch (junk.below(14)) {
+            case 12 -> {
+                // Issue 24 item 17: refused at submit, never accepted to be REJECTED later.
+                set(fields, "to", Junk.quote(junk.pick("12345", "+49", "+0151123456", "+49 151 1234567", "+4915112345678901",
+                        "004915112345678", "+49151123456x", "+\u0664\u0669\u0661\u0665\u0661\u0661\u0662\u0663", "4915112345678",
+                        "+4915112345678 ", " +4915112345678", "+1234567\n", junk.text(12))));
+                notes.add("bad-recipient");
+            }
+            case 13 -> {
+                // Issue 24 item 10: null is the same as absent, and is valid.
+                set(fields, junk.pick("gateway", "reference", "metadata"), "null");
+                notes.add("null-optional");
+            }
             case 0 -> {
                 set(fields, field, junk.notAString());
                 notes.add("wrong-type:" + field);
@@ -181,7 +193,8 @@ final class SubmitBodies {
             String value = switch (junk.below(8)) {
                 case 0 -> junk.notAString();
                 case 1 -> junk.nested(junk.between(1, 30));
-                case 2 -> junk.pick("1e400", "-1e400", "1e-400", "123456789012345678901234567890.123456789", "-0", "0.1", "1E+2");
+                case 2 -> junk.pick("1e400", "-1e400", "1e-400", "123456789012345678901234567890.123456789", "-0", "0.1", "1E+2",
+                        "-0.0", "1.50", "1e5000", "1e-5000", "1e999999999", "9007199254740993", "0.30000000000000004441");
                 default -> Junk.quote(junk.text(20));
             };
             members.add(Junk.quote(junk.chance(0.2) ? "" : junk.text(10)) + ":" + value);

@@ -18,9 +18,11 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * SQL metacharacters, LIKE wildcards, backslashes, quotes, every script, emoji and invisible characters in every
- * string field (to, body, reference, metadata keys and values, Idempotency-Key) are stored exactly as sent, read
+ * free-text field (body, reference, metadata keys and values, Idempotency-Key) are stored exactly as sent, read
  * back exactly by GET, found by a search for exactly that value (and nothing else is), and the same key with the
- * same request replays the same message.
+ * same request replays the same message. As {@code to} such a string is refused with 400 naming the field (it is not
+ * a recipient: issue 24 item 17), and a search for it finds nothing. Numbers of every size and form in metadata are
+ * stored at their exact value (issue 24 item 8).
  */
 class VerbatimStringsTest {
     @RegisterExtension
@@ -57,8 +59,20 @@ class VerbatimStringsTest {
         assertThat(strings).hasSizeGreaterThan(GENERATED);
     }
 
+    private static final java.util.regex.Pattern RECIPIENT = java.util.regex.Pattern.compile("^\\+[1-9][0-9]{6,14}$");
+
     private static void roundTrip(RawHttp http, String s, int n) throws Exception {
-        String to = prefix(s, SubmitParser.MAX_TO);
+        String nastyTo = prefix(s, SubmitParser.MAX_TO);
+        String to = "+4917" + String.format("%09d", n);
+        RawResponse refused = http.send(RawRequest.post("/v1/messages").header("Authorization", "Bearer client-a")
+                .header("Content-Type", "application/json").body("{\"to\":" + Junk.quote(nastyTo) + ",\"body\":\"x\"}").build());
+        if (RECIPIENT.matcher(nastyTo).matches()) {
+            assertThat(refused.status()).as(refused.toString()).isEqualTo(202);
+        } else {
+            assertThat(refused.status()).as("to [" + Text.visible(nastyTo) + "]: " + refused).isEqualTo(400);
+            assertThat(refused.json().get("errors").get(0).get("field").asText()).isEqualTo("to");
+            assertThat(SERVICE.api().get("/v1/messages?to=" + UrlJunk.encode(nastyTo), "client-a").json().get("items")).isEmpty();
+        }
         String reference = prefix(s, SubmitParser.MAX_REFERENCE);
         String metadata = "{" + Junk.quote(s) + ":" + Junk.quote(s) + ",\"nested\":{\"list\":[" + Junk.quote(s) + "]}}";
         String key = headerSafe(s) + "|" + n;
@@ -96,6 +110,105 @@ class VerbatimStringsTest {
 
         assertFoundExactly("to", to, id, what);
         assertFoundExactly("reference", reference, id, what);
+    }
+
+    /**
+     * Issue 24 item 8: generated number literals of every size, sign, scale and exponent in metadata are stored at their
+     * exact value: what PostgreSQL holds is what PostgreSQL itself makes of the literal as sent ({@code jsonb}'s own
+     * normal form: the exponent applied, the scale kept), never a double's rounding or "Infinity". The same request
+     * again replays; the number changed in its last digit is another request (409). A number whose exact digits do
+     * not fit in the metadata's 4 KiB is refused, never rounded.
+     */
+    @Test
+    void numbersInMetadataAreStoredAtTheirExactValue() throws Exception {
+        long seed = FuzzSeed.of("verbatim-numbers");
+        RawHttp http = new RawHttp(SERVICE.api().baseUrl());
+        int accepted = 0;
+        for (int i = 0; i < GENERATED; i++) {
+            Junk junk = new Junk(FuzzSeed.forCase(seed, i));
+            String literal = numberLiteral(junk);
+            String key = "number-" + i;
+            String body = "{\"to\":\"+4916" + String.format("%09d", i) + "\",\"body\":\"n\",\"metadata\":{\"n\":" + literal
+                    + ",\"list\":[" + literal + "]}}";
+            RawResponse r = http.send(numberRequest(body, key));
+            String postgres = postgresNumber(literal);
+            String what = "literal " + literal + " (case " + i + ")";
+            // Stored as {"list":[n],"n":n}: refused when that is over the metadata's 4 KiB.
+            if (2 * postgres.length() + 16 > SubmitParser.MAX_METADATA_BYTES) {
+                assertThat(r.status()).as(what + ": " + r).isEqualTo(400);
+                continue;
+            }
+            assertThat(r.status()).as(what + ": " + r).isEqualTo(202);
+            accepted++;
+            String stored = StoredMessage.read(SERVICE.dataSource(), r.json().get("id").asText()).metadataJson();
+            assertThat(stored).as(what).isEqualTo("{\"n\": " + postgres + ", \"list\": [" + postgres + "]}");
+            RawResponse replay = http.send(numberRequest(body, key));
+            assertThat(replay.header("Idempotent-Replayed")).as(what).isEqualTo("true");
+            int last = lastMantissaDigit(literal);
+            String changed = literal.substring(0, last) + (literal.charAt(last) == '9' ? '8' : (char) (literal.charAt(last) + 1))
+                    + literal.substring(last + 1);
+            RawResponse conflict = http.send(numberRequest(body.replace(literal, changed), key));
+            assertThat(conflict.status()).as(what + " changed to " + changed).isEqualTo(409);
+        }
+        System.out.println("FUZZ verbatim-numbers cases=" + GENERATED + " accepted=" + accepted);
+        assertThat(accepted).isGreaterThan(GENERATED / 2);
+    }
+
+    private static RawRequest numberRequest(String body, String key) {
+        return RawRequest.post("/v1/messages").header("Authorization", "Bearer client-a").header("Content-Type", "application/json")
+                .header("Idempotency-Key", key).body(body).build();
+    }
+
+    /** A JSON number: integers small and huge, decimals long and short, exponents up to far past a double's range. */
+    private static String numberLiteral(Junk junk) {
+        StringBuilder s = new StringBuilder(junk.chance(0.3) ? "-" : "");
+        int digits = junk.pick(1, 1, 2, 5, 17, 19, 20, 40, 300);
+        s.append(junk.chance(0.2) ? "0" : Integer.toString(junk.between(1, 9)));
+        if (!s.toString().endsWith("0") || s.length() > 2) {
+            for (int d = 1; d < digits; d++) {
+                s.append(junk.below(10));
+            }
+        }
+        if (junk.chance(0.6)) {
+            s.append('.');
+            int fraction = junk.pick(1, 2, 3, 17, 25, 60);
+            for (int d = 0; d < fraction; d++) {
+                s.append(junk.below(10));
+            }
+        }
+        if (junk.chance(0.5)) {
+            s.append(junk.pick("e", "E")).append(junk.pick("", "+", "-")).append(junk.pick(0, 1, 2, 10, 100, 308, 309, 400, 3000,
+                    5000));
+        }
+        return s.toString();
+    }
+
+    private static int lastMantissaDigit(String literal) {
+        int end = literal.length();
+        int e = Math.max(literal.indexOf('e'), literal.indexOf('E'));
+        if (e >= 0) {
+            end = e;
+        }
+        for (int i = end - 1; i >= 0; i--) {
+            if (Character.isDigit(literal.charAt(i))) {
+                return i;
+            }
+        }
+        throw new IllegalArgumentException(literal);
+    }
+
+    /** What PostgreSQL itself makes of the literal in jsonb (its text form), or a long marker when it is too large. */
+    private static String postgresNumber(String literal) throws Exception {
+        try (java.sql.Connection c = SERVICE.dataSource().getConnection();
+             java.sql.PreparedStatement ps = c.prepareStatement("SELECT (?::jsonb)::text")) {
+            ps.setString(1, literal);
+            try (java.sql.ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getString(1);
+            }
+        } catch (java.sql.SQLException tooLargeForNumeric) {
+            return "x".repeat(SubmitParser.MAX_METADATA_BYTES + 1);
+        }
     }
 
     private static void assertFoundExactly(String field, String value, String id, String what) {

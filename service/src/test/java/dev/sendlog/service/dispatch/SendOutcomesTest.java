@@ -42,15 +42,13 @@ class SendOutcomesTest {
     }
 
     @Test
-    void aRecipientFailingTheCheckIsRejectedAndNeverReachesTheProvider() {
-        String id = Messages.submitOne(SERVICE, "12345");
-        Messages.awaitStatus(SERVICE, id, "REJECTED", Duration.ofSeconds(30));
-        // Every history shows its publication before the claim (the claim names it; the worker waits until it is recorded).
-        assertThat(types(id)).containsSubsequence("ACCEPTED", "PUBLISHED", "CLAIMED", "REJECTED").doesNotContain("PROVIDER_ACCEPTED")
-                .endsWith("REJECTED");
-        assertThat(message(id).get("lastError").asText()).startsWith("check: recipient 12345");
-        assertThat(SERVICE.simulator().keys()).doesNotContain("sendlog-" + id);
-        assertThat(Messages.ledgerRows(SERVICE, id)).isZero();
+    void aRecipientFailingThePatternIsRefusedAtSubmitAndNeverReachesTheProvider() {
+        // Since issue 24 (item 17) the pattern is checked at submit: a 400, not a message that is REJECTED later. The
+        // worker's check stays for rows accepted under another pattern.
+        ApiResponse r = SERVICE.api().post("/v1/messages", "client-a", "{\"to\":\"12345\",\"body\":\"b\",\"reference\":\"pattern-1\"}");
+        assertThat(r.status()).as(r.raw()).isEqualTo(400);
+        assertThat(r.json().get("errors").get(0).get("field").asText()).isEqualTo("to");
+        assertThat(Sql.count(SERVICE.dataSource(), "SELECT count(*) FROM messages WHERE reference = 'pattern-1'")).isZero();
     }
 
     @Test

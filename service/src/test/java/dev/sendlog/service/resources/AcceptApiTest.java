@@ -85,13 +85,13 @@ class AcceptApiTest {
 
     @Test
     void unstorableTextAndOversizedMetadataAreRefused() {
-        assertThat(SERVICE.api().post("/v1/messages", CLIENT, "{\"to\":\"+49\",\"body\":\"a\\u0000b\"}").status()).isEqualTo(400);
-        assertThat(SERVICE.api().post("/v1/messages", CLIENT, "{\"to\":\"+49\",\"body\":\"\\ud800\"}").status()).isEqualTo(400);
-        String big = "{\"to\":\"+49\",\"body\":\"b\",\"metadata\":{\"k\":\"" + "v".repeat(4100) + "\"}}";
+        assertThat(SERVICE.api().post("/v1/messages", CLIENT, "{\"to\":\"+4915100000000\",\"body\":\"a\\u0000b\"}").status()).isEqualTo(400);
+        assertThat(SERVICE.api().post("/v1/messages", CLIENT, "{\"to\":\"+4915100000000\",\"body\":\"\\ud800\"}").status()).isEqualTo(400);
+        String big = "{\"to\":\"+4915100000000\",\"body\":\"b\",\"metadata\":{\"k\":\"" + "v".repeat(4100) + "\"}}";
         ApiResponse r = SERVICE.api().post("/v1/messages", CLIENT, big);
         assertThat(r.status()).isEqualTo(400);
         assertThat(r.json().get("errors").get(0).get("field").asText()).isEqualTo("metadata");
-        assertThat(SERVICE.api().post("/v1/messages", CLIENT, "{\"to\":\"+49\",\"body\":\"b\",\"metadata\":[1]}").status())
+        assertThat(SERVICE.api().post("/v1/messages", CLIENT, "{\"to\":\"+4915100000000\",\"body\":\"b\",\"metadata\":[1]}").status())
                 .isEqualTo(400);
     }
 
@@ -107,19 +107,19 @@ class AcceptApiTest {
 
     @Test
     void authenticationAndRolesAnswer401And403() {
-        ApiResponse none = SERVICE.api().post("/v1/messages", null, message("+49", "b"));
+        ApiResponse none = SERVICE.api().post("/v1/messages", null, message("+4915100000000", "b"));
         assertThat(none.status()).isEqualTo(401);
         assertThat(none.contentType()).startsWith("application/problem+json");
-        assertThat(SERVICE.api().post("/v1/messages", "wrong-key", message("+49", "b")).status()).isEqualTo(401);
+        assertThat(SERVICE.api().post("/v1/messages", "wrong-key", message("+4915100000000", "b")).status()).isEqualTo(401);
         assertThat(SERVICE.api().get("/v1/messages", "wrong-key").status()).isEqualTo(401);
-        ApiResponse support = SERVICE.api().post("/v1/messages", SUPPORT, message("+49", "b"));
+        ApiResponse support = SERVICE.api().post("/v1/messages", SUPPORT, message("+4915100000000", "b"));
         assertThat(support.status()).isEqualTo(403);
         assertThat(support.contentType()).startsWith("application/problem+json");
     }
 
     @Test
     void anotherTenantsMessageIsNotFoundButSupportSeesIt() {
-        String id = SERVICE.api().post("/v1/messages", CLIENT, message("+49", "mine")).json().get("id").asText();
+        String id = SERVICE.api().post("/v1/messages", CLIENT, message("+4915100000000", "mine")).json().get("id").asText();
         ApiResponse other = SERVICE.api().get("/v1/messages/" + id, OTHER_CLIENT);
         assertThat(other.status()).isEqualTo(404);
         assertThat(other.contentType()).startsWith("application/problem+json");
@@ -131,12 +131,12 @@ class AcceptApiTest {
 
     @Test
     void bodyOver64KibIs413AndNonJsonIs415() {
-        byte[] huge = ("{\"to\":\"+49\",\"body\":\"" + "x".repeat(70_000) + "\"}").getBytes(StandardCharsets.UTF_8);
+        byte[] huge = ("{\"to\":\"+4915100000000\",\"body\":\"" + "x".repeat(70_000) + "\"}").getBytes(StandardCharsets.UTF_8);
         ApiResponse tooLarge = SERVICE.api().postBytes("/v1/messages", CLIENT, "application/json", huge);
         assertThat(tooLarge.status()).isEqualTo(413);
         assertThat(tooLarge.contentType()).startsWith("application/problem+json");
         ApiResponse text = SERVICE.api().postBytes("/v1/messages", CLIENT, "text/plain",
-                message("+49", "b").getBytes(StandardCharsets.UTF_8));
+                message("+4915100000000", "b").getBytes(StandardCharsets.UTF_8));
         assertThat(text.status()).isEqualTo(415);
         assertThat(text.contentType()).startsWith("application/problem+json");
     }
@@ -144,8 +144,8 @@ class AcceptApiTest {
     @Test
     void sameIdempotencyKeyAndBodyReplaysTheSameMessage() {
         String key = "key-" + UUID.randomUUID();
-        ApiResponse first = SERVICE.api().post("/v1/messages", CLIENT, message("+491", "hello"), "Idempotency-Key", key);
-        ApiResponse again = SERVICE.api().post("/v1/messages", CLIENT, message("+491", "hello"), "Idempotency-Key", key);
+        ApiResponse first = SERVICE.api().post("/v1/messages", CLIENT, message("+4915100000001", "hello"), "Idempotency-Key", key);
+        ApiResponse again = SERVICE.api().post("/v1/messages", CLIENT, message("+4915100000001", "hello"), "Idempotency-Key", key);
         assertThat(first.status()).isEqualTo(202);
         assertThat(first.header("Idempotent-Replayed")).isNull();
         assertThat(again.status()).isEqualTo(202);
@@ -153,15 +153,15 @@ class AcceptApiTest {
         assertThat(again.json()).isEqualTo(first.json());
         assertThat(count("SELECT count(*) FROM messages WHERE idempotency_key = '" + key + "'")).isEqualTo(1);
 
-        ApiResponse different = SERVICE.api().post("/v1/messages", CLIENT, message("+491", "other"), "Idempotency-Key", key);
+        ApiResponse different = SERVICE.api().post("/v1/messages", CLIENT, message("+4915100000001", "other"), "Idempotency-Key", key);
         assertThat(different.status()).isEqualTo(409);
         assertThat(different.contentType()).startsWith("application/problem+json");
         assertThat(count("SELECT count(*) FROM messages WHERE idempotency_key = '" + key + "'")).isEqualTo(1);
 
         // Keys are per tenant: another tenant may use the same one.
-        assertThat(SERVICE.api().post("/v1/messages", OTHER_CLIENT, message("+491", "other"), "Idempotency-Key", key).status())
+        assertThat(SERVICE.api().post("/v1/messages", OTHER_CLIENT, message("+4915100000001", "other"), "Idempotency-Key", key).status())
                 .isEqualTo(202);
-        assertThat(SERVICE.api().post("/v1/messages", CLIENT, message("+491", "x"), "Idempotency-Key", "k".repeat(129)).status())
+        assertThat(SERVICE.api().post("/v1/messages", CLIENT, message("+4915100000001", "x"), "Idempotency-Key", "k".repeat(129)).status())
                 .isEqualTo(400);
     }
 
@@ -172,7 +172,7 @@ class AcceptApiTest {
         try {
             List<Future<ApiResponse>> futures = new ArrayList<>();
             for (int i = 0; i < 32; i++) {
-                Callable<ApiResponse> call = () -> SERVICE.api().post("/v1/messages", CLIENT, message("+492", "race"),
+                Callable<ApiResponse> call = () -> SERVICE.api().post("/v1/messages", CLIENT, message("+4915100000002", "race"),
                         "Idempotency-Key", key);
                 futures.add(pool.submit(call));
             }
@@ -199,7 +199,7 @@ class AcceptApiTest {
             List<Future<ApiResponse>> futures = new ArrayList<>();
             for (int i = 0; i < 500; i++) {
                 int n = i;
-                futures.add(pool.submit(() -> SERVICE.api().post("/v1/messages", CLIENT, message("+4930" + n, "load " + n))));
+                futures.add(pool.submit(() -> SERVICE.api().post("/v1/messages", CLIENT, message("+4915130" + n, "load " + n))));
             }
             Set<String> ids = new HashSet<>();
             for (Future<ApiResponse> f : futures) {
@@ -219,8 +219,8 @@ class AcceptApiTest {
     @Test
     void batchIsAcceptedInRequestOrderWithPerItemKeys() {
         String key = "batch-" + UUID.randomUUID();
-        String body = "{\"messages\":[" + message("+4901", "one") + ","
-                + "{\"to\":\"+4902\",\"body\":\"two\",\"idempotencyKey\":\"" + key + "\"}," + message("+4903", "three") + "]}";
+        String body = "{\"messages\":[" + message("+4915100000901", "one") + ","
+                + "{\"to\":\"+4915100000902\",\"body\":\"two\",\"idempotencyKey\":\"" + key + "\"}," + message("+4915100000903", "three") + "]}";
         ApiResponse r = SERVICE.api().post("/v1/messages/batch", CLIENT, body);
         assertThat(r.status()).isEqualTo(202);
         JsonNode results = r.json().get("results");
@@ -228,10 +228,10 @@ class AcceptApiTest {
         for (int i = 0; i < 3; i++) {
             String id = results.get(i).get("id").asText();
             assertThat(results.get(i).get("status").asText()).isEqualTo("ACCEPTED");
-            assertThat(SERVICE.api().get("/v1/messages/" + id, CLIENT).json().get("to").asText()).isEqualTo("+490" + (i + 1));
+            assertThat(SERVICE.api().get("/v1/messages/" + id, CLIENT).json().get("to").asText()).isEqualTo("+491510000090" + (i + 1));
         }
         ApiResponse replay = SERVICE.api().post("/v1/messages/batch", CLIENT,
-                "{\"messages\":[{\"to\":\"+4902\",\"body\":\"two\",\"idempotencyKey\":\"" + key + "\"}]}");
+                "{\"messages\":[{\"to\":\"+4915100000902\",\"body\":\"two\",\"idempotencyKey\":\"" + key + "\"}]}");
         assertThat(replay.json().get("results").get(0).get("id").asText()).isEqualTo(results.get(1).get("id").asText());
         assertThat(count("SELECT count(*) FROM messages WHERE idempotency_key = '" + key + "'")).isEqualTo(1);
     }
@@ -239,7 +239,7 @@ class AcceptApiTest {
     @Test
     void batchWithOneInvalidItemNamesItAndAcceptsNothing() {
         long before = count("SELECT count(*) FROM messages");
-        String body = "{\"messages\":[" + message("+4901", "ok") + ",{\"to\":\"+4902\"}," + message("+4903", "ok") + "]}";
+        String body = "{\"messages\":[" + message("+4915100000901", "ok") + ",{\"to\":\"+4915100000902\"}," + message("+4915100000903", "ok") + "]}";
         ApiResponse r = SERVICE.api().post("/v1/messages/batch", CLIENT, body);
         assertThat(r.status()).isEqualTo(400);
         assertThat(r.json().get("errors").get(0).get("field").asText()).isEqualTo("messages[1].body");
@@ -247,7 +247,7 @@ class AcceptApiTest {
 
         StringBuilder tooMany = new StringBuilder("{\"messages\":[");
         for (int i = 0; i < 1001; i++) {
-            tooMany.append(i == 0 ? "" : ",").append(message("+49", "m"));
+            tooMany.append(i == 0 ? "" : ",").append(message("+4915100000000", "m"));
         }
         assertThat(SERVICE.api().post("/v1/messages/batch", CLIENT, tooMany.append("]}").toString()).status()).isEqualTo(400);
         assertThat(SERVICE.api().post("/v1/messages/batch", CLIENT, "{\"messages\":[]}").status()).isEqualTo(400);
@@ -257,13 +257,13 @@ class AcceptApiTest {
     @Test
     void batchWithAKeyUsedForADifferentRequestIsA409AndAcceptsNothing() {
         String key = "batch-conflict-" + UUID.randomUUID();
-        assertThat(SERVICE.api().post("/v1/messages", CLIENT, message("+4911", "first"), "Idempotency-Key", key).status())
+        assertThat(SERVICE.api().post("/v1/messages", CLIENT, message("+4915100000011", "first"), "Idempotency-Key", key).status())
                 .isEqualTo(202);
         long before = count("SELECT count(*) FROM messages");
         String fresh = "fresh-" + UUID.randomUUID();
         ApiResponse r = SERVICE.api().post("/v1/messages/batch", CLIENT, "{\"messages\":["
-                + "{\"to\":\"+4912\",\"body\":\"new\",\"idempotencyKey\":\"" + fresh + "\"},"
-                + "{\"to\":\"+4911\",\"body\":\"changed\",\"idempotencyKey\":\"" + key + "\"}]}");
+                + "{\"to\":\"+4915100000012\",\"body\":\"new\",\"idempotencyKey\":\"" + fresh + "\"},"
+                + "{\"to\":\"+4915100000011\",\"body\":\"changed\",\"idempotencyKey\":\"" + key + "\"}]}");
         assertThat(r.status()).isEqualTo(409);
         assertThat(r.json().get("errors").get(0).get("field").asText()).isEqualTo("messages[1].idempotencyKey");
         assertThat(count("SELECT count(*) FROM messages")).isEqualTo(before);

@@ -18,7 +18,7 @@ class AvailabilityTest {
     @RegisterExtension
     static final ServiceHarness SERVICE = new ServiceHarness("components", "API,MAINTENANCE");
 
-    private static final String BODY = "{\"to\":\"+4917\",\"body\":\"b\"}";
+    private static final String BODY = "{\"to\":\"+4915100000017\",\"body\":\"b\"}";
 
     @Test
     void aDayWithoutPartitionAnswers503AndWritesNothing() {

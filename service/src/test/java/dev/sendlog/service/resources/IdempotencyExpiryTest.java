@@ -15,7 +15,7 @@ class IdempotencyExpiryTest {
     static final ServiceHarness SERVICE = new ServiceHarness("components", "API,MAINTENANCE", "accept.idempotencyPurgeBatch", "7");
 
     private static ApiResponse submit(String key, String body) {
-        return SERVICE.api().post("/v1/messages", "client-a", "{\"to\":\"+4919\",\"body\":\"" + body + "\"}",
+        return SERVICE.api().post("/v1/messages", "client-a", "{\"to\":\"+4915100000019\",\"body\":\"" + body + "\"}",
                 "Idempotency-Key", key);
     }
 

@@ -34,11 +34,11 @@ class SearchApiTest {
                 middle = SERVICE.now();
                 SERVICE.clock().advance(Duration.ofMinutes(1));
             }
-            ACME_IDS.add(submit("client-a", "+4940" + (i % 2), "ref-" + i));
+            ACME_IDS.add(submit("client-a", "+4915140" + (i % 2), "ref-" + i));
             SERVICE.clock().advance(Duration.ofMillis(5));
         }
-        submit("client-b", "+49400", "ref-0");
-        ApiResponse r = SERVICE.api().post("/v1/messages", "client-b", "{\"to\":\"+49499\",\"body\":\"no reference\"}");
+        submit("client-b", "+49151400", "ref-0");
+        ApiResponse r = SERVICE.api().post("/v1/messages", "client-b", "{\"to\":\"+49151499\",\"body\":\"no reference\"}");
         assertThat(r.status()).isEqualTo(202);
         noReferenceId = r.json().get("id").asText();
     }
@@ -66,7 +66,7 @@ class SearchApiTest {
 
     @Test
     void filtersByRecipientAndReference() {
-        assertThat(ids(SERVICE.api().get("/v1/messages?to=%2B49400", "client-a").json()))
+        assertThat(ids(SERVICE.api().get("/v1/messages?to=%2B49151400", "client-a").json()))
                 .containsExactly(ACME_IDS.get(4), ACME_IDS.get(2), ACME_IDS.get(0));
         assertThat(ids(SERVICE.api().get("/v1/messages?reference=ref-3", "client-a").json())).containsExactly(ACME_IDS.get(3));
     }
@@ -93,7 +93,7 @@ class SearchApiTest {
 
     @Test
     void aMessageWithoutAReferenceIsFoundByEverythingElse() {
-        assertThat(ids(SERVICE.api().get("/v1/messages?to=%2B49499", "client-b").json())).containsExactly(noReferenceId);
+        assertThat(ids(SERVICE.api().get("/v1/messages?to=%2B49151499", "client-b").json())).containsExactly(noReferenceId);
         assertThat(ids(SERVICE.api().get("/v1/messages", "client-b").json())).contains(noReferenceId).hasSize(2);
         assertThat(ids(SERVICE.api().get("/v1/messages?reference=ref-0", "client-b").json())).doesNotContain(noReferenceId)
                 .hasSize(1);

@@ -1,0 +1,43 @@
+package dev.sendlog.service.badinput;
+
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.LoggerContext;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.AppenderBase;
+import java.util.ArrayList;
+import java.util.List;
+import org.slf4j.LoggerFactory;
+
+/** The access log's lines (logger {@code dev.sendlog.access}, at INFO for the while) written during an action. */
+final class AccessLines extends AppenderBase<ILoggingEvent> {
+    private final List<String> lines = new ArrayList<>();
+
+    static List<String> during(Runnable action) {
+        LoggerContext context = (LoggerContext) LoggerFactory.getILoggerFactory();
+        Logger logger = context.getLogger("dev.sendlog.access");
+        Level before = logger.getLevel();
+        AccessLines appender = new AccessLines();
+        appender.setContext(context);
+        appender.start();
+        logger.addAppender(appender);
+        logger.setLevel(Level.INFO);
+        try {
+            action.run();
+        } finally {
+            logger.setLevel(before);
+            logger.detachAppender(appender);
+            appender.stop();
+        }
+        return appender.lines();
+    }
+
+    @Override
+    protected synchronized void append(ILoggingEvent e) {
+        lines.add(e.getFormattedMessage());
+    }
+
+    synchronized List<String> lines() {
+        return List.copyOf(lines);
+    }
+}
