@@ -242,7 +242,7 @@ public class ServiceHarness implements BeforeAllCallback, AfterAllCallback {
         }
 
         public ApiClient admin() {
-            return new ApiClient("http://127.0.0.1:" + support.getAdminPort());
+            return ApiClient.admin("http://127.0.0.1:" + support.getAdminPort());
         }
 
         @Override
@@ -290,7 +290,7 @@ public class ServiceHarness implements BeforeAllCallback, AfterAllCallback {
     }
 
     public ApiClient admin() {
-        return new ApiClient("http://127.0.0.1:" + support.getAdminPort());
+        return ApiClient.admin("http://127.0.0.1:" + support.getAdminPort());
     }
 
     public MutableClock clock() {
