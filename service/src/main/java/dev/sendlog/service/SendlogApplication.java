@@ -102,6 +102,7 @@ import dev.sendlog.service.resources.CallbackResource;
 import dev.sendlog.service.resources.DirectCallback;
 import dev.sendlog.service.resources.DirectSubmit;
 import dev.sendlog.service.resources.MessagesResource;
+import dev.sendlog.service.resources.OpenApiResource;
 import dev.sendlog.service.tasks.IdempotencyKeyPurge;
 import dev.sendlog.service.tasks.StatisticsRefresh;
 import dev.sendlog.service.tasks.DeadRowVacuum;
@@ -513,6 +514,7 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
                 config.pipeline.checks.recipientPattern);
         MessageReader reader = new MessageReader(pools.dsl(PoolRole.API), events);
         env.jersey().register(new MessagesResource(parser, accept, reader, codec, config.publicBaseUrl));
+        env.jersey().register(new OpenApiResource());
         if (config.accept.directSubmit) {
             env.servlets().addFilter("direct-submit", new DirectSubmit(authenticator, parser, accept, MAX_BODY_BYTES,
                     env.getObjectMapper(), config.publicBaseUrl, metrics)).addMappingForUrlPatterns(EnumSet.of(DispatcherType.REQUEST), true,

@@ -245,7 +245,7 @@ public class ServiceHarness implements BeforeAllCallback, AfterAllCallback {
         }
 
         public ApiClient admin() {
-            return new ApiClient("http://127.0.0.1:" + support.getAdminPort());
+            return ApiClient.admin("http://127.0.0.1:" + support.getAdminPort());
         }
 
         @Override
@@ -293,7 +293,7 @@ public class ServiceHarness implements BeforeAllCallback, AfterAllCallback {
     }
 
     public ApiClient admin() {
-        return new ApiClient("http://127.0.0.1:" + support.getAdminPort());
+        return ApiClient.admin("http://127.0.0.1:" + support.getAdminPort());
     }
 
     public MutableClock clock() {
