@@ -38,6 +38,8 @@ public final class LocalPostgres implements AutoCloseable {
     // Crash recovery after an unclean stop can take a while; a clean start takes a second or two.
     private static final Duration START_TIMEOUT = Duration.ofMinutes(2);
     private static final Duration STOP_TIMEOUT = Duration.ofSeconds(30);
+    /** After the fast and then the immediate shutdown: how long the postmaster gets before it and its backends are killed. */
+    private static final Duration KILL_AFTER = Duration.ofSeconds(10);
     private static final int START_ATTEMPTS_ON_CHOSEN_PORT = 3;
 
     private final Path dataDir;
@@ -46,6 +48,15 @@ public final class LocalPostgres implements AutoCloseable {
     private final OwnerLock ownerLock;
     private final ShutdownHook shutdownHook;
     private boolean closed;
+
+    private Duration fastStop = STOP_TIMEOUT;
+    private Duration immediateStop = KILL_AFTER;
+
+    /** For tests of a server that does not stop: how long the fast and then the immediate shutdown may take. */
+    void stopTimeouts(Duration fast, Duration immediate) {
+        this.fastStop = fast;
+        this.immediateStop = immediate;
+    }
 
     private LocalPostgres(Path dataDir, Process process, PostgresEndpoint endpoint, OwnerLock ownerLock) {
         this.dataDir = dataDir;
@@ -214,10 +225,28 @@ public final class LocalPostgres implements AutoCloseable {
             return;
         }
         Signals.send(process.pid(), "INT");
-        if (!waitForExit(process, STOP_TIMEOUT)) {
-            LOG.warn("PostgreSQL (pid {}) did not stop within {} s; killing it", process.pid(), STOP_TIMEOUT.toSeconds());
+        if (!waitForExit(process, fastStop)) {
+            // Immediate shutdown next: the postmaster still takes its backends down with it.
+            LOG.warn("PostgreSQL (pid {}) did not stop within {} s; immediate shutdown", process.pid(),
+                    fastStop.toSeconds());
+            Signals.send(process.pid(), "QUIT");
+        }
+        if (!waitForExit(process, immediateStop)) {
+            // Its backends are listed before it dies: killed alone, it would leave them holding the shared memory
+            // (reparented, no longer its descendants), and the next start on this folder would fail
+            // ("pre-existing shared memory block is still in use").
+            List<ProcessHandle> backends = process.descendants().toList();
+            LOG.warn("PostgreSQL (pid {}) did not stop; killing it and its {} backends", process.pid(), backends.size());
             process.destroyForcibly();
+            backends.forEach(ProcessHandle::destroyForcibly);
             waitForExit(process, STOP_TIMEOUT);
+            for (ProcessHandle backend : backends) {
+                try {
+                    backend.onExit().get(STOP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+                } catch (Exception e) {
+                    LOG.warn("PostgreSQL backend {} did not exit: {}", backend.pid(), e.toString());
+                }
+            }
         }
         LOG.info("PostgreSQL on port {} stopped (data kept in {})", endpoint.port(), dataDir);
     }
