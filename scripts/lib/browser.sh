@@ -2,8 +2,10 @@
 # A fresh machine has neither, so the README's test command installs them where it can (Debian or Ubuntu, as root
 # or with password-less sudo) and otherwise stops at once with what to install, instead of failing deep in Maven.
 # SENDLOG_SKIP_BROWSER=true skips the browser tests instead (they are reported as skipped, with the reason).
+# SENDLOG_CHROMIUM and SENDLOG_CHROMEDRIVER name other paths to check (the tests of this script use them).
 sendlog_ensure_chromium() {
-  if [ -x /usr/bin/chromium ] && [ -x /usr/bin/chromedriver ]; then
+  local chromium=${SENDLOG_CHROMIUM:-/usr/bin/chromium} driver=${SENDLOG_CHROMEDRIVER:-/usr/bin/chromedriver}
+  if [ -x "$chromium" ] && [ -x "$driver" ]; then
     return 0
   fi
   if [ "${SENDLOG_SKIP_BROWSER:-false}" = "true" ]; then
@@ -12,7 +14,7 @@ sendlog_ensure_chromium() {
     return 0
   fi
   local sudo=()
-  if [ "$(id -u)" -ne 0 ]; then
+  if [ "${SENDLOG_UID:-$(id -u)}" -ne 0 ]; then
     if command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
       sudo=(sudo -n)
     else
@@ -20,12 +22,16 @@ sendlog_ensure_chromium() {
     fi
   fi
   if ! command -v apt-get >/dev/null 2>&1 || [ "${sudo[0]:-}" = none ]; then
-    echo "scripts/test: the console's browser tests need Chromium and chromedriver at /usr/bin/chromium and" >&2
-    echo "  /usr/bin/chromedriver. Install them (Debian/Ubuntu: apt-get install -y chromium chromium-driver)," >&2
+    echo "scripts/test: the console's browser tests need Chromium and chromedriver at $chromium and" >&2
+    echo "  $driver. Install them (Debian/Ubuntu: apt-get install -y chromium chromium-driver)," >&2
     echo "  or run SENDLOG_SKIP_BROWSER=true scripts/test to skip those tests." >&2
     return 1
   fi
   echo "scripts/test: installing Debian's chromium and chromium-driver for the console's browser tests" >&2
   DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get update -qq >/dev/null
   DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq chromium chromium-driver >/dev/null
+  if [ ! -x "$chromium" ] || [ ! -x "$driver" ]; then
+    echo "scripts/test: apt-get ran, but $chromium or $driver is still missing" >&2
+    return 1
+  fi
 }
