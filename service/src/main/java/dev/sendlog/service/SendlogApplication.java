@@ -30,6 +30,7 @@ import dev.sendlog.service.cli.SimulatorCommand;
 import dev.sendlog.service.cli.StatusCommand;
 import dev.sendlog.service.config.AuthSettings;
 import dev.sendlog.service.config.Components;
+import dev.sendlog.service.config.GatewaySettings;
 import dev.sendlog.service.config.PipelineSettings;
 import dev.sendlog.service.config.ReceiptSettings;
 import dev.sendlog.service.config.SendlogConfiguration;
@@ -220,6 +221,7 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
                 config.components, Ports.application(server), Ports.admin(server), target.jdbcUrl()));
 
         CaseSensitiveHeaderCache.install(env);
+        GatewaySettings.demoValueWarnings(config.gateways).forEach(LOG::warn);
         String instance = instanceName();
         PoolBudget.Budget budget = PoolBudget.compute(config, target.unpooled());
         if (!budget.fits()) {
