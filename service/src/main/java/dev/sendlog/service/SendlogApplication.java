@@ -30,6 +30,7 @@ import dev.sendlog.service.cli.SimulatorCommand;
 import dev.sendlog.service.cli.StatusCommand;
 import dev.sendlog.service.config.AuthSettings;
 import dev.sendlog.service.config.Components;
+import dev.sendlog.service.config.GatewaySettings;
 import dev.sendlog.service.config.PipelineSettings;
 import dev.sendlog.service.config.ReceiptSettings;
 import dev.sendlog.service.config.SendlogConfiguration;
@@ -49,7 +50,9 @@ import dev.sendlog.service.dispatch.ShardLeases;
 import dev.sendlog.service.dispatch.ShardOwner;
 import dev.sendlog.service.dispatch.Timers;
 import dev.sendlog.service.config.HealthSettings;
+import dev.sendlog.service.health.AlarmsServlet;
 import dev.sendlog.service.health.FailureRateHealthCheck;
+import dev.sendlog.service.health.FailureRates;
 import dev.sendlog.service.health.PollersHealthCheck;
 import dev.sendlog.service.health.TimerLagHealthCheck;
 import dev.sendlog.service.health.QueueHealthCheck;
@@ -233,6 +236,7 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
                 config.components, Ports.application(server), Ports.admin(server), target.jdbcUrl()));
 
         CaseSensitiveHeaderCache.install(env);
+        GatewaySettings.demoValueWarnings(config.gateways).forEach(LOG::warn);
         String instance = instanceName();
         PoolBudget.Budget budget = PoolBudget.compute(config, target.unpooled());
         if (!budget.fits()) {
@@ -268,8 +272,11 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
                 Duration.ofMillis(h.maxTimerLag.toMilliseconds()), metrics));
         env.healthChecks().register("transactions", new TransactionAgeHealthCheck(pools.dsl(PoolRole.MAINTENANCE),
                 Duration.ofMillis(h.maxTransactionAge.toMilliseconds()), metrics));
-        env.healthChecks().register("failures", new FailureRateHealthCheck(metrics, h.maxDeadPerMinute, h.maxUnknownPerMinute,
-                h.maxParkedPerMinute));
+        FailureRates failureRates = new FailureRates(metrics, clock, h.maxDeadPerMinute, h.maxUnknownPerMinute, h.maxParkedPerMinute);
+        env.lifecycle().scheduledExecutorService("alarms-%d").threads(1).build()
+                .scheduleWithFixedDelay(failureRates::sample, 1, 1, TimeUnit.SECONDS);
+        env.healthChecks().register("failures", new FailureRateHealthCheck(failureRates));
+        env.admin().addServlet("alarms", new AlarmsServlet(failureRates, env.getObjectMapper())).addMapping("/alarms");
 
         if (config.components.contains(Components.MAINTENANCE)) {
             ScheduledExecutorService maintenance = env.lifecycle().scheduledExecutorService("maintenance-%d").threads(3).build();

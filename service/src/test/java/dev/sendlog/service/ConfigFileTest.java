@@ -2,6 +2,7 @@ package dev.sendlog.service;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sendlog.service.config.GatewaySettings;
 import dev.sendlog.service.config.SendlogConfiguration;
 import io.dropwizard.configuration.EnvironmentVariableSubstitutor;
 import io.dropwizard.configuration.FileConfigurationSourceProvider;
@@ -11,6 +12,7 @@ import io.dropwizard.core.server.DefaultServerFactory;
 import io.dropwizard.jackson.Jackson;
 import io.dropwizard.jersey.validation.Validators;
 import io.dropwizard.jetty.HttpConnectorFactory;
+import java.util.List;
 import java.util.Map;
 import org.apache.commons.text.StringSubstitutor;
 import org.junit.jupiter.api.Test;
@@ -55,6 +57,33 @@ class ConfigFileTest {
         assertThat(config.gateways).containsKey(config.defaultGateway);
         assertThat(config.auth.keys).extracting(k -> k.key)
                 .containsExactlyInAnyOrder("demo-client-key", "demo-support-key", "demo-admin-key");
+    }
+
+    /** Issue 24, item 16: the gateway's token and callback secret were fixed in config.yml, with no warning. */
+    @Test
+    void theGatewaySecretsComeFromTheEnvironmentAndTheShippedDemoValuesAreWarnedAbout() throws Exception {
+        SendlogConfiguration shipped = withEnvironment(Map.of());
+        assertThat(shipped.gateways.get("sim").token).isEqualTo(GatewaySettings.DEMO_TOKEN);
+        assertThat(shipped.gateways.get("sim").callbackSecret).isEqualTo(GatewaySettings.DEMO_CALLBACK_SECRET);
+        List<String> warnings = GatewaySettings.demoValueWarnings(shipped.gateways);
+        assertThat(warnings).hasSize(2);
+        assertThat(warnings).anySatisfy(w -> assertThat(w).contains("gateways.sim.token").contains("SENDLOG_GATEWAY_SIM_TOKEN"));
+        assertThat(warnings).anySatisfy(w -> assertThat(w).contains("gateways.sim.callbackSecret")
+                .contains("SENDLOG_CALLBACK_SIM_SECRET"));
+        // The warning names the setting, never the value.
+        assertThat(warnings).noneMatch(w -> w.contains(GatewaySettings.DEMO_TOKEN) || w.contains(GatewaySettings.DEMO_CALLBACK_SECRET));
+
+        SendlogConfiguration real = withEnvironment(Map.of("SENDLOG_GATEWAY_SIM_TOKEN", "tok-4711", "SENDLOG_CALLBACK_SIM_SECRET",
+                "sec-0815"));
+        assertThat(real.gateways.get("sim").token).isEqualTo("tok-4711");
+        assertThat(real.gateways.get("sim").callbackSecret).isEqualTo("sec-0815");
+        // The built-in simulator reads the same variables, so the demo still works with them set.
+        assertThat(real.simulator.config.token()).isEqualTo("tok-4711");
+        assertThat(real.simulator.config.callbackSecret()).isEqualTo("sec-0815");
+        assertThat(GatewaySettings.demoValueWarnings(real.gateways)).isEmpty();
+
+        SendlogConfiguration half = withEnvironment(Map.of("SENDLOG_GATEWAY_SIM_TOKEN", "tok-4711"));
+        assertThat(GatewaySettings.demoValueWarnings(half.gateways)).singleElement().asString().contains("callbackSecret");
     }
 
     @Test

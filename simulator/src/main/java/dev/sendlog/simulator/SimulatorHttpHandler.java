@@ -1,6 +1,8 @@
 package dev.sendlog.simulator;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpHandler;
 import java.io.BufferedWriter;
@@ -17,6 +19,9 @@ import org.slf4j.LoggerFactory;
 
 /** Routes every request of the simulator's server; unknown routes answer 404, unexpected failures 500. */
 final class SimulatorHttpHandler implements HttpHandler {
+    private static final String TOKEN = "token";
+    private static final String CALLBACK_SECRET = "callbackSecret";
+
     private static final Logger log = LoggerFactory.getLogger(SimulatorHttpHandler.class);
 
     private final ProviderSimulator simulator;
@@ -50,7 +55,7 @@ final class SimulatorHttpHandler implements HttpHandler {
             case "GET /v1/keys" -> writeKeys(exchange);
             case "GET /v1/records" -> writeRecords(exchange);
             case "GET /v1/callbacks/log" -> writeCallbackLog(exchange);
-            case "GET /v1/config" -> HttpResponses.json(exchange, 200, simulator.config());
+            case "GET /v1/config" -> HttpResponses.json(exchange, 200, withoutSecrets(simulator.config()));
             case "PUT /v1/config" -> putConfig(exchange);
             case "POST /v1/reset" -> {
                 simulator.reset();
@@ -97,16 +102,40 @@ final class SimulatorHttpHandler implements HttpHandler {
         }
     }
 
+    /**
+     * A new configuration. The token and the callback secret are kept unless the body names them, since
+     * {@code GET /v1/config} does not show them: a configuration read, changed and put back keeps its secrets.
+     */
     private void putConfig(HttpExchange exchange) throws IOException {
         SimulatorConfig config;
         try {
-            config = Json.MAPPER.readValue(exchange.getRequestBody(), SimulatorConfig.class);
+            JsonNode body = Json.MAPPER.readTree(exchange.getRequestBody());
+            if (!(body instanceof ObjectNode object)) {
+                HttpResponses.text(exchange, 400, "invalid configuration: not a JSON object");
+                return;
+            }
+            SimulatorConfig current = simulator.config();
+            if (!object.has(TOKEN)) {
+                object.put(TOKEN, current.token());
+            }
+            if (!object.has(CALLBACK_SECRET)) {
+                object.put(CALLBACK_SECRET, current.callbackSecret());
+            }
+            config = Json.MAPPER.treeToValue(object, SimulatorConfig.class);
         } catch (JsonProcessingException e) {
             HttpResponses.text(exchange, 400, "invalid configuration: " + e.getOriginalMessage());
             return;
         }
         simulator.updateConfig(config);
-        HttpResponses.json(exchange, 200, config);
+        HttpResponses.json(exchange, 200, withoutSecrets(config));
+    }
+
+    /** The configuration as anyone who reaches the simulator may read it: everything but the token and the secret. */
+    static ObjectNode withoutSecrets(SimulatorConfig config) {
+        ObjectNode shown = Json.MAPPER.valueToTree(config);
+        shown.remove(TOKEN);
+        shown.remove(CALLBACK_SECRET);
+        return shown;
     }
 
     private static Writer writer(HttpExchange exchange, String contentType) throws IOException {

@@ -75,6 +75,36 @@ class SimulatorConfigTest {
         }
     }
 
+    /** Issue 24, item 16: GET /v1/config returned the token and the callback secret to anyone who reached it. */
+    @Test
+    void theConfigurationIsReadWithoutItsSecretsAndAPutKeepsThem() throws Exception {
+        SimulatorConfig original = SimulatorConfig.builder().latencyMs(0).token("tok-4711-private").callbackSecret("sec-0815-private")
+                .build();
+        try (ProviderSimulator simulator = ProviderSimulator.start(original, 0);
+             SimulatorClient client = new SimulatorClient(simulator)) {
+            HttpResponse<String> got = client.get("/v1/config");
+            assertThat(got.statusCode()).isEqualTo(200);
+            assertThat(got.body()).doesNotContain("tok-4711-private").doesNotContain("sec-0815-private");
+            assertThat(Json.MAPPER.readTree(got.body()).has("token")).isFalse();
+            assertThat(Json.MAPPER.readTree(got.body()).has("callbackSecret")).isFalse();
+            assertThat(Json.MAPPER.readTree(got.body()).path("latencyMs").asInt()).isZero();
+
+            // What was read, changed and put back keeps the secrets it did not show.
+            HttpResponse<String> put = client.send("PUT", "/v1/config", got.body().replace("\"permanentErrorRate\":0.0",
+                    "\"permanentErrorRate\":1.0"));
+            assertThat(put.statusCode()).as(put.body()).isEqualTo(200);
+            assertThat(put.body()).doesNotContain("tok-4711-private").doesNotContain("sec-0815-private");
+            assertThat(simulator.config().permanentErrorRate()).isEqualTo(1.0);
+            assertThat(simulator.config().token()).isEqualTo("tok-4711-private");
+            assertThat(simulator.config().callbackSecret()).isEqualTo("sec-0815-private");
+
+            assertThat(client.send("PUT", "/v1/config", "{\"latencyMs\": 0, \"token\": \"tok-new\"}").statusCode()).isEqualTo(200);
+            assertThat(simulator.config().token()).isEqualTo("tok-new");
+            assertThat(simulator.config().callbackSecret()).isEqualTo("sec-0815-private");
+            assertThat(client.send("PUT", "/v1/config", "[1]").statusCode()).isEqualTo(400);
+        }
+    }
+
     @Test
     void putConfigWithATypoIsABadRequestAndChangesNothing() throws Exception {
         SimulatorConfig original = SimulatorConfig.builder().latencyMs(0).build();

@@ -4,9 +4,18 @@ import com.fasterxml.jackson.annotation.JsonProperty;
 import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotBlank;
 import jakarta.validation.constraints.NotNull;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
 
 /** One provider gateway spoken to through the generic HTTP adapter (API.md, provider contract). */
 public class GatewaySettings {
+    /** The values config.yml ships for the demo gateway and its simulator: known to anyone who read the file. */
+    public static final String DEMO_TOKEN = "sim-token";
+    public static final String DEMO_CALLBACK_SECRET = "sim-secret";
+
     @NotBlank
     @JsonProperty
     public String baseUrl;
@@ -33,6 +42,26 @@ public class GatewaySettings {
     @Min(1)
     @JsonProperty
     public int connectTimeoutMs = 2_000;
+
+    /**
+     * One warning per shipped demo value a gateway still uses, naming the setting and the environment variable that
+     * config.yml reads for it; never the value itself. Anyone holding the demo callback secret can sign receipts.
+     */
+    public static List<String> demoValueWarnings(Map<String, GatewaySettings> gateways) {
+        List<String> warnings = new ArrayList<>();
+        new TreeMap<>(gateways).forEach((name, g) -> {
+            String env = name.toUpperCase(Locale.ROOT).replaceAll("[^A-Z0-9]", "_");
+            if (DEMO_TOKEN.equals(g.token)) {
+                warnings.add("DEMO GATEWAY TOKEN in use: gateways." + name + ".token is the value config.yml ships; set "
+                        + "SENDLOG_GATEWAY_" + env + "_TOKEN (or the setting) before real use");
+            }
+            if (DEMO_CALLBACK_SECRET.equals(g.callbackSecret)) {
+                warnings.add("DEMO CALLBACK SECRET in use: gateways." + name + ".callbackSecret is the value config.yml ships, "
+                        + "so anyone can sign callbacks; set SENDLOG_CALLBACK_" + env + "_SECRET (or the setting) before real use");
+            }
+        });
+        return warnings;
+    }
 
     /** A submit that has not answered by then counts as a transient failure (the provider may still have it). */
     @Min(1)

@@ -44,7 +44,10 @@ public class HealthSettings {
     @JsonProperty
     public Duration maxTransactionAge = Duration.seconds(60);
 
-    /** Messages going DEAD, UNKNOWN, or callbacks parked, per minute, above which the alarm check fails. */
+    /**
+     * Messages going DEAD, UNKNOWN, or callbacks parked, per minute, above which the alarm is raised on GET /alarms (and
+     * said in the failures check's message, which stays healthy: an alarm is not the node's health).
+     */
     @Min(1)
     @JsonProperty
     public int maxDeadPerMinute = 10;

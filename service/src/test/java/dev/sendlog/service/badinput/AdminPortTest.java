@@ -75,7 +75,7 @@ class AdminPortTest {
 
     @Test
     void aRequestWithAnOriginIsRefusedOnEveryPathHealthIncluded() {
-        for (String path : List.of("/healthcheck", "/ping", "/metrics", "/metrics/prometheus", "/threads")) {
+        for (String path : List.of("/healthcheck", "/alarms", "/ping", "/metrics", "/metrics/prometheus", "/threads")) {
             ApiResponse r = SERVICE.admin().send(SERVICE.admin().builder(path, null, "Origin", "http://evil.example").GET());
             assertProblem(r, 403);
         }
@@ -159,6 +159,9 @@ class AdminPortTest {
         assertThat(health.status()).as(health.raw()).isIn(200, 500);
         assertThat(health.json().has("database")).as(health.raw()).isTrue();
         assertThat(SERVICE.admin().get("/ping", null).raw()).contains("pong");
+        ApiResponse alarms = SERVICE.admin().get("/alarms", null);
+        assertThat(alarms.status()).as(alarms.raw()).isEqualTo(200);
+        assertThat(alarms.json().get("alarms").has("parked")).isTrue();
         assertThat(SERVICE.admin().get("/metrics", null).json().has("counters")).isTrue();
         ApiResponse prometheus = SERVICE.admin().get("/metrics/prometheus", null);
         assertThat(prometheus.status()).isEqualTo(200);
