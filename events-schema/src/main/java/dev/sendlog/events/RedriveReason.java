@@ -9,5 +9,10 @@ public enum RedriveReason {
     /** Claimed, but no result was recorded by the claim deadline (the worker died or hangs). */
     CLAIM_TIMEOUT,
     /** A support user asked for it. */
-    ADMIN
+    ADMIN,
+    /**
+     * A worker that was shutting down gave back a claim before calling the provider: the same attempt is owed again
+     * (stored as its ordinal + 1, so a new reason goes last).
+     */
+    HANDED_BACK
 }

@@ -133,6 +133,8 @@ public final class MessageFold {
                     "an unclaimed publish is published again for the same attempt");
             case CLAIM_TIMEOUT -> require(s.phase() == Phase.CLAIMED && r.attempt() == s.attempt() + 1, s, e,
                     "an expired claim owes the next attempt");
+            case HANDED_BACK -> require(s.phase() == Phase.CLAIMED && r.attempt() == s.attempt(), s, e,
+                    "a claim given back before the provider was called owes the same attempt");
             case ADMIN -> require((s.phase() == Phase.DEAD || s.isUnknownBeforeSend() || s.phase() == Phase.RETRY_WAIT)
                     && r.attempt() == s.attempt() + 1, s, e, "support re-drives DEAD, UNKNOWN before send or RETRYING");
         }

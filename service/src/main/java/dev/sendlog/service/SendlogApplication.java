@@ -56,6 +56,7 @@ import dev.sendlog.service.health.QueueHealthCheck;
 import dev.sendlog.service.health.RedisHealthCheck;
 import dev.sendlog.service.health.TransactionAgeHealthCheck;
 import dev.sendlog.service.tasks.ComponentTask;
+import dev.sendlog.service.tasks.TaskArguments;
 import dev.sendlog.service.metrics.PrometheusServlet;
 import dev.sendlog.service.provider.HttpProvider;
 import dev.sendlog.service.provider.Provider;
@@ -81,6 +82,8 @@ import dev.sendlog.service.errors.HeaderSyntaxFilter;
 import dev.sendlog.service.errors.ProblemErrorHandler;
 import dev.sendlog.service.errors.ProblemMappers;
 import dev.sendlog.service.health.DatabaseHealthCheck;
+import dev.sendlog.service.lifecycle.ShutdownSequence;
+import dev.sendlog.service.lifecycle.Sigterm;
 import dev.sendlog.service.http.AccessLog;
 import dev.sendlog.service.http.EagerBody;
 import dev.sendlog.service.http.RefusedWithoutBody;
@@ -99,6 +102,7 @@ import dev.sendlog.service.resources.CallbackResource;
 import dev.sendlog.service.resources.DirectCallback;
 import dev.sendlog.service.resources.DirectSubmit;
 import dev.sendlog.service.resources.MessagesResource;
+import dev.sendlog.service.resources.OpenApiResource;
 import dev.sendlog.service.tasks.IdempotencyKeyPurge;
 import dev.sendlog.service.tasks.StatisticsRefresh;
 import dev.sendlog.service.tasks.DeadRowVacuum;
@@ -144,24 +148,32 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
     private final Faults faults;
     /** Components an operator may pause and resume (admin tasks pause / resume ?component=...), to drain a node. */
     private final Map<String, Pausable> pausables = new java.util.concurrent.ConcurrentHashMap<>();
+    /** Whether this is the process's own application (main), so it may take over SIGTERM; never in a test's JVM. */
+    private final boolean ownProcess;
+    private ShutdownSequence shutdown;
 
     private record Pausable(Runnable pause, Runnable resume) {
     }
 
     public SendlogApplication() {
-        this(InstantSource.system(), Faults.NONE);
+        this(InstantSource.system(), Faults.NONE, false);
     }
 
     /** Tests pass a clock they control and faults they arm. */
     public SendlogApplication(InstantSource clock, Faults faults) {
+        this(clock, faults, false);
+    }
+
+    private SendlogApplication(InstantSource clock, Faults faults, boolean ownProcess) {
         this.clock = clock;
         this.faults = faults;
+        this.ownProcess = ownProcess;
     }
 
     public static void main(String[] args) throws Exception {
         System.setProperty("org.jooq.no-logo", "true");
         System.setProperty("org.jooq.no-tips", "true");
-        new SendlogApplication().run(args);
+        new SendlogApplication(InstantSource.system(), Faults.NONE, true).run(args);
     }
 
     @Override
@@ -232,7 +244,11 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
             LOG.warn("the pools fit max_connections on paper but not beside the sessions connected now: {}", budget.describe());
         }
         Pools pools = new Pools(target.jdbcUrl(), config.database, metrics, instance);
-        env.lifecycle().manage(managed(pools::close));
+        // The shutdown sequence closes the pools (and the Redis clients) after everything that uses them has stopped.
+        shutdown = new ShutdownSequence(shutdownGrace(config));
+        shutdown.closeLast(pools);
+        env.lifecycle().manage(shutdown.closeOnStop());
+        env.admin().addServlet("ready", shutdown.intake().readiness()).addMapping("/ready");
 
         EventCodec codec = new EventCodec();
         EventStore events = new EventStore(new Histories(new RowCodec(codec)), new Actors(pools.dataSource(PoolRole.MAINTENANCE)));
@@ -284,8 +300,10 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
                     maintenanceReader)));
         }
 
-        env.admin().addTask(new ComponentTask("pause", component -> pausable(component).pause().run()));
-        env.admin().addTask(new ComponentTask("resume", component -> pausable(component).resume().run()));
+        List<ComponentTask> componentTasks = List.of(
+                new ComponentTask("pause", pausables::keySet, component -> pausable(component).pause().run()),
+                new ComponentTask("resume", pausables::keySet, component -> pausable(component).resume().run()));
+        componentTasks.forEach(env.admin()::addTask);
         // Every process checks keys (the API's callers, and on the admin port whoever runs tasks), so every process
         // syncs the configured ones: a maintenance-only node's tasks work on a database no API has used yet.
         ApiKeyStore keys = new ApiKeyStore(pools.dsl(PoolRole.API));
@@ -295,6 +313,8 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
                         .maximumSize(10_000).expireAfterWrite(Duration.ofSeconds(config.auth.cacheSeconds)));
         env.admin().addFilter("admin-port-guard", new AdminPortGuard(adminBindHosts(config), config.adminPort.allowedHosts,
                 authenticator, env.getObjectMapper(), metrics)).addMappingForUrlPatterns(EnumSet.of(DispatcherType.REQUEST), true, "/*");
+        env.admin().addFilter("task-arguments", new TaskArguments(componentTasks, env.getObjectMapper()))
+                .addMappingForUrlPatterns(EnumSet.of(DispatcherType.REQUEST), true, "/tasks/*");
         syncKeys(config.auth, keys, authenticator);
         if (config.components.contains(Components.API)) {
             wireApi(config, env, pools, events, codec, authenticator);
@@ -311,6 +331,17 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
         if (config.components.contains(Components.API) || config.components.contains(Components.CALLBACK_WORKER)) {
             wireReceipts(config, env, pools, events, local, instance, callbackPermits, callbackBound);
         }
+        // Registered last, so stopped first: the work is handed over before any component stops on its own.
+        env.lifecycle().manage(shutdown.handOverOnStop());
+        if (ownProcess) {
+            Sigterm.handOverFirst(shutdown);
+        }
+    }
+
+    /** How long a stopping process waits for provider calls in flight: the HTTP server's own grace for its requests. */
+    private static Duration shutdownGrace(SendlogConfiguration config) {
+        return config.getServerFactory() instanceof io.dropwizard.core.server.AbstractServerFactory server
+                ? Duration.ofMillis(server.getShutdownGracePeriod().toMilliseconds()) : Duration.ofSeconds(30);
     }
 
     private void wireReceipts(SendlogConfiguration config, Environment env, Pools pools, EventStore events,
@@ -325,7 +356,7 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
                     r.storeTimeout.toJavaDuration(), metrics);
             env.lifecycle().manage(inbox);
             IntakeBound intake = new IntakeBound(r.maxConcurrentIntake, r.intakeWait.toJavaDuration(), metrics);
-            env.jersey().register(new CallbackResource(config.gateways, inbox, intake, metrics));
+            env.jersey().register(new CallbackResource(config.gateways, inbox, intake, clock, metrics));
             if (r.directIntake) {
                 env.servlets().addFilter("direct-callback", new DirectCallback(config.gateways, inbox, intake, MAX_BODY_BYTES,
                         env.getObjectMapper(), metrics)).addMappingForUrlPatterns(EnumSet.of(DispatcherType.REQUEST), true,
@@ -346,6 +377,7 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
                     Duration.ofMillis(r.holdWindow.toMilliseconds()), config.pipeline.shards, r.batchSize, clock, "callbacks-" + instance,
                     metrics);
             env.lifecycle().manage(consumer);
+            shutdown.consumer(consumer, null);
             pausables.put("callback-worker", new Pausable(consumer::pauseReading, consumer::resume));
             InboxSweeper sweeper = new InboxSweeper(pools.dsl(PoolRole.CALLBACKS), callbackStream, metrics);
             ScheduledExecutorService sweeps = env.lifecycle().scheduledExecutorService("inbox-sweeper-%d").threads(1).build();
@@ -360,11 +392,11 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
      * checks, {@code redis-<type>} (writable, memory) and {@code workers-<type>} (oldest unacknowledged job). The probe
      * key carries the job type's hash tag, so on a cluster it sits on the node that holds the stream.
      */
-    private static JobStream jobStore(SendlogConfiguration config, Environment env, String uri, String jobType,
-                                      String streamKey, String group, String instance) {
+    private JobStream jobStore(SendlogConfiguration config, Environment env, String uri, String jobType,
+                               String streamKey, String group, String instance) {
         MetricRegistry metrics = env.metrics();
         RedisConnections redis = new RedisConnections(uri, Duration.ofSeconds(5), config.redis.cluster);
-        env.lifecycle().manage(managed(redis::close));
+        shutdown.closeLast(redis::close);
         JobStream stream = new JobStream(redis, streamKey, group, instance);
         String probe = config.redis.keyPrefix + "{" + jobType + "}:health:" + instance;
         env.healthChecks().register("redis-" + jobType, new RedisHealthCheck(redis.connect(probe), probe,
@@ -412,6 +444,7 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
                     Duration.ofMillis(p.leaseTtl.toMilliseconds()), p.maxBatchesPerRound, p.idlePollMs,
                     p.timerIntervalMs, metrics);
             env.lifecycle().manage(owner);
+            shutdown.shardOwner(owner);
             pausables.put("poller", new Pausable(() -> {
                 try {
                     owner.pause();
@@ -429,11 +462,12 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
             });
             StreamConsumer consumer = new StreamConsumer("send", sendStream, sendPermits,
                     Duration.ofMillis(p.sendWorker.reclaimIdle.toMilliseconds()), metrics);
-            new SendWorker(consumer, new MessageReader(pools.dsl(PoolRole.PIPELINE), events), appender,
+            SendWorker worker = SendWorker.attach(consumer, new MessageReader(pools.dsl(PoolRole.PIPELINE), events), appender,
                     providers, new Checks(p.checks), new Backoff(Duration.ofMillis(p.retryBase.toMilliseconds()),
                     Duration.ofMillis(p.retryCap.toMilliseconds())), limits, p.shards, config.publicBaseUrl, clock,
                     "worker-" + instance, faults, p.sendWorker.concurrency, metrics);
             env.lifecycle().manage(consumer);
+            shutdown.consumer(consumer, worker);
             pausables.put("send-worker", new Pausable(consumer::pauseReading, consumer::resume));
         }
     }
@@ -450,6 +484,9 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
         EagerBody.install(env, MAX_BODY_BYTES, Duration.ofSeconds(5),
                 new RefusedWithoutBody(config.gateways.keySet(), authenticator));
         ProblemMappers.register(env.jersey(), metrics);
+        // Ahead of every other filter (the direct paths included): once shutdown begins, new requests get 503.
+        env.servlets().addFilter("intake", shutdown.intake().filter(env.getObjectMapper()))
+                .addMappingForUrlPatterns(EnumSet.of(DispatcherType.REQUEST), false, "/*");
         env.jersey().register(new BodyLimitFilter(MAX_BODY_BYTES));
         env.jersey().register(new HeaderSyntaxFilter());
         ProblemErrorHandler.install(env);
@@ -477,6 +514,7 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
                 config.pipeline.checks.recipientPattern);
         MessageReader reader = new MessageReader(pools.dsl(PoolRole.API), events);
         env.jersey().register(new MessagesResource(parser, accept, reader, codec, config.publicBaseUrl));
+        env.jersey().register(new OpenApiResource());
         if (config.accept.directSubmit) {
             env.servlets().addFilter("direct-submit", new DirectSubmit(authenticator, parser, accept, MAX_BODY_BYTES,
                     env.getObjectMapper(), config.publicBaseUrl, metrics)).addMappingForUrlPatterns(EnumSet.of(DispatcherType.REQUEST), true,

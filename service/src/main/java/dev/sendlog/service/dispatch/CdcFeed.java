@@ -177,7 +177,9 @@ public final class CdcFeed {
         takes.inc();
         LOG.info("cdc feed took slot={} epoch={} owner={}", slot.name(), taken.epoch(), actor);
         if (!taken.caughtUp()) {
-            catchUp(taken.epoch(), stream);
+            if (!catchUp(running, taken.epoch(), stream)) {
+                return; // stopped while the stream was full: the next holder catches up from the start
+            }
             slot.markCaughtUp();
         }
         stream(running, stream, taken.epoch());
@@ -260,14 +262,27 @@ public final class CdcFeed {
         stream.forceUpdateStatus();
     }
 
-    /** Publishes every work event still owed, page by page; events the slot also delivers are skipped there. */
-    private void catchUp(long epoch, PGReplicationStream stream) throws SQLException {
+    /**
+     * Publishes every work event still owed, page by page; events the slot also delivers are skipped there. A page is
+     * no larger than the room left on the send stream, and while the stream is at its bound nothing is published
+     * (as the polling feed and the slot's stream hold back): a backlog of millions waits in the log, not in Redis.
+     * Returns false when stopped before the end.
+     */
+    private boolean catchUp(BooleanSupplier running, long epoch, PGReplicationStream stream) throws SQLException {
         UUID afterId = new UUID(0, 0);
         int afterSeq = 0;
         long total = 0;
         while (true) {
+            long room;
+            while ((room = publisher.room()) <= 0) {
+                if (!running.getAsBoolean()) {
+                    return false;
+                }
+                stream.forceUpdateStatus(); // keeps the server from timing the connection out while workers catch up
+                pause(200);
+            }
             List<TailRow> page = new ArrayList<>();
-            dsl.resultQuery(OWED_WORK_SQL, afterId, afterSeq, CATCH_UP_PAGE).forEach(r -> page.add(new TailRow(
+            dsl.resultQuery(OWED_WORK_SQL, afterId, afterSeq, (int) Math.min(CATCH_UP_PAGE, room)).forEach(r -> page.add(new TailRow(
                     r.get(0, Short.class), r.get(1, UUID.class), r.get(2, Integer.class),
                     new TailCursor(r.get(3, Long.class), r.get(4, Long.class)), r.get(5, Integer.class),
                     r.get(6, OffsetDateTime.class).toInstant())));
@@ -281,6 +296,7 @@ public final class CdcFeed {
         }
         caughtUp.inc(total);
         LOG.info("cdc feed caught up slot={}: published {} work events committed before the slot existed", slot.name(), total);
+        return true;
     }
 
     /** A new message: its row is its acceptance, the work of attempt 1 at seq 1. */

@@ -10,6 +10,8 @@ import dev.sendlog.events.FinalStatus;
 import dev.sendlog.events.Dead;
 import dev.sendlog.events.MessageEvent;
 import dev.sendlog.events.ProviderAccepted;
+import dev.sendlog.events.RedriveReason;
+import dev.sendlog.events.Redriven;
 import dev.sendlog.events.Rejected;
 import dev.sendlog.events.Shards;
 import dev.sendlog.projections.Decisions;
@@ -97,12 +99,29 @@ public final class SendWorker {
     private final Publications publications;
     private final Counter unpublished;
 
-    public SendWorker(StreamConsumer consumer, MessageReader reader, EventAppender appender, Map<String, Provider> providers,
-                      Checks checks, Backoff backoff, Limits limits, int shardCount, String publicBaseUrl, InstantSource clock,
-                      String actor, Faults faults, int providerConcurrency, MetricRegistry metrics) {
+    private final Counter racesGivenUp;
+    private final Counter handedBack;
+    private final ProviderCallGate gate = new ProviderCallGate();
+
+    /**
+     * A send worker that takes {@code consumer}'s reads. The handler is registered only once the worker is whole: a
+     * constructor that registered it would let the consumer's reader call a worker whose fields are not set yet.
+     */
+    public static SendWorker attach(StreamConsumer consumer, MessageReader reader, EventAppender appender,
+                                    Map<String, Provider> providers, Checks checks, Backoff backoff, Limits limits,
+                                    int shardCount, String publicBaseUrl, InstantSource clock, String actor, Faults faults,
+                                    int providerConcurrency, MetricRegistry metrics) {
+        SendWorker worker = new SendWorker(consumer, reader, appender, providers, checks, backoff, limits, shardCount,
+                publicBaseUrl, clock, actor, faults, providerConcurrency, metrics);
+        consumer.onEntries(worker::claimAndDispatch);
+        return worker;
+    }
+
+    private SendWorker(StreamConsumer consumer, MessageReader reader, EventAppender appender, Map<String, Provider> providers,
+                       Checks checks, Backoff backoff, Limits limits, int shardCount, String publicBaseUrl, InstantSource clock,
+                       String actor, Faults faults, int providerConcurrency, MetricRegistry metrics) {
         this.faults = faults;
         this.consumer = consumer;
-        consumer.onEntries(this::claimAndDispatch);
         this.reader = reader;
         this.appender = appender;
         this.providers = Map.copyOf(providers);
@@ -125,6 +144,8 @@ public final class SendWorker {
         this.retried = metrics.counter("send.attempts.failed");
         this.dead = metrics.counter("messages.dead");
         this.unrecorded = metrics.counter("send.outcomes.unrecorded");
+        this.racesGivenUp = metrics.counter("send.races.given.up");
+        this.handedBack = metrics.counter("send.jobs.handed.back");
         this.providerCalls = new Semaphore(providerConcurrency);
         this.publications = new Publications(reader.dsl());
         this.unpublished = metrics.counter("send.jobs.publication.not.recorded");
@@ -223,16 +244,10 @@ public final class SendWorker {
         claimed.forEach((entry, result) -> consumer.dispatch(entry, () -> finishClaimed(jobsOf.get(entry), result)));
         lost.forEach(entry -> consumer.dispatch(entry, () -> claimAlone(jobsOf.get(entry), false)
                 .map(r -> finishClaimed(jobsOf.get(entry), r))
-                .orElseGet(() -> {
-                    stale.inc();
-                    return true;
-                })));
+                .orElse(true)));
         notYetRecorded.forEach(entry -> consumer.dispatch(entry, () -> claimAlone(jobsOf.get(entry), true)
                 .map(r -> finishClaimed(jobsOf.get(entry), r))
-                .orElseGet(() -> {
-                    stale.inc();
-                    return true;
-                })));
+                .orElse(true)));
     }
 
     /** The CLAIMED event of a job, naming its publication, or empty when the job is stale. */
@@ -275,14 +290,23 @@ public final class SendWorker {
         try {
             providerCalls.acquire();
         } catch (InterruptedException e) {
-            // Shutting down: the entry stays pending, and the claim deadline brings the message back.
-            Thread.currentThread().interrupt();
-            return false;
+            // Stopped while waiting for a call slot: the provider was not called, so the job is given back.
+            Thread.interrupted();
+            try {
+                return handBack(job, message, state, shard);
+            } finally {
+                Thread.currentThread().interrupt();
+            }
+        }
+        if (!gate.enter()) {
+            providerCalls.release();
+            return handBack(job, message, state, shard);
         }
         try (Timer.Context ignored = providerTimer.time()) {
             outcome = provider.submit(new Submit(message.row().recipient(), message.row().body(), job.messageId().toString(),
                     publicBaseUrl + "/v1/callbacks/" + message.row().gateway(), EffectKeys.providerSubmit(job.messageId())));
         } finally {
+            gate.exit();
             providerCalls.release();
         }
         if (outcome instanceof SubmitOutcome.Accepted) {
@@ -312,6 +336,32 @@ public final class SendWorker {
         }
     }
 
+    /**
+     * Gives a claimed job back before its provider call began (shutting down): the same attempt is owed again, and the
+     * REDRIVEN row is work the shard's poller publishes at once, for another worker to claim, instead of the message
+     * waiting for its claim deadline.
+     */
+    private boolean handBack(SendJob job, MessageDetails message, MessageState state, short shard) {
+        recordUnlessMovedOn(job, message.row().tenant(), state, new Redriven(job.attempt(), RedriveReason.HANDED_BACK), shard);
+        handedBack.inc();
+        return true;
+    }
+
+    /** Shutting down: lets no more provider calls begin (jobs reaching one are handed back); returns the calls in flight. */
+    public int stopCalling() {
+        return gate.close();
+    }
+
+    /** Waits up to {@code atMost} for the provider calls in flight to end; returns how many have not. */
+    public int awaitCalls(Duration atMost) throws InterruptedException {
+        return gate.awaitNoCalls(atMost);
+    }
+
+    /** Jobs handed back so far. */
+    public long handedBack() {
+        return handedBack.getCount();
+    }
+
     private record ClaimResult(MessageDetails message, MessageState state, Claimed claim) {
     }
 
@@ -323,6 +373,7 @@ public final class SendWorker {
     private Optional<ClaimResult> claimAlone(SendJob job, boolean awaitPublication) {
         if (awaitPublication && !publications.awaitRecorded(job.publication(), PUBLICATION_WAIT)) {
             unpublished.inc();
+            stale.inc();
             LOG.info("send job of a publication that was never recorded is dropped message_id={} publication={}",
                     job.messageId(), job.publication());
             return Optional.empty();
@@ -331,10 +382,12 @@ public final class SendWorker {
             Optional<MessageDetails> found = reader.find(job.messageId());
             if (found.isEmpty()) {
                 LOG.error("send job for a message that does not exist message_id={}", job.messageId());
+                stale.inc();
                 return Optional.empty();
             }
             Optional<NewEvent> claim = claimEvent(found.get(), job, clock.instant());
             if (claim.isEmpty()) {
+                stale.inc();
                 return Optional.empty();
             }
             if (appender.appendOne(claim.get())) {
@@ -342,7 +395,10 @@ public final class SendWorker {
                         (Claimed) claim.get().event()));
             }
         }
-        LOG.warn("gave up claiming after {} lost races message_id={}", MAX_DECISIONS, job.messageId());
+        // Not stale: the work is still owed, and the publication's confirm deadline brings it back.
+        racesGivenUp.inc();
+        LOG.warn("gave up claiming after {} lost races message_id={}; the confirm deadline brings the message back",
+                MAX_DECISIONS, job.messageId());
         return Optional.empty();
     }
 
@@ -352,41 +408,40 @@ public final class SendWorker {
      * write still fails, the entry stays pending and recovery re-submits with the same key.
      */
     private boolean recordAcceptance(SendJob job, MessageDetails message, MessageState claimed, String providerId, short shard) {
-        long deadline = System.nanoTime() + RECORD_RETRY_FOR.toNanos();
-        long pauseMs = 50;
-        MessageState state = claimed;
-        while (true) {
-            try {
-                for (int i = 0; i < MAX_DECISIONS; i++) {
-                    if (!Decisions.shouldRecordAcceptance(state)) {
-                        return true;
-                    }
-                    Instant now = clock.instant();
-                    NewEvent event = new NewEvent(job.messageId(), state.nextSeq(), shard, actor, now,
-                            new ProviderAccepted(job.attempt(), message.row().gateway(), providerId));
-                    Charge charge = new Charge(job.messageId(), Segments.of(message.row().body()), now);
-                    if (!appender.append(List.of(event), charge).isEmpty()) {
-                        sent.inc();
-                        endToEnd.update(Duration.between(message.row().acceptedAt(), now));
-                        return true;
-                    }
-                    // Another writer took the seq (a timer re-drove the message meanwhile): read what happened, decide again.
-                    state = reader.find(job.messageId()).orElseThrow().state();
-                }
-                LOG.warn("acceptance lost {} races in a row message_id={}; left for recovery", MAX_DECISIONS, job.messageId());
-                return false;
-            } catch (RuntimeException e) {
-                if (System.nanoTime() > deadline) {
-                    unrecorded.inc();
-                    LOG.error("provider accepted but recording failed message_id={} provider_id={}; recovery re-submits "
-                            + "with the same key", job.messageId(), providerId, e);
-                    return false;
-                }
-                sleepQuietly(pauseMs);
-                pauseMs = Math.min(2000, pauseMs * 2);
-                state = readQuietly(job, state);
-            }
+        MessageState[] state = {claimed};
+        try {
+            return WriteRetries.retry(RECORD_RETRY_FOR, () -> acceptanceRaces(job, message, state[0], providerId, shard),
+                    () -> state[0] = readQuietly(job, state[0]));
+        } catch (RuntimeException e) {
+            unrecorded.inc();
+            LOG.error("provider accepted but recording failed message_id={} provider_id={}{}; recovery re-submits with the "
+                    + "same key", job.messageId(), providerId, Thread.currentThread().isInterrupted() ? " (interrupted)" : "", e);
+            return false;
         }
+    }
+
+    /** One try at the acceptance's append, deciding again after each lost race. */
+    private boolean acceptanceRaces(SendJob job, MessageDetails message, MessageState claimed, String providerId, short shard) {
+        MessageState state = claimed;
+        for (int i = 0; i < MAX_DECISIONS; i++) {
+            if (!Decisions.shouldRecordAcceptance(state)) {
+                return true;
+            }
+            Instant now = clock.instant();
+            NewEvent event = new NewEvent(job.messageId(), state.nextSeq(), shard, actor, now,
+                    new ProviderAccepted(job.attempt(), message.row().gateway(), providerId));
+            Charge charge = new Charge(job.messageId(), Segments.of(message.row().body()), now);
+            if (!appender.append(List.of(event), charge).isEmpty()) {
+                sent.inc();
+                endToEnd.update(Duration.between(message.row().acceptedAt(), now));
+                return true;
+            }
+            // Another writer took the seq (a timer re-drove the message meanwhile): read what happened, decide again.
+            state = reader.find(job.messageId()).orElseThrow().state();
+        }
+        racesGivenUp.inc();
+        LOG.warn("acceptance lost {} races in a row message_id={}; left for recovery", MAX_DECISIONS, job.messageId());
+        return false;
     }
 
     private MessageState readQuietly(SendJob job, MessageState fallback) {
@@ -423,18 +478,11 @@ public final class SendWorker {
         }
         LOG.warn("result lost {} races in a row message_id={} attempt={}; the claim deadline brings the message back",
                 MAX_DECISIONS, job.messageId(), job.attempt());
+        racesGivenUp.inc();
         unrecorded.inc();
     }
 
     private static StoredEvent stored(NewEvent e) {
         return new StoredEvent(e.messageId(), e.seq(), e.at(), e.actor(), e.event());
-    }
-
-    private static void sleepQuietly(long ms) {
-        try {
-            Thread.sleep(ms);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
     }
 }

@@ -18,6 +18,9 @@ import org.slf4j.LoggerFactory;
  */
 public final class ShardOwner implements Managed {
     private static final Logger LOG = LoggerFactory.getLogger(ShardOwner.class);
+    /** How often a poller looks for a shard given back between its renewals. */
+    private static final long UNOWNED_LOOK_MS = 250;
+    private static final String TIMERS = "timers";
 
     private final ShardLeases leases;
     private final Poller poller;
@@ -52,8 +55,15 @@ public final class ShardOwner implements Managed {
         running = true;
         leases.init();
         leases.refresh();
-        threads.add(loop("shard-leases", leaseTtl.toMillis() / 3, () -> {
-            leases.refresh();
+        long renewEveryNanos = leaseTtl.toNanos() / 3;
+        long[] nextRenewal = {System.nanoTime() + renewEveryNanos};
+        threads.add(loop("shard-leases", Math.min(UNOWNED_LOOK_MS, leaseTtl.toMillis() / 3), () -> {
+            // Renew at a third of the lease; between renewals, take a shard another poller gave back at once (a rolling
+            // restart hands its shards over in well under a second instead of stalling them for the renewal interval).
+            if (System.nanoTime() - nextRenewal[0] >= 0 || leases.unownedShard()) {
+                leases.refresh();
+                nextRenewal[0] = System.nanoTime() + renewEveryNanos;
+            }
             return false;
         }));
         if (cdcFeed == null) {
@@ -63,7 +73,7 @@ public final class ShardOwner implements Managed {
             // The feed publishes; the shard owner keeps its shards' publish cursors past what is already handled.
             threads.add(loop("publish-cursors", 1000, () -> poller.follow() > 0));
         }
-        threads.add(loop("timers", timerIntervalMs, () -> drain(timers::fireSome)));
+        threads.add(loop(TIMERS, timerIntervalMs, () -> drain(timers::fireSome)));
     }
 
     /** Stops owning shards (they move to other pollers at once) until {@link #resume}; for draining a node. */
@@ -79,22 +89,37 @@ public final class ShardOwner implements Managed {
         }
     }
 
+    /**
+     * Stops publishing and timers, ends the slot's connection (so another poller can take the slot) and gives every shard
+     * back. Once stopped, stopping again does nothing: the shutdown sequence stops it before the application's
+     * lifecycle does.
+     */
     @Override
     public synchronized void stop() throws InterruptedException {
+        if (!running && threads.isEmpty()) {
+            return;
+        }
         running = false;
         if (cdcFeed != null) {
             cdcFeed.close(); // a read blocked on the replication connection returns
         }
+        threads.forEach(Thread::interrupt);
+        // What publishes or renews must have stopped before the shards are given back; the timers (shared by every
+        // poller, not per shard) are awaited after, so the shards move without waiting for a timer round to end.
         for (Thread t : threads) {
-            t.interrupt();
-            t.join(TimeUnit.SECONDS.toMillis(10));
+            if (!t.getName().equals(TIMERS)) {
+                t.join(TimeUnit.SECONDS.toMillis(10));
+            }
         }
-        threads.clear();
         try {
             leases.releaseAll();
         } catch (RuntimeException e) {
             LOG.warn("releasing shards at shutdown failed; they move after the lease time: {}", e.toString());
         }
+        for (Thread t : threads) {
+            t.join(TimeUnit.SECONDS.toMillis(10));
+        }
+        threads.clear();
     }
 
     /** The publisher drains: batches follow each other while pages come back full, up to the cap per round. */

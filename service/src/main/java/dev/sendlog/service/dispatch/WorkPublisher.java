@@ -81,7 +81,12 @@ public final class WorkPublisher {
 
     /** Whether the send stream is at its bound: then nothing is published until workers catch up. */
     boolean streamFull() {
-        return stream.length() >= settings.maxStreamEntries;
+        return room() <= 0;
+    }
+
+    /** How many more entries the send stream may take before its bound ({@code maxStreamEntries}). */
+    long room() {
+        return settings.maxStreamEntries - stream.length();
     }
 
     /**

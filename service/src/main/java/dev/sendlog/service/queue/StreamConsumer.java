@@ -144,6 +144,29 @@ public final class StreamConsumer implements Managed {
         paused = false;
     }
 
+    /** Waits up to {@code atMost} until no job runs (at shutdown, once reading has stopped); returns how many still do. */
+    public int awaitIdle(java.time.Duration atMost) throws InterruptedException {
+        long deadline = System.nanoTime() + atMost.toNanos();
+        synchronized (inFlight) {
+            while (inFlight.get() > 0) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    break;
+                }
+                inFlight.wait(Math.max(1, left / 1_000_000));
+            }
+            return inFlight.get();
+        }
+    }
+
+    private void jobsEnded(int n) {
+        if (inFlight.addAndGet(-n) == 0) {
+            synchronized (inFlight) {
+                inFlight.notifyAll();
+            }
+        }
+    }
+
     /** Runs a job on its virtual thread; acknowledges the entry when the job says it is finished; releases its permit. */
     public void dispatch(StreamEntry entry, BooleanSupplier work) {
         inFlight.incrementAndGet();
@@ -156,7 +179,7 @@ public final class StreamConsumer implements Managed {
                 failed.inc();
                 LOG.error("{} job failed entry_id={} fields={}; the entry stays pending", name, entry.id(), entry.fields(), e);
             } finally {
-                inFlight.decrementAndGet();
+                jobsEnded(1);
                 permits.release();
             }
         });
@@ -180,7 +203,7 @@ public final class StreamConsumer implements Managed {
                 LOG.error("{} batch of {} jobs failed (first entry_id={}); the entries stay pending", name, entries.size(),
                         entries.get(0).id(), e);
             } finally {
-                inFlight.addAndGet(-entries.size());
+                jobsEnded(entries.size());
                 permits.release(entries.size());
             }
         });

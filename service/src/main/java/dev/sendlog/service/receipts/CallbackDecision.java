@@ -11,8 +11,8 @@ public sealed interface CallbackDecision {
     record AppendReceipt(long inboxId, NewEvent event) implements CallbackDecision {
     }
 
-    /** Park the raw input with the reason; {@code kind} names the reason for the metric. */
-    record Park(long inboxId, String gateway, String kind, String reason, UUID messageId) implements CallbackDecision {
+    /** Park the raw input with the reason. */
+    record Park(long inboxId, String gateway, ParkReason reason, UUID messageId) implements CallbackDecision {
     }
 
     /** The same receipt was recorded before: nothing changes, the outcome says so. */

@@ -137,7 +137,7 @@ public final class CallbackRecorder implements Managed {
                     seqs.add(null);
                     parkInbox.add(p.inboxId());
                     parkGateway.add(p.gateway());
-                    parkReason.add(p.reason());
+                    parkReason.add(p.reason().text());
                     parkMessage.add(p.messageId());
                 }
                 case CallbackDecision.Duplicate d -> {

@@ -13,6 +13,7 @@ import dev.sendlog.projections.MessageFold;
 import dev.sendlog.projections.MessageState;
 import dev.sendlog.projections.Phase;
 import dev.sendlog.projections.ReceiptDecision;
+import dev.sendlog.service.core.LogText;
 import dev.sendlog.service.core.MessageDetails;
 import dev.sendlog.service.core.MessageReader;
 import dev.sendlog.service.core.MessageRow;
@@ -198,8 +199,8 @@ public final class CallbackWorker {
             for (Row row : stored) {
                 Vocabulary vocabulary = vocabularies.get(row.gateway());
                 if (vocabulary == null) {
-                    firstRound.add(new CallbackDecision.Park(row.inboxId(), row.gateway(), "unknown-gateway",
-                            "gateway " + row.gateway() + " is not configured", null));
+                    firstRound.add(new CallbackDecision.Park(row.inboxId(), row.gateway(), ParkReason.of(ParkReason.Kind.UNKNOWN_GATEWAY,
+                            "gateway " + row.gateway() + " is not configured"), null));
                     continue;
                 }
                 CallbackParser.Result result = CallbackParser.parse(row.body(), vocabulary);
@@ -224,12 +225,11 @@ public final class CallbackWorker {
                 Row row = p.row();
                 Optional<UUID> messageId = matches.get(p).map(ReceiptMatcher.Match::messageId).filter(rows::containsKey);
                 if (p.result().parkReason() != null) {
-                    String reason = p.result().parkReason();
-                    firstRound.add(new CallbackDecision.Park(row.inboxId(), row.gateway(), kindOf(reason), reason,
+                    firstRound.add(new CallbackDecision.Park(row.inboxId(), row.gateway(), p.result().parkReason(),
                             messageId.orElse(null)));
                 } else if (messageId.isEmpty()) {
                     ParsedCallback cb = p.result().callback();
-                    holdOrPark(row.inboxId(), row.gateway(), row.receivedAt(), "unmatched", "no message matches provider id "
+                    holdOrPark(row.inboxId(), row.gateway(), row.receivedAt(), ParkReason.Kind.UNMATCHED, "no message matches provider id "
                             + cb.providerId() + (cb.reference() == null ? "" : " / reference " + cb.reference()), null)
                             .ifPresent(firstRound::add);
                 } else {
@@ -330,12 +330,13 @@ public final class CallbackWorker {
             MessageState state = states.get(messageId);
             ParsedCallback cb = p.callback;
             if (!row.gateway().equals(p.gateway)) {
-                return Optional.of(new CallbackDecision.Park(p.inboxId, p.gateway, "wrong-gateway", "message " + messageId
-                        + " went through gateway " + row.gateway() + ", not " + p.gateway, messageId));
+                return Optional.of(new CallbackDecision.Park(p.inboxId, p.gateway, ParkReason.of(ParkReason.Kind.WRONG_GATEWAY,
+                        "message " + messageId + " went through gateway " + row.gateway() + ", not " + p.gateway), messageId));
             }
             if (state.providerId() != null && !state.providerId().equals(cb.providerId())) {
-                return Optional.of(new CallbackDecision.Park(p.inboxId, p.gateway, "id-mismatch", "provider id "
-                        + cb.providerId() + " is not the id " + state.providerId() + " of message " + messageId, messageId));
+                return Optional.of(new CallbackDecision.Park(p.inboxId, p.gateway, ParkReason.of(ParkReason.Kind.ID_MISMATCH,
+                        "provider id " + cb.providerId() + " is not the id " + state.providerId() + " of message " + messageId),
+                        messageId));
             }
             Receipt receipt = new Receipt(cb.kind(), p.gateway, cb.providerId(), cb.status(), cb.timestamp(), cb.errorCode(),
                     p.inboxId);
@@ -344,11 +345,11 @@ public final class CallbackWorker {
                     && state.phase() != Phase.UNKNOWN) {
                 // Matched only by a provider id that wraps, to a message already final: the receipt may be for a newer
                 // use of the id whose acceptance is not visible yet. Hold it rather than pin it on the wrong message.
-                return holdOrPark(p.inboxId, p.gateway, p.receivedAt, "ambiguous", "provider id " + cb.providerId()
+                return holdOrPark(p.inboxId, p.gateway, p.receivedAt, ParkReason.Kind.AMBIGUOUS, "provider id " + cb.providerId()
                         + " was last used by message " + messageId + ", which is already final", messageId);
             }
             return switch (decision) {
-                case HOLD -> holdOrPark(p.inboxId, p.gateway, p.receivedAt, "unmatched",
+                case HOLD -> holdOrPark(p.inboxId, p.gateway, p.receivedAt, ParkReason.Kind.UNMATCHED,
                         "message " + messageId + " has no provider acceptance recorded", messageId);
                 case DUPLICATE -> Optional.of(new CallbackDecision.Duplicate(p.inboxId, messageId));
                 case APPEND -> Optional.of(new CallbackDecision.AppendReceipt(p.inboxId, withFinal(new NewEvent(messageId,
@@ -363,24 +364,24 @@ public final class CallbackWorker {
         }
 
         /** A park once the hold window has passed; before that, held: no outcome now, and the sweeper brings it back. */
-        private Optional<CallbackDecision> holdOrPark(long inboxId, String gateway, Instant receivedAt, String kind, String reason,
-                                                      UUID messageId) {
+        private Optional<CallbackDecision> holdOrPark(long inboxId, String gateway, Instant receivedAt, ParkReason.Kind kind,
+                                                      String reason, UUID messageId) {
             if (receivedAt.plus(holdWindow).isAfter(clock.instant())) {
                 held.inc();
                 done.add(inboxId);
                 return Optional.empty();
             }
-            return Optional.of(new CallbackDecision.Park(inboxId, gateway, kind,
-                    reason + " within " + holdWindow.toSeconds() + " s", messageId));
+            return Optional.of(new CallbackDecision.Park(inboxId, gateway,
+                    ParkReason.of(kind, reason + " within " + holdWindow.toSeconds() + " s"), messageId));
         }
 
         /** Counts and logs a recorded decision; false for an append that lost its seq and may be decided again. */
         private boolean settle(Step step, boolean recorded) {
             switch (step.decision()) {
                 case CallbackDecision.Park park -> {
-                    metrics.counter("callbacks.parked." + park.kind()).inc();
+                    metrics.counter("callbacks.parked." + park.reason().kind().metricName()).inc();
                     LOG.warn("callback parked inbox_id={} gateway={} message_id={} reason=\"{}\"", park.inboxId(), park.gateway(),
-                            park.messageId(), park.reason());
+                            park.messageId(), LogText.escape(park.reason().text()));
                     return true;
                 }
                 case CallbackDecision.Duplicate ignored -> {
@@ -413,21 +414,5 @@ public final class CallbackWorker {
 
     /** One decision of a round; {@code messageId} and {@code pending} are set when it came from a message's queue. */
     private record Step(CallbackDecision decision, UUID messageId, Pending pending) {
-    }
-
-    private static String kindOf(String reason) {
-        if (reason.startsWith("body is not")) {
-            return "not-json";
-        }
-        if (reason.startsWith("missing")) {
-            return "missing-field";
-        }
-        if (reason.startsWith("unmapped")) {
-            return "unmapped-status";
-        }
-        if (reason.startsWith("unparseable")) {
-            return "bad-timestamp";
-        }
-        return "other";
     }
 }

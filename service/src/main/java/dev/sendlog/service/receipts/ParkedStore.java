@@ -114,13 +114,18 @@ public final class ParkedStore {
         boolean done;
         try {
             dsl.transaction(cfg -> {
+                // The resolution row first: of two admins resolving the row at once, the second waits on the first's
+                // key, finds it taken once that commits, and is answered 409 with nothing appended.
+                int inserted = cfg.dsl().execute("""
+                        INSERT INTO parked_resolutions (parked_id, action, status, note, actor, message_id, resolved_at)
+                        VALUES (?, ?, ?, ?, ?, ?, ?::timestamptz) ON CONFLICT (parked_id) DO NOTHING""", parkedId, action,
+                        applied == null ? null : applied.name(), note, actor, target, now.toString());
+                if (inserted == 0) {
+                    throw ApiProblem.conflict("parked input " + parkedId + " is already resolved", List.of());
+                }
                 if (toAppend != null) {
                     events.append(cfg.dsl(), List.of(toAppend));
                 }
-                cfg.dsl().execute("""
-                        INSERT INTO parked_resolutions (parked_id, action, status, note, actor, message_id, resolved_at)
-                        VALUES (?, ?, ?, ?, ?, ?, ?::timestamptz)""", parkedId, action, applied == null ? null : applied.name(),
-                        note, actor, target, now.toString());
             });
             done = true;
         } catch (RuntimeException e) {

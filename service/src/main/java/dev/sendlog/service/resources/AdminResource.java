@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.sendlog.service.metrics.PipelineBreakdown;
 import dev.sendlog.service.api.MessageView;
 import dev.sendlog.service.api.ParkedView;
+import dev.sendlog.service.api.ResolveRequest;
 import dev.sendlog.service.receipts.ParkedStore;
 import dev.sendlog.service.api.SearchPage;
 import dev.sendlog.service.auth.Caller;
@@ -83,25 +84,9 @@ public final class AdminResource {
     @Consumes(MediaType.APPLICATION_JSON)
     @RolesAllowed(Role.ADMIN_NAME)
     public Response resolve(@Auth Caller caller, @PathParam("id") long id, JsonNode body) {
-        if (body == null || !body.isObject() || !body.path("action").isTextual()) {
-            throw ApiProblem.badRequest("the body must be {\"action\": \"apply\", \"status\": ...} or "
-                    + "{\"action\": \"discard\", \"note\": ...}", List.of());
-        }
-        String action = body.path("action").asText();
-        if (!action.equals("apply") && !action.equals("discard")) {
-            throw ApiProblem.badRequest("action must be apply or discard", List.of());
-        }
-        UUID messageId = null;
-        if (body.hasNonNull("messageId")) {
-            try {
-                messageId = UUID.fromString(body.path("messageId").asText());
-            } catch (IllegalArgumentException e) {
-                throw ApiProblem.badRequest("messageId is not a message id", List.of());
-            }
-        }
-        parked.resolve(id, action, body.hasNonNull("status") ? body.path("status").asText() : null,
-                body.hasNonNull("note") ? body.path("note").asText() : null, messageId, caller.actor());
-        return Response.ok(Map.of("id", id, "resolved", action)).build();
+        ResolveRequest r = ResolveRequest.parse(body);
+        parked.resolve(id, r.action(), r.status(), r.note(), r.messageId(), caller.actor());
+        return Response.ok(Map.of("id", id, "resolved", r.action())).build();
     }
 
     /** Messages in DEAD, newest first, keyset-paginated (from the final index). */

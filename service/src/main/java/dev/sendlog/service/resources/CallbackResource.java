@@ -3,6 +3,7 @@ package dev.sendlog.service.resources;
 import com.codahale.metrics.Counter;
 import com.codahale.metrics.MetricRegistry;
 import dev.sendlog.service.config.GatewaySettings;
+import dev.sendlog.service.core.SampledLog;
 import dev.sendlog.service.errors.ApiProblem;
 import dev.sendlog.service.errors.Problem;
 import dev.sendlog.service.receipts.CallbackSignature;
@@ -16,6 +17,8 @@ import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
+import java.time.Duration;
+import java.time.InstantSource;
 import java.io.InputStream;
 import java.util.Map;
 import org.slf4j.Logger;
@@ -36,8 +39,14 @@ public final class CallbackResource {
     private final Counter refused;
     private final IntakeBound intake;
 
+    /** Anyone can send unsigned callbacks: each is counted, and a line is written at most this often. */
+    static final Duration REFUSAL_LOG_EVERY = Duration.ofSeconds(10);
+    private final SampledLog refusalLog;
+
     /** {@code intake} bounds the callbacks being stored at once, shared with {@link DirectCallback}. */
-    public CallbackResource(Map<String, GatewaySettings> gateways, Inbox inbox, IntakeBound intake, MetricRegistry metrics) {
+    public CallbackResource(Map<String, GatewaySettings> gateways, Inbox inbox, IntakeBound intake, InstantSource clock,
+                            MetricRegistry metrics) {
+        this.refusalLog = new SampledLog(LOG, clock, REFUSAL_LOG_EVERY);
         this.gateways = Map.copyOf(gateways);
         this.inbox = inbox;
         this.intake = intake;
@@ -59,7 +68,8 @@ public final class CallbackResource {
         byte[] raw = CallbackSignature.wellFormed(signature) && body != null ? body.readAllBytes() : new byte[0];
         if (!CallbackSignature.verify(settings.callbackSecret, raw, signature)) {
             rejectedSignatures.inc();
-            LOG.warn("callback refused: bad or missing signature gateway={} bytes={}", gateway, raw.length);
+            refusalLog.warn("callback refused: bad or missing signature gateway={} bytes={} refused_total={}", gateway, raw.length,
+                    rejectedSignatures.getCount());
             return Response.status(401).type(Problem.MEDIA_TYPE)
                     .entity(Problem.of(401, "Unauthorized", "X-Signature is missing or does not match the body")).build();
         }

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import dev.sendlog.events.EventCodec;
 import dev.sendlog.projections.History;
 import dev.sendlog.service.api.BatchResponse;
+import dev.sendlog.service.api.ActorNames;
 import dev.sendlog.service.api.EventView;
 import dev.sendlog.service.api.HistoryView;
 import dev.sendlog.service.api.MessageView;
@@ -125,7 +126,8 @@ public final class MessagesResource {
         MessageDetails m = visible(caller, id);
         // Compaction snapshots are opened back into the events they folded: the answer is the same after compaction.
         return new HistoryView(m.row().id(), History.expand(m.events()).stream()
-                .map(e -> new EventView(e.seq(), e.type().name(), e.at(), e.actor(), codec.toNode(e.event())))
+                .map(e -> new EventView(e.seq(), e.type().name(), e.at(), ActorNames.shown(e.actor(), caller.role()),
+                        ActorNames.shownData(e.type().name(), codec.toNode(e.event()), caller.role())))
                 .toList());
     }
 

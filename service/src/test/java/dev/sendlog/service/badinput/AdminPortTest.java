@@ -141,6 +141,19 @@ class AdminPortTest {
     }
 
     @Test
+    void aComponentTaskNamingNoComponentOfThisProcessIs400AndChangesNothing() {
+        // Issue 24, item 11: Dropwizard's task servlet answers a task's exception with 500, as if the fault were ours.
+        for (String path : List.of("/tasks/pause?component=nope", "/tasks/resume?component=nope", "/tasks/pause",
+                "/tasks/pause?component=", "/tasks/pause?component=poller&component=send-worker",
+                "/tasks/pause?component=CALLBACK-WORKER", "/tasks/resume?other=callback-worker")) {
+            ApiResponse r = post(path, "admin-1");
+            assertProblem(r, 400);
+            assertThat(r.json().get("detail").asText()).as(path).contains("callback-worker");
+        }
+        assertTheCallbackWorkerRuns();
+    }
+
+    @Test
     void healthPingAndMetricsAreReadableWithoutAKey() {
         ApiResponse health = SERVICE.admin().get("/healthcheck", null);
         assertThat(health.status()).as(health.raw()).isIn(200, 500);

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.sendlog.service.api.SubmitParser;
 import dev.sendlog.service.support.ApiResponse;
 import dev.sendlog.service.support.Messages;
 import dev.sendlog.service.support.ServiceHarness;
@@ -106,6 +107,36 @@ class CallbackFuzzTest {
             assertThat(SERVICE.api().get("/v1/messages/" + s.messageId() + "/events", "support-1").status()).isEqualTo(200);
         }
         assertEveryParkedRowIsListed();
+        assertNoReceiptCameFromAFieldThatCouldNotBeKeptAsSent();
+    }
+
+    /**
+     * A receipt is recorded (or counted as a duplicate) only from a body whose fields are kept as sent: one with a NUL
+     * or a lone surrogate in any field, or an optional field of another type, is parked (issue 24, item 15), where the
+     * NUL used to be dropped and the surrogate stored as '?'.
+     */
+    private static void assertNoReceiptCameFromAFieldThatCouldNotBeKeptAsSent() throws Exception {
+        com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
+        List<String> changed = new ArrayList<>();
+        int read = 0;
+        try (var c = SERVICE.dataSource().getConnection(); var st = c.createStatement(); var rs = st.executeQuery(
+                "SELECT i.id, i.body FROM callback_outcomes o JOIN callback_inbox i ON i.id = o.inbox_id "
+                        + "WHERE o.outcome IN ('appended', 'duplicate')")) {
+            while (rs.next()) {
+                read++;
+                JsonNode body = json.readTree(rs.getBytes(2));
+                for (String field : List.of("id", "reference", "status", "timestamp", "errorCode")) {
+                    JsonNode v = body.get(field);
+                    boolean optional = field.equals("reference") || field.equals("errorCode");
+                    if (v != null && ((v.isTextual() && SubmitParser.unstorable(v.textValue()) != null)
+                            || (optional && !v.isNull() && !v.isTextual()))) {
+                        changed.add("inbox " + rs.getLong(1) + " field " + field + ": " + v);
+                    }
+                }
+            }
+        }
+        assertThat(read).as("receipts recorded in the run").isPositive();
+        assertThat(changed).as("receipts recorded from fields that could not be kept as sent").isEmpty();
     }
 
     /** Messages on both gateways that their providers accepted, plus two that no provider ever saw. */

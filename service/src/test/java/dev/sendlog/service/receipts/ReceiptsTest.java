@@ -132,6 +132,34 @@ class ReceiptsTest {
         assertThat(parked.get("gateway").asText()).isEqualTo("sim");
     }
 
+    /**
+     * Issue 24, item 15: a NUL in errorCode was dropped and a lone surrogate stored as '?', and the receipt recorded as
+     * if the provider had sent that. Now the callback is parked, raw, and the message waits for an admin or a clean one.
+     */
+    @Test
+    void aReceiptWithTextThatCannotBeStoredAsSentIsParkedNotRecordedChanged() {
+        SERVICE.simulator().updateConfig(NORMAL.toBuilder().receiptMode(ReceiptMode.NONE).build());
+        String id = Messages.submitOne(SERVICE, Messages.recipient());
+        Messages.awaitStatus(SERVICE, id, "SENT", Duration.ofSeconds(30));
+        String providerId = message(id).get("providerId").asText();
+        String head = "{\"id\":\"" + providerId + "\",\"reference\":\"" + id + "\",\"status\":\"UNDELIV\",\"timestamp\":\"";
+        List<String> bodies = List.of(head + "2612011201\",\"errorCode\":\"E\\u000042\"}",
+                head + "2612011202\",\"errorCode\":\"E\\ud80042\"}",
+                head + "2612011203\",\"errorCode\":42}");
+        for (String body : bodies) {
+            ApiResponse r = callback("sim", body, "sim-secret");
+            assertThat(r.status()).as(r.raw()).isEqualTo(200);
+            JsonNode parked = awaitParked(r.json().get("stored").asLong());
+            assertThat(parked.get("reason").asText()).as(body).contains("errorCode");
+            assertThat(parked.get("body").asText()).isEqualTo(body);
+            assertThat(parked.get("messageId").asText()).isEqualTo(id);
+        }
+        assertThat(receipts(id)).isEmpty();
+        assertThat(message(id).get("status").asText()).isEqualTo("SENT");
+        assertThat(SERVICE.admin().get("/metrics", null).json().path("counters").path("callbacks.parked.bad-text").path("count")
+                .asLong()).isGreaterThanOrEqualTo(2);
+    }
+
     @Test
     void anUnmappedStatusOrUnparseableTimestampIsParkedNeverGuessed() {
         SERVICE.simulator().updateConfig(NORMAL.toBuilder().unknownStatusRate(1.0).intermediateReceipts(0).build());

@@ -10,6 +10,13 @@ import dev.sendlog.service.support.ServiceHarness;
 import dev.sendlog.service.support.Sql;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -118,6 +125,99 @@ class ResolveParkedTest {
                 "{\"action\":\"apply\",\"status\":\"UNKNOWN\",\"messageId\":\"" + id + "\"}");
         assertThat(r.status()).isEqualTo(403);
         assertThat(message(id).get("status").asText()).isEqualTo("SENT");
+    }
+
+    /** A signed callback whose body is not JSON: parked at once, matched to no message. */
+    private static long parkNotJson() {
+        ApiResponse stored = callback("not json " + java.util.UUID.randomUUID());
+        assertThat(stored.status()).as(stored.raw()).isEqualTo(200);
+        long inboxId = stored.json().get("stored").asLong();
+        return await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50)).until(() -> Sql.count(SERVICE.dataSource(),
+                "SELECT coalesce(max(id), -1) FROM parked_input WHERE inbox_id = " + inboxId), parkedId -> parkedId > 0);
+    }
+
+    private static long resolutions(long parkedId) {
+        return Sql.count(SERVICE.dataSource(), "SELECT count(*) FROM parked_resolutions WHERE parked_id = " + parkedId);
+    }
+
+    private static void assertRefused(ApiResponse r, String field) {
+        assertThat(r.status()).as(r.raw()).isEqualTo(400);
+        assertThat(r.contentType()).startsWith("application/problem+json");
+        assertThat(r.json().get("errors").findValuesAsText("field")).as(r.raw()).contains(field);
+    }
+
+    /** Issue 24, item 7: the second of two admins at once was a primary-key violation answered 500. */
+    @Test
+    void adminsResolvingTheSameRowAtOnceGetOne200AndOnly409s() throws Exception {
+        String id = sentMessage();
+        List<String> bodies = List.of("{\"action\":\"discard\",\"note\":\"noise\"}",
+                "{\"action\":\"apply\",\"status\":\"DELIVERED\",\"messageId\":\"" + id + "\"}");
+        List<Long> rows = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            rows.add(parkNotJson());
+        }
+        rows.add(parkUnknownWord(id));
+        int admins = 8;
+        ExecutorService pool = Executors.newFixedThreadPool(admins);
+        try {
+            for (long parkedId : rows) {
+                CountDownLatch start = new CountDownLatch(1);
+                List<Future<ApiResponse>> answers = new ArrayList<>();
+                for (int a = 0; a < admins; a++) {
+                    String body = bodies.get(a % 2 == 1 && parkedId == rows.getLast() ? 1 : 0);
+                    answers.add(pool.submit(() -> {
+                        start.await();
+                        return resolve(parkedId, body);
+                    }));
+                }
+                start.countDown();
+                List<Integer> statuses = new ArrayList<>();
+                for (Future<ApiResponse> f : answers) {
+                    ApiResponse r = f.get(60, TimeUnit.SECONDS);
+                    statuses.add(r.status());
+                    if (r.status() != 200) {
+                        assertThat(r.contentType()).as(r.raw()).startsWith("application/problem+json");
+                    }
+                }
+                assertThat(statuses).as("parked row %d", parkedId).containsOnly(200, 409);
+                assertThat(statuses.stream().filter(s -> s == 200).count()).as("parked row %d: %s", parkedId, statuses).isEqualTo(1);
+                assertThat(resolutions(parkedId)).isEqualTo(1);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        assertThat(Messages.events(SERVICE, id, "RESOLVED")).isEqualTo(1);
+    }
+
+    /** Issue 24, items 7 and 15: a NUL failed in PostgreSQL (500), a lone surrogate was stored as '?'. */
+    @ParameterizedTest
+    @ValueSource(strings = {"a\\u0000b", "\\u0000", "x\\ud800y", "\\udc00", "ok \\udbff"})
+    void aNoteThatCannotBeStoredAsSentIsRefusedWith400AndTheRowStaysParked(String escapedNote) {
+        long parkedId = parkNotJson();
+        assertRefused(resolve(parkedId, "{\"action\":\"discard\",\"note\":\"" + escapedNote + "\"}"), "note");
+        assertThat(resolutions(parkedId)).isZero();
+        ApiResponse ok = resolve(parkedId, "{\"action\":\"discard\",\"note\":\"fine \\ud83d\\ude00\"}");
+        assertThat(ok.status()).as(ok.raw()).isEqualTo(200);
+        assertThat(Sql.count(SERVICE.dataSource(), "SELECT count(*) FROM parked_resolutions WHERE parked_id = " + parkedId
+                + " AND note = 'fine \uD83D\uDE00'")).isEqualTo(1);
+    }
+
+    /** Issue 24, item 15: a note that was not a string was stored as "", and unknown fields were ignored. */
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+            "{\"action\":\"discard\",\"note\":5} | note",
+            "{\"action\":\"discard\",\"note\":{\"x\":1}} | note",
+            "{\"action\":\"discard\",\"note\":[\"a\"]} | note",
+            "{\"action\":\"discard\",\"note\":true} | note",
+            "{\"action\":\"discard\",\"notes\":\"typo\"} | notes",
+            "{\"action\":\"discard\",\"note\":\"n\",\"force\":true} | force",
+            "{\"action\":5} | action",
+            "{\"note\":\"n\"} | action",
+            "{\"action\":\"discard\",\"messageId\":7} | messageId"})
+    void aResolutionWithAFieldThatIsNotAStringOrIsUnknownIsRefusedWith400(String body, String field) {
+        long parkedId = parkNotJson();
+        assertRefused(resolve(parkedId, body), field);
+        assertThat(resolutions(parkedId)).isZero();
     }
 
     private static java.util.List<String> searchIds(String query) {

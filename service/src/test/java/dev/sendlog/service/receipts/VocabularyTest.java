@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.sendlog.events.ReceiptKind;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -71,30 +72,74 @@ class VocabularyTest {
         assertThat(v.map("DELIVRD")).contains(ReceiptKind.DELIVERED);
     }
 
+    private static ParkReason parked(String body) {
+        return parked(bytes(body));
+    }
+
+    private static ParkReason parked(byte[] body) {
+        return CallbackParser.parse(body, Vocabulary.smpp()).parkReason();
+    }
+
     @Test
-    void theParserParksWhatItCannotReadWithTheReasonAndNeverInventsATime() {
+    void theParserParksWhatItCannotReadWithATypedReasonAndNeverInventsATime() {
         Vocabulary smpp = Vocabulary.smpp();
-        assertThat(CallbackParser.parse(bytes("not json"), smpp).parkReason()).isEqualTo("body is not JSON");
-        assertThat(CallbackParser.parse(bytes("[1]"), smpp).parkReason()).isEqualTo("body is not a JSON object");
-        assertThat(CallbackParser.parse(bytes("{\"status\":\"DELIVRD\",\"timestamp\":\"2611300931\"}"), smpp).parkReason())
-                .isEqualTo("missing or invalid field id");
-        assertThat(CallbackParser.parse(bytes("{\"id\":\"p1\",\"timestamp\":\"2611300931\"}"), smpp).parkReason())
-                .isEqualTo("missing or invalid field status");
-        assertThat(CallbackParser.parse(bytes("{\"id\":\"p1\",\"status\":\"DELIVRD\"}"), smpp).parkReason())
-                .isEqualTo("missing or invalid field timestamp");
-        assertThat(CallbackParser.parse(bytes("{\"id\":\"p1\",\"status\":\"MYSTERY\",\"timestamp\":\"2611300931\"}"), smpp)
-                .parkReason()).isEqualTo("unmapped status MYSTERY");
-        assertThat(CallbackParser.parse(bytes("{\"id\":\"p1\",\"status\":\"DELIVRD\",\"timestamp\":\"yesterday\"}"), smpp)
-                .parkReason()).isEqualTo("unparseable timestamp yesterday");
-        assertThat(CallbackParser.parse(bytes("{\"id\":7,\"status\":\"DELIVRD\",\"timestamp\":\"2611300931\"}"), smpp)
-                .parkReason()).isEqualTo("missing or invalid field id");
-        assertThat(CallbackParser.parse(new byte[] {(byte) 0xff, (byte) 0xfe}, smpp).parkReason()).isEqualTo("body is not JSON");
+        // The kind is decided where the problem is found (issue 24, item 22), not read back out of the text.
+        assertThat(parked("not json")).isEqualTo(ParkReason.of(ParkReason.Kind.NOT_JSON, "body is not JSON"));
+        assertThat(parked("[1]")).isEqualTo(ParkReason.of(ParkReason.Kind.NOT_JSON, "body is not a JSON object"));
+        assertThat(parked("{\"status\":\"DELIVRD\",\"timestamp\":\"2611300931\"}"))
+                .isEqualTo(ParkReason.of(ParkReason.Kind.MISSING_FIELD, "missing or invalid field id"));
+        assertThat(parked("{\"id\":\"p1\",\"timestamp\":\"2611300931\"}"))
+                .isEqualTo(ParkReason.of(ParkReason.Kind.MISSING_FIELD, "missing or invalid field status"));
+        assertThat(parked("{\"id\":\"p1\",\"status\":\"DELIVRD\"}"))
+                .isEqualTo(ParkReason.of(ParkReason.Kind.MISSING_FIELD, "missing or invalid field timestamp"));
+        assertThat(parked("{\"id\":\"p1\",\"status\":\"MYSTERY\",\"timestamp\":\"2611300931\"}"))
+                .isEqualTo(ParkReason.of(ParkReason.Kind.UNMAPPED_STATUS, "unmapped status MYSTERY"));
+        assertThat(parked("{\"id\":\"p1\",\"status\":\"DELIVRD\",\"timestamp\":\"yesterday\"}"))
+                .isEqualTo(ParkReason.of(ParkReason.Kind.BAD_TIMESTAMP, "unparseable timestamp yesterday"));
+        assertThat(parked("{\"id\":7,\"status\":\"DELIVRD\",\"timestamp\":\"2611300931\"}"))
+                .isEqualTo(ParkReason.of(ParkReason.Kind.MISSING_FIELD, "missing or invalid field id"));
+        assertThat(parked(new byte[] {(byte) 0xff, (byte) 0xfe})).isEqualTo(ParkReason.of(ParkReason.Kind.NOT_JSON, "body is not JSON"));
+        // A status word that reads like another reason's wording is still an unmapped status.
+        assertThat(parked("{\"id\":\"p1\",\"status\":\"missing\",\"timestamp\":\"2611300931\"}").kind())
+                .isEqualTo(ParkReason.Kind.UNMAPPED_STATUS);
+        assertThat(ParkReason.Kind.UNMAPPED_STATUS.metricName()).isEqualTo("unmapped-status");
+        assertThat(ParkReason.Kind.BAD_TEXT.metricName()).isEqualTo("bad-text");
+        assertThat(ParkReason.Kind.BAD_TIMESTAMP.metricName()).isEqualTo("bad-timestamp");
 
         var ok = CallbackParser.parse(bytes("{\"id\":\"p1\",\"reference\":\"r\",\"status\":\"UNDELIV\",\"timestamp\":\"261130093145\","
                 + "\"errorCode\":\"E42\"}"), smpp).callback();
         assertThat(ok.kind()).isEqualTo(ReceiptKind.UNDELIVERED);
         assertThat(ok.timestamp()).isEqualTo(Instant.parse("2026-11-30T09:31:45Z"));
         assertThat(ok.errorCode()).isEqualTo("E42");
+    }
+
+    /** Issue 24, item 15: what the parser used to drop or let PostgreSQL's encoder change is parked instead. */
+    @Test
+    void aFieldThatCannotBeKeptAsSentParksTheCallbackInsteadOfBeingDroppedOrChanged() {
+        String head = "{\"id\":\"p1\",\"reference\":\"r\",\"status\":\"UNDELIV\",\"timestamp\":\"2611300931\"";
+        for (String field : List.of("id", "reference", "status", "timestamp", "errorCode")) {
+            for (String bad : List.of("a\\u0000b", "a\\ud800b", "\\udc00", "x\\udbff")) {
+                Map<String, String> fields = new java.util.LinkedHashMap<>(Map.of("id", "p1", "reference", "r", "status", "UNDELIV",
+                        "timestamp", "2611300931"));
+                fields.put(field, bad);
+                StringBuilder json = new StringBuilder();
+                fields.forEach((k, v) -> json.append(json.isEmpty() ? "{" : ",").append('"').append(k).append("\":\"").append(v).append('"'));
+                String body = json.append('}').toString();
+                assertThat(parked(body)).as(body).isNotNull();
+                assertThat(parked(body).kind()).as(body).isEqualTo(ParkReason.Kind.BAD_TEXT);
+                assertThat(parked(body).text()).as(body).startsWith("field " + field + " ");
+            }
+        }
+        for (String errorCode : List.of("42", "true", "{}", "[\"E1\"]", "\"" + "e".repeat(257) + "\"")) {
+            assertThat(parked(head + ",\"errorCode\":" + errorCode + "}"))
+                    .isEqualTo(ParkReason.of(ParkReason.Kind.MISSING_FIELD, "invalid field errorCode (a string of at most 256 characters when present)"));
+        }
+        assertThat(parked((head + ",\"reference\":7}").replace(",\"reference\":\"r\"", "")).text()).startsWith("invalid field reference");
+        // Absent, null or blank optional fields carry no value: the receipt is read.
+        for (String fine : List.of(head + "}", head + ",\"errorCode\":null}", head + ",\"errorCode\":\"\"}",
+                head + ",\"errorCode\":\"E \\ud83d\\ude00\"}")) {
+            assertThat(CallbackParser.parse(bytes(fine), Vocabulary.smpp()).callback()).as(fine).isNotNull();
+        }
     }
 
     @Test

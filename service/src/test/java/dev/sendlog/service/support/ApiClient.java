@@ -10,15 +10,31 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 
-/** Real HTTP to the service under test. */
+/**
+ * Real HTTP to the service under test. A client of the application port holds every exchange to the OpenAPI document
+ * ({@link OpenApiContract}): an answer the document does not describe fails the test that got it. The admin port's
+ * client ({@link #admin}) is not part of that document.
+ */
 public final class ApiClient {
     private static final ObjectMapper JSON = new ObjectMapper();
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private final String baseUrl;
+    private final boolean contract;
 
     public ApiClient(String baseUrl) {
+        this(baseUrl, true);
+    }
+
+    private ApiClient(String baseUrl, boolean contract) {
         this.baseUrl = baseUrl;
+        this.contract = contract;
+    }
+
+    /** A client of the admin port (health, alarms, metrics, tasks): not held to the API's OpenAPI document. */
+    public static ApiClient admin(String baseUrl) {
+        return new ApiClient(baseUrl, false);
     }
 
     public String baseUrl() {
@@ -27,7 +43,7 @@ public final class ApiClient {
 
     public ApiResponse post(String path, String key, String body, String... headers) {
         return send(builder(path, key, headers).header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(body, StandardCharsets.UTF_8)));
+                .POST(HttpRequest.BodyPublishers.ofString(body, StandardCharsets.UTF_8)), body);
     }
 
     public ApiResponse postBytes(String path, String key, String contentType, byte[] body, String... headers) {
@@ -35,7 +51,7 @@ public final class ApiClient {
         if (contentType != null) {
             b.header("Content-Type", contentType);
         }
-        return send(b.POST(HttpRequest.BodyPublishers.ofByteArray(body)));
+        return send(b.POST(HttpRequest.BodyPublishers.ofByteArray(body)), new String(body, StandardCharsets.UTF_8));
     }
 
     public ApiResponse get(String path, String key) {
@@ -43,6 +59,11 @@ public final class ApiClient {
     }
 
     public ApiResponse send(HttpRequest.Builder request) {
+        return send(request, null);
+    }
+
+    /** Sends; {@code body} is the request's body as text when known, for the contract check. */
+    public ApiResponse send(HttpRequest.Builder request, String body) {
         try {
             HttpRequest built = request.timeout(Duration.ofSeconds(30)).build();
             HttpResponse<String> r;
@@ -60,6 +81,15 @@ public final class ApiClient {
             String type = r.headers().firstValue("Content-Type").orElse("");
             if (type.contains("json") && !r.body().isEmpty()) {
                 json = JSON.readTree(r.body());
+            }
+            if (contract) {
+                String requestType = built.headers().firstValue("Content-Type").orElse(null);
+                List<String> violations = OpenApiContract.get().violations(built.method(), built.uri(), requestType,
+                        body, r.statusCode(), r.headers().map(), r.body());
+                if (!violations.isEmpty()) {
+                    throw new AssertionError("the exchange does not keep the OpenAPI document (openapi.yaml):\n  "
+                            + String.join("\n  ", violations) + "\n  answer: " + r.body());
+                }
             }
             return new ApiResponse(r.statusCode(), r.headers(), r.body(), json);
         } catch (IOException e) {

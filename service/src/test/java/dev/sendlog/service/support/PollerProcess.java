@@ -27,18 +27,29 @@ public final class PollerProcess implements AutoCloseable {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final Process process;
+    private final int appPort;
     private final int adminPort;
     private final Path log;
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
 
-    private PollerProcess(Process process, int adminPort, Path log) {
+    private PollerProcess(Process process, int appPort, int adminPort, Path log) {
         this.process = process;
+        this.appPort = appPort;
         this.adminPort = adminPort;
         this.log = log;
     }
 
     /** Starts a poller on the harness's database and Redis with the given configuration overrides (key, value...). */
     public static PollerProcess start(ServiceHarness service, String name, Map<String, String> overrides) throws IOException {
+        return start(service, name, "poller", overrides);
+    }
+
+    /**
+     * Starts the application's {@code command} ({@code poller}, or {@code server} with {@code components} among the
+     * overrides) on the harness's database, Redis and simulator.
+     */
+    public static PollerProcess start(ServiceHarness service, String name, String command, Map<String, String> overrides)
+            throws IOException {
         int appPort = dev.sendlog.testkit.Ports.free();
         int adminPort = dev.sendlog.testkit.Ports.free();
         List<String> cmd = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"),
@@ -54,13 +65,42 @@ public final class PollerProcess implements AutoCloseable {
         settings.putAll(service.feedOverrides());
         settings.putAll(overrides);
         settings.forEach((k, v) -> cmd.add("-Ddw." + k + "=" + v));
-        cmd.addAll(List.of(SendlogApplication.class.getName(), "poller", ResourceHelpers.resourceFilePath("test-config.yml")));
+        cmd.addAll(List.of(SendlogApplication.class.getName(), command, ResourceHelpers.resourceFilePath("test-config.yml")));
         Path dir = Path.of("target", "poller-processes");
         Files.createDirectories(dir);
         Path log = dir.resolve(name + ".log");
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile());
         pb.environment().put("HOSTNAME", HOST);
-        return new PollerProcess(pb.start(), adminPort, log);
+        return new PollerProcess(pb.start(), appPort, adminPort, log);
+    }
+
+    /** Its API's base URL (for a {@code server} process with the API among its components). */
+    public String apiUrl() {
+        return "http://127.0.0.1:" + appPort;
+    }
+
+    /** Its admin port's base URL. */
+    public String adminUrl() {
+        return "http://127.0.0.1:" + adminPort;
+    }
+
+    /** SIGTERM, as an orchestrator stops a process in a rolling restart; returns at once. */
+    public void terminate() throws IOException, InterruptedException {
+        signal("TERM");
+    }
+
+    /** Waits for the process to end; its exit status. */
+    public int awaitExit(Duration atMost) throws InterruptedException {
+        if (!process.waitFor(atMost.toMillis(), TimeUnit.MILLISECONDS)) {
+            throw new IllegalStateException("process " + process.pid() + " still running after " + atMost + "; see "
+                    + log.toAbsolutePath());
+        }
+        return process.exitValue();
+    }
+
+    /** What it has logged so far. */
+    public String log() throws IOException {
+        return Files.readString(log);
     }
 
     /** The name this process takes leases under. */

@@ -210,8 +210,11 @@ public class ServiceHarness implements BeforeAllCallback, AfterAllCallback {
         all.add(ConfigOverride.config("redis.keyPrefix", prefix));
         all.add(ConfigOverride.config("gateways.sim.baseUrl", simulator.baseUrl()));
         moreGatewaysOnSimulator.forEach(g -> all.add(ConfigOverride.config("gateways." + g + ".baseUrl", simulator.baseUrl())));
-        overrides.forEach((k, v) -> all.add(ConfigOverride.config(k, v)));
-        more.forEach((k, v) -> all.add(ConfigOverride.config(k, v)));
+        // One override per key: DropwizardTestSupport applies them from a set in no set order, so a key given twice
+        // (the harness's and another instance's own) could come out either way.
+        Map<String, String> merged = new LinkedHashMap<>(overrides);
+        merged.putAll(more);
+        merged.forEach((k, v) -> all.add(ConfigOverride.config(k, v)));
         MutableClock appClock = clock;
         Faults appFaults = faults;
         String config = ResourceHelpers.resourceFilePath("test-config.yml");
@@ -242,7 +245,7 @@ public class ServiceHarness implements BeforeAllCallback, AfterAllCallback {
         }
 
         public ApiClient admin() {
-            return new ApiClient("http://127.0.0.1:" + support.getAdminPort());
+            return ApiClient.admin("http://127.0.0.1:" + support.getAdminPort());
         }
 
         @Override
@@ -290,7 +293,7 @@ public class ServiceHarness implements BeforeAllCallback, AfterAllCallback {
     }
 
     public ApiClient admin() {
-        return new ApiClient("http://127.0.0.1:" + support.getAdminPort());
+        return ApiClient.admin("http://127.0.0.1:" + support.getAdminPort());
     }
 
     public MutableClock clock() {

@@ -120,17 +120,25 @@ final class Report {
             }
         }
 
-        md.append("\n### Targets\n\n");
+        md.append("\n### Targets: the write budget against the mutable outbox\n\n");
+        md.append("Per message, sendlog's WAL, its database size and its CPU (its process without its JIT compilers, "
+                + "plus its PostgreSQL backends) at most the mutable outbox's in the same run (DESIGN.md, invariant "
+                + "15). The earlier throughput targets (3× and 2× at a 20 ms provider) are withdrawn: C calls of 20 ms "
+                + "cap every system at 50·C msg/s, so the open-loop scenario below measures throughput instead.\n\n");
         for (int c : context.concurrency()) {
             for (SystemUnderTest other : context.systems().subList(1, context.systems().size())) {
-                double needed = other instanceof SystemUnderTest.MutableOutbox ? 3 : 2;
-                double throughput = Stats.ratio(median(sendlog.key(), c, RunResult::e2ePerSecond),
-                        median(other.key(), c, RunResult::e2ePerSecond));
-                double p99 = Stats.ratio(median(sendlog.key(), c, RunResult::e2eP99Ms),
-                        median(other.key(), c, RunResult::e2eP99Ms));
-                md.append(String.format(Locale.ROOT, "- concurrency %d, against %s: e2e throughput %.2f× (target ≥ %.0f×: "
-                                + "%s); e2e p99 %.2f× (target ≤ 1×: %s)%n", c, other.label(), throughput, needed,
-                        throughput >= needed ? "**met**" : "**not met**", p99, p99 <= 1 ? "**met**" : "**not met**"));
+                if (!(other instanceof SystemUnderTest.MutableOutbox)) {
+                    continue;
+                }
+                double wal = Stats.ratio(median(sendlog.key(), c, RunResult::walBytesPerMessage),
+                        median(other.key(), c, RunResult::walBytesPerMessage));
+                double size = Stats.ratio(median(sendlog.key(), c, RunResult::projectedBytesPer100k),
+                        median(other.key(), c, RunResult::projectedBytesPer100k));
+                double cpu = Stats.ratio(median(sendlog.key(), c, Report::cpuWithoutJit),
+                        median(other.key(), c, Report::cpuWithoutJit));
+                md.append(String.format(Locale.ROOT, "- concurrency %d, against %s: WAL per message %.2f× (%s); "
+                                + "DB size per 100k %.2f× (%s); CPU without the JIT, process plus PG backends %.2f× "
+                                + "(%s)%n", c, other.label(), wal, verdict(wal), size, verdict(size), cpu, verdict(cpu)));
             }
         }
 
@@ -141,6 +149,15 @@ final class Report {
         md.append("\n![e2e and accepted throughput against concurrency](").append(images).append("/throughput.png)\n");
         md.append("![e2e latency against concurrency](").append(images).append("/latency.png)\n");
         return md.toString();
+    }
+
+    /** The CPU the write budget counts: the system's process without its JIT compilers, plus its PostgreSQL backends. */
+    static double cpuWithoutJit(RunResult r) {
+        return r.systemCpuPer1k() - r.jitCpuPer1k() + r.postgresCpuPer1k();
+    }
+
+    private static String verdict(double ratio) {
+        return ratio <= 1 ? "target ≤ 1×: **met**" : "target ≤ 1×: **not met**";
     }
 
     /** Runs one by one, in the order they ran. */
