@@ -320,6 +320,9 @@ public final class SubmitParser {
             value = new BigDecimal(Double.toString(d));
         }
         long scale = value.scale();
+        if (value.signum() == 0 && scale <= 0) {
+            return "0"; // 0E+999999999 is just 0
+        }
         long integerDigits = Math.max(1, value.precision() - scale);
         long fractionDigits = Math.max(0, scale);
         long length = integerDigits + fractionDigits + (fractionDigits > 0 ? 1 : 0) + (value.signum() < 0 ? 1 : 0);

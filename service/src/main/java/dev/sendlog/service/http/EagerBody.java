@@ -111,7 +111,6 @@ public final class EagerBody extends Handler.Wrapper {
 
         void start() {
             receiving.incrementAndGet();
-            scheduleCheck(0);
             run();
         }
 
@@ -122,6 +121,16 @@ public final class EagerBody extends Handler.Wrapper {
                 Content.Chunk chunk = request.read();
                 if (chunk == null) {
                     if (!settled.get()) {
+                        // The body is still on its way (usually it came with the headers, and no clock is needed).
+                        boolean firstWait;
+                        long received;
+                        synchronized (this) {
+                            firstWait = check == null;
+                            received = bytes;
+                        }
+                        if (firstWait) {
+                            scheduleCheck(received);
+                        }
                         request.demand(this);
                     }
                     return;

@@ -62,6 +62,14 @@ final class CallbackCases {
         Set<Integer> allowed = new java.util.HashSet<>();
         if (oversize) {
             allowed.add(413);
+            // A chunked body (no length to judge it by) to an unknown gateway or without a right signature may be
+            // refused for that before its size is known: the gateway and the signature's form are checked before the
+            // body is read (issue 24 item 5).
+            if (!known) {
+                allowed.add(404);
+            } else if (signature != Signature.RIGHT) {
+                allowed.add(401);
+            }
         } else if (!known) {
             allowed.add(404);
         } else {

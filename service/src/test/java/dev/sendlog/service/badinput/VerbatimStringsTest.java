@@ -148,7 +148,9 @@ class VerbatimStringsTest {
             String changed = literal.substring(0, last) + (literal.charAt(last) == '9' ? '8' : (char) (literal.charAt(last) + 1))
                     + literal.substring(last + 1);
             RawResponse conflict = http.send(numberRequest(body.replace(literal, changed), key));
-            assertThat(conflict.status()).as(what + " changed to " + changed).isEqualTo(409);
+            // Another request (409), unless the changed number is itself too large to keep (400).
+            int expected = 2 * postgresNumber(changed).length() + 16 > SubmitParser.MAX_METADATA_BYTES ? 400 : 409;
+            assertThat(conflict.status()).as(what + " changed to " + changed).isEqualTo(expected);
         }
         System.out.println("FUZZ verbatim-numbers cases=" + GENERATED + " accepted=" + accepted);
         assertThat(accepted).isGreaterThan(GENERATED / 2);
