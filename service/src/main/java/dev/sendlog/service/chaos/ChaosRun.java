@@ -36,6 +36,8 @@ import org.postgresql.ds.PGSimpleDataSource;
  */
 public final class ChaosRun {
     private static final ObjectMapper JSON = new ObjectMapper();
+    /** Eight JVMs start at once: on a loaded 2-core machine that has taken over two minutes (the start-up is CPU-bound). */
+    private static final Duration FLEET_START = Duration.ofMinutes(5);
 
     private final String jar;
     private final String feed;
@@ -181,7 +183,7 @@ public final class ChaosRun {
             process.start();
         }
         for (ServiceProcess p : fleet.values()) {
-            if (!p.awaitReady(Duration.ofSeconds(120))) {
+            if (!p.awaitReady(FLEET_START)) {
                 throw new IllegalStateException(p.name() + " did not start; see " + dir.resolve(p.name() + ".log"));
             }
         }
@@ -264,7 +266,7 @@ public final class ChaosRun {
             }
         }
         for (ServiceProcess p : fleet.values()) {
-            p.awaitReady(Duration.ofSeconds(120));
+            p.awaitReady(FLEET_START);
         }
         out.println("chaos: faults stopped, fleet healthy again; draining");
     }
