@@ -10,7 +10,6 @@ import dev.sendlog.service.support.ServiceHarness;
 import dev.sendlog.service.support.Sql;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -33,7 +32,7 @@ class CallbackIntakeBoundTest {
         long busyBefore = counter("callbacks.intake.busy");
         CompletableFuture<ApiResponse> first;
         CompletableFuture<ApiResponse> second;
-        try (Connection lock = lockInbox()) {
+        try (Connection lock = Sql.lockExclusively(SERVICE.dataSource(), "callback_inbox")) {
             first = takeTheOnlyPlace("p-bound-1");
             // The second waits for a place.
             second = CompletableFuture.supplyAsync(() -> callback("p-bound-2"));
@@ -59,7 +58,7 @@ class CallbackIntakeBoundTest {
     void aCallbackIsRefusedOnlyAfterWaitingTheWholeIntakeWaitInVain() throws Exception {
         long busyBefore = counter("callbacks.intake.busy");
         CompletableFuture<ApiResponse> first;
-        try (Connection lock = lockInbox()) {
+        try (Connection lock = Sql.lockExclusively(SERVICE.dataSource(), "callback_inbox")) {
             first = takeTheOnlyPlace("p-wait-1");
             // No place frees within intakeWait: refused and told to come back. (Without the bound it would wait for
             // the lock, and time out here.)
@@ -76,15 +75,6 @@ class CallbackIntakeBoundTest {
         assertThat(counter("callbacks.intake.busy")).isEqualTo(busyBefore + 1);
     }
 
-    /** A connection holding a lock that makes every insert into the inbox wait until it commits. */
-    private static Connection lockInbox() throws Exception {
-        Connection lock = SERVICE.dataSource().getConnection();
-        lock.setAutoCommit(false);
-        try (Statement st = lock.createStatement()) {
-            st.execute("LOCK TABLE callback_inbox IN EXCLUSIVE MODE");
-        }
-        return lock;
-    }
 
     /** Sends a callback that takes the only place and waits, inside its store, for the inbox lock. */
     private static CompletableFuture<ApiResponse> takeTheOnlyPlace(String providerId) {

@@ -8,7 +8,6 @@ import dev.sendlog.service.support.ServiceHarness;
 import dev.sendlog.service.support.Sql;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
-import java.sql.Statement;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -30,7 +29,7 @@ class InboxStoreTimeoutTest {
                 .path("count").asLong();
         byte[] direct = body("p-timeout-direct");
         byte[] jersey = body("p-timeout-jersey");
-        try (Connection lock = lockInbox()) {
+        try (Connection lock = Sql.lockExclusively(SERVICE.dataSource(), "callback_inbox")) {
             for (ApiResponse r : new ApiResponse[] {callback(direct, "application/json"), callback(jersey, "text/plain")}) {
                 assertThat(r.status()).as(r.raw()).isEqualTo(503);
                 assertThat(r.contentType()).startsWith("application/problem+json");
@@ -62,13 +61,4 @@ class InboxStoreTimeoutTest {
         return r;
     }
 
-    /** A connection holding a lock that makes every insert into the inbox wait until it commits. */
-    private static Connection lockInbox() throws Exception {
-        Connection lock = SERVICE.dataSource().getConnection();
-        lock.setAutoCommit(false);
-        try (Statement st = lock.createStatement()) {
-            st.execute("LOCK TABLE callback_inbox IN EXCLUSIVE MODE");
-        }
-        return lock;
-    }
 }

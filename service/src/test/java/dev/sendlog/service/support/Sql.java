@@ -27,4 +27,17 @@ public final class Sql {
             throw new IllegalStateException(sql, e);
         }
     }
+
+    /**
+     * A connection in an open transaction that holds {@code table} in EXCLUSIVE mode: every insert into it waits until
+     * the connection is closed (its transaction then rolls back).
+     */
+    public static java.sql.Connection lockExclusively(DataSource ds, String table) throws java.sql.SQLException {
+        java.sql.Connection lock = ds.getConnection();
+        lock.setAutoCommit(false);
+        try (java.sql.Statement st = lock.createStatement()) {
+            st.execute("LOCK TABLE " + table + " IN EXCLUSIVE MODE");
+        }
+        return lock;
+    }
 }
