@@ -68,6 +68,7 @@ import dev.sendlog.service.queue.RedisConnections;
 import dev.sendlog.service.queue.StreamConsumer;
 import dev.sendlog.service.queue.StreamKeys;
 import dev.sendlog.service.core.AcceptService;
+import dev.sendlog.service.core.SenderPolicy;
 import dev.sendlog.service.core.AdminActions;
 import dev.sendlog.service.core.AcceptWriter;
 import dev.sendlog.service.core.Faults;
@@ -516,7 +517,8 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
                     config.accept.maxBatchMessages, config.accept.maxWaitMs, config.accept.queueCapacity, metrics);
             env.lifecycle().manage(groupCommitter);
         }
-        AcceptService accept = new AcceptService(writer, groupCommitter, config.database.connectionTimeoutMs + 10_000L, faults);
+        AcceptService accept = new AcceptService(writer, groupCommitter, config.database.connectionTimeoutMs + 10_000L, faults,
+                new SenderPolicy(config.tenants));
         SubmitParser parser = new SubmitParser(config.gateways.keySet(), config.defaultGateway,
                 config.pipeline.checks.recipientPattern);
         MessageReader reader = new MessageReader(pools.dsl(PoolRole.API), events);

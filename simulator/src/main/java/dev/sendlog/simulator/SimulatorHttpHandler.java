@@ -86,6 +86,7 @@ final class SimulatorHttpHandler implements HttpHandler {
                 line.put("key", record.idempotencyKey());
                 line.put("providerId", record.providerId());
                 line.put("reference", record.reference());
+                line.put("from", record.from());
                 line.put("recordedAtMicros", ChronoUnit.MICROS.between(Instant.EPOCH, record.recordedAt()));
                 out.write(Json.MAPPER.writeValueAsString(line));
                 out.write('\n');

@@ -83,7 +83,8 @@ final class SubmitHandler {
             return e -> HttpResponses.text(e, 422, "destination " + request.to() + " is not reachable by this provider");
         }
 
-        SimulatorState.Recorded recorded = current.record(idempotencyKey, request.reference(), config.idWrapModulus());
+        SimulatorState.Recorded recorded = current.record(idempotencyKey, request.reference(), request.from(),
+                config.idWrapModulus());
         counters.accepted.increment();
         if (recorded.created()) {
             scheduleReceipts(active, recorded.record(), request, current);

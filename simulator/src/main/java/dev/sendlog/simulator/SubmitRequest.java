@@ -7,8 +7,8 @@ import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.URISyntaxException;
 
-/** The body of {@code POST /v1/submit}; {@code reference} and {@code callbackUrl} may be null. */
-record SubmitRequest(String to, String body, String reference, URI callbackUrl) {
+/** The body of {@code POST /v1/submit}; {@code reference}, {@code callbackUrl} and {@code from} may be null. */
+record SubmitRequest(String to, String body, String reference, URI callbackUrl, String from) {
 
     static SubmitRequest parse(byte[] json) throws InvalidSubmitException {
         JsonNode root;
@@ -26,7 +26,8 @@ record SubmitRequest(String to, String body, String reference, URI callbackUrl) 
         String body = requiredText(root, "body");
         String reference = optionalText(root, "reference");
         String callbackUrl = optionalText(root, "callbackUrl");
-        return new SubmitRequest(to, body, reference, callbackUrl == null ? null : parseCallbackUrl(callbackUrl));
+        String from = optionalText(root, "from");
+        return new SubmitRequest(to, body, reference, callbackUrl == null ? null : parseCallbackUrl(callbackUrl), from);
     }
 
     private static String requiredText(JsonNode root, String field) throws InvalidSubmitException {

@@ -1,16 +1,21 @@
 package dev.sendlog.service.api;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import dev.sendlog.service.core.MessageDetails;
 import java.time.Instant;
 import java.util.UUID;
 
-/** A message as GET /v1/messages/{id} shows it (API.md), plus its tenant. */
-public record MessageView(UUID id, String tenant, String status, String to, String reference, String gateway,
+/**
+ * A message as GET /v1/messages/{id} shows it, plus its tenant. {@code from}, the sender id it goes out with, is
+ * there only when it has one (its own or its tenant's default).
+ */
+public record MessageView(UUID id, String tenant, String status, String to,
+                          @JsonInclude(JsonInclude.Include.NON_NULL) String from, String reference, String gateway,
                           String providerId, int attempts, Instant acceptedAt, Instant updatedAt, String lastError) {
 
     public static MessageView of(MessageDetails m) {
         return new MessageView(m.row().id(), m.row().tenant(), m.state().status().name(), m.row().recipient(),
-                m.row().reference(), m.row().gateway(), m.state().providerId(), m.state().claims(), m.row().acceptedAt(),
-                m.state().updatedAt(), m.state().lastError());
+                m.row().sender(), m.row().reference(), m.row().gateway(), m.state().providerId(), m.state().claims(),
+                m.row().acceptedAt(), m.state().updatedAt(), m.state().lastError());
     }
 }

@@ -49,8 +49,9 @@ public final class SubmitParser {
     public static final int MAX_METADATA_BYTES = 4096;
     public static final int MAX_BATCH = 1000;
 
-    private static final Set<String> FIELDS = Set.of("to", "body", "reference", "gateway", "metadata");
-    private static final Set<String> BATCH_ITEM_FIELDS = Set.of("to", "body", "reference", "gateway", "metadata", "idempotencyKey");
+    private static final Set<String> FIELDS = Set.of("to", "body", "reference", "gateway", "from", "metadata");
+    private static final Set<String> BATCH_ITEM_FIELDS = Set.of("to", "body", "reference", "gateway", "from", "metadata",
+            "idempotencyKey");
 
     /**
      * Reads request bodies: a duplicated key or anything after the JSON value is an error, and every number that is
@@ -183,14 +184,18 @@ public final class SubmitParser {
         } else if (!gateways.contains(gateway)) {
             errors.add(new FieldError(path + "gateway", "unknown gateway; configured: " + gateways));
         }
+        String from = text(node, "from", path, 1, SenderIds.MAX_LENGTH, false, errors);
+        if (from != null && !SenderIds.isValid(from)) {
+            errors.add(new FieldError(path + "from", SenderIds.RULE));
+        }
         String metadataJson = metadata(node.get("metadata"), path + "metadata", errors);
         if (!errors.isEmpty()) {
             return null;
         }
         JsonNode sentGateway = node.get("gateway");
-        return new MessageDraft(to, body, reference, gateway, metadataJson, idempotencyKey,
+        return new MessageDraft(to, body, reference, gateway, from, metadataJson, idempotencyKey,
                 hash(to, body, reference, sentGateway == null || sentGateway.isNull() ? null : sentGateway.textValue(),
-                        metadataJson == null ? null : node.get("metadata")));
+                        from, metadataJson == null ? null : node.get("metadata")));
     }
 
     private static String text(JsonNode node, String field, String path, int min, int max, boolean required,
@@ -389,18 +394,22 @@ public final class SubmitParser {
     /**
      * SHA-256 of the request's content as canonical JSON, keys sorted at every level:
      * {@code {"body":..,"gateway":..,"metadata":..,"reference":..,"to":..}}, absent fields as null (an explicit
-     * {@code null} is absent too). The metadata is its stored form ({@link #canonicalText}): numbers at their exact value.
+     * {@code null} is absent too); {@code "from"} (after {@code "body"}) only when the request names a sender, so that the
+     * bytes of every request without one are those of the versions before it. The metadata is its stored form ({@link #canonicalText}): numbers at their exact value.
      * Stored with the idempotency key and compared on every replay, so these bytes must not change between versions
      * ({@code RequestHashTest} holds vectors of the first version; the two bugs it hashed wrongly, a {@code null}
      * gateway and rounded numbers, changed their bytes). Written field by field into a digest cloned from one looked up
      * once.
      */
-    private byte[] hash(String to, String body, String reference, String gateway, JsonNode metadata) {
+    private byte[] hash(String to, String body, String reference, String gateway, String from, JsonNode metadata) {
         MessageDigest digest = sha256();
         OutputStream digesting = new DigestOutputStream(OutputStream.nullOutputStream(), digest);
         try (JsonGenerator out = canonical.getFactory().createGenerator(digesting)) {
             out.writeStartObject();
             out.writeStringField("body", body);
+            if (from != null) {
+                out.writeStringField("from", from);
+            }
             writeTextOrNull(out, "gateway", gateway);
             out.writeFieldName("metadata");
             if (metadata == null) {

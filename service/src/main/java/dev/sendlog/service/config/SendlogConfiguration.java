@@ -73,6 +73,12 @@ public class SendlogConfiguration extends Configuration {
     @JsonProperty
     public String defaultGateway = "sim";
 
+    /** Per tenant: the sender id its messages go out with unless they name one, and the ones they may name. */
+    @Valid
+    @NotNull
+    @JsonProperty
+    public Map<String, TenantSettings> tenants = new LinkedHashMap<>();
+
     @Valid
     @NotNull
     @JsonProperty

@@ -17,17 +17,20 @@ public final class AcceptService {
     private final GroupCommit<Submission> groupCommitter;
     private final long waitMs;
     private final Faults faults;
+    private final SenderPolicy senders;
 
     /** @param groupCommitter null to write each submission in its own transaction on the caller's thread */
-    public AcceptService(AcceptWriter writer, GroupCommit<Submission> groupCommitter, long waitMs, Faults faults) {
+    public AcceptService(AcceptWriter writer, GroupCommit<Submission> groupCommitter, long waitMs, Faults faults,
+                         SenderPolicy senders) {
         this.writer = writer;
         this.groupCommitter = groupCommitter;
         this.waitMs = waitMs;
         this.faults = faults;
+        this.senders = senders;
     }
 
     public List<AcceptedItem> submit(String tenant, List<MessageDraft> drafts, boolean batch) {
-        Submission submission = new Submission(tenant, drafts, batch);
+        Submission submission = new Submission(tenant, senders.apply(tenant, drafts, batch), batch);
         if (groupCommitter == null) {
             writer.write(List.of(submission));
         } else if (!groupCommitter.offer(submission)) {

@@ -223,10 +223,12 @@ public final class AcceptWriter {
     }
 
     private static final String INSERT_MESSAGES_SQL = """
-            INSERT INTO messages (id, tenant, shard, reference, idempotency_key, recipient, body, gateway, metadata, accepted_at)
-            SELECT id, tenant, shard, reference, ikey, recipient, body, gateway, metadata::jsonb, ?::timestamptz
-            FROM unnest(?::uuid[], ?::text[], ?::int2[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[])
-                 AS t(id, tenant, shard, reference, ikey, recipient, body, gateway, metadata)""";
+            INSERT INTO messages (id, tenant, shard, reference, idempotency_key, recipient, body, gateway, metadata, accepted_at,
+                                  sender)
+            SELECT id, tenant, shard, reference, ikey, recipient, body, gateway, metadata::jsonb, ?::timestamptz, sender
+            FROM unnest(?::uuid[], ?::text[], ?::int2[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[],
+                        ?::text[])
+                 AS t(id, tenant, shard, reference, ikey, recipient, body, gateway, metadata, sender)""";
 
     /** All message rows of the transaction in one statement (arrays unnested server-side). */
     private static void insertMessages(DSLContext tx, List<NewMessage> messages, Instant acceptedAt) {
@@ -240,6 +242,7 @@ public final class AcceptWriter {
         String[] bodies = new String[n];
         String[] gateways = new String[n];
         String[] metadata = new String[n];
+        String[] senders = new String[n];
         for (int i = 0; i < n; i++) {
             NewMessage m = messages.get(i);
             ids[i] = m.id();
@@ -251,6 +254,7 @@ public final class AcceptWriter {
             bodies[i] = m.draft().body();
             gateways[i] = m.draft().gateway();
             metadata[i] = m.draft().metadataJson();
+            senders[i] = m.draft().from();
         }
         tx.connection(c -> {
             try (PreparedStatement ps = c.prepareStatement(INSERT_MESSAGES_SQL)) {
@@ -264,6 +268,7 @@ public final class AcceptWriter {
                 ps.setArray(8, c.createArrayOf("text", bodies));
                 ps.setArray(9, c.createArrayOf("text", gateways));
                 ps.setArray(10, c.createArrayOf("text", metadata));
+                ps.setArray(11, c.createArrayOf("text", senders));
                 int inserted = ps.executeUpdate();
                 if (inserted != n) {
                     throw new IllegalStateException("inserted " + inserted + " of " + n + " messages");

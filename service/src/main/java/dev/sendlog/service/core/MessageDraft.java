@@ -3,10 +3,16 @@ package dev.sendlog.service.core;
 /**
  * A validated submission before it has an id.
  *
+ * @param from           the sender id the client asked for, or null (the tenant's default then applies)
  * @param metadataJson   the metadata object as JSON text, or null
  * @param idempotencyKey the client's key, or null
  * @param requestHash    hash of the request's content, to tell a replay from a different request with the same key
  */
-public record MessageDraft(String to, String body, String reference, String gateway, String metadataJson,
+public record MessageDraft(String to, String body, String reference, String gateway, String from, String metadataJson,
                            String idempotencyKey, byte[] requestHash) {
+
+    /** The same draft going out as {@code sender} (the tenant's default filled in). */
+    public MessageDraft withFrom(String sender) {
+        return new MessageDraft(to, body, reference, gateway, sender, metadataJson, idempotencyKey, requestHash);
+    }
 }

@@ -5,5 +5,5 @@ import java.util.UUID;
 
 /** The immutable facts of a message, as the API wrote them. */
 public record MessageRow(UUID id, String tenant, String recipient, String reference, String gateway, String body,
-                         Instant acceptedAt) {
+                         Instant acceptedAt, String sender) {
 }

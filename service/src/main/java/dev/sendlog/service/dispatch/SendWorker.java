@@ -304,7 +304,8 @@ public final class SendWorker {
         }
         try (Timer.Context ignored = providerTimer.time()) {
             outcome = provider.submit(new Submit(message.row().recipient(), message.row().body(), job.messageId().toString(),
-                    publicBaseUrl + "/v1/callbacks/" + message.row().gateway(), EffectKeys.providerSubmit(job.messageId())));
+                    publicBaseUrl + "/v1/callbacks/" + message.row().gateway(), EffectKeys.providerSubmit(job.messageId()),
+                    message.row().sender()));
         } finally {
             gate.exit();
             providerCalls.release();

@@ -82,6 +82,9 @@ public final class HttpProvider implements Provider, AutoCloseable {
                 .put("body", submit.body())
                 .put("reference", submit.reference())
                 .put("callbackUrl", submit.callbackUrl());
+        if (submit.from() != null) {
+            body.put("from", submit.from());
+        }
         HttpPost post = new HttpPost(submitUri);
         post.setHeader("Authorization", authorization);
         post.setHeader("Idempotency-Key", submit.idempotencyKey());
