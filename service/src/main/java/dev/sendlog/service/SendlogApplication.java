@@ -489,7 +489,8 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
         env.servlets().addFilter("access-log", new AccessLog())
                 .addMappingForUrlPatterns(EnumSet.of(DispatcherType.REQUEST), true, "/*");
         // Bodies are received before a request thread takes the request (slow clients hold no thread).
-        EagerBody.install(env, MAX_BODY_BYTES, Duration.ofSeconds(5),
+        EagerBody.install(env, MAX_BODY_BYTES, config.http.minBodyBytesPerSecond.toBytes(),
+                config.http.bodyGrace.toJavaDuration(),
                 new RefusedWithoutBody(config.gateways.keySet(), authenticator));
         ProblemMappers.register(env.jersey(), metrics);
         // Ahead of every other filter (the direct paths included): once shutdown begins, new requests get 503.

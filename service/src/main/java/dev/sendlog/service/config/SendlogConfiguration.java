@@ -37,6 +37,12 @@ public class SendlogConfiguration extends Configuration {
     @JsonProperty
     public ReceiptSettings receipts = new ReceiptSettings();
 
+    /** Slow clients on the application port: the body's minimum data rate and grace. */
+    @Valid
+    @NotNull
+    @JsonProperty
+    public HttpSettings http = new HttpSettings();
+
     @Valid
     @NotNull
     @JsonProperty

@@ -26,8 +26,8 @@ import org.eclipse.jetty.util.thread.Scheduler;
  * headers and then its body slowly, or never, held a request thread the whole time, and a few hundred of them held
  * every thread. Here they hold a connection and a few buffers, and ordinary requests are served meanwhile.
  *
- * <p>A body that does not keep up with the connector's {@code minRequestDataPerSecond}, counted from the request's
- * start after a grace period, or that stops for the connector's {@code idleTimeout}, is answered 408 (problem+json,
+ * <p>A body that does not keep up with {@code http.minBodyBytesPerSecond}, counted from the request's start after
+ * {@code http.bodyGrace}, or that stops for the connector's {@code idleTimeout}, is answered 408 (problem+json,
  * by the server's error handler) and its connection closed; nothing reaches the application and nothing is logged as
  * an error. Counted in {@code http.body.timeouts}; {@code http.body.receiving} is how many bodies are arriving now.
  *
@@ -39,14 +39,17 @@ import org.eclipse.jetty.util.thread.Scheduler;
  */
 public final class EagerBody extends Handler.Wrapper {
     private final long maxBytes;
+    private final long minBytesPerSecond;
     private final long graceNanos;
     private final Predicate<Request> refusedWithoutBody;
     private final Counter timeouts;
     private final AtomicInteger receiving = new AtomicInteger();
 
-    public EagerBody(Handler next, long maxBytes, Duration grace, Predicate<Request> refusedWithoutBody, MetricRegistry metrics) {
+    public EagerBody(Handler next, long maxBytes, long minBytesPerSecond, Duration grace, Predicate<Request> refusedWithoutBody,
+                     MetricRegistry metrics) {
         super(next);
         this.maxBytes = maxBytes;
+        this.minBytesPerSecond = minBytesPerSecond;
         this.graceNanos = grace.toNanos();
         this.refusedWithoutBody = refusedWithoutBody;
         this.timeouts = metrics.counter("http.body.timeouts");
@@ -55,16 +58,18 @@ public final class EagerBody extends Handler.Wrapper {
 
     /**
      * Puts an {@code EagerBody} in front of the server's handlers (both ports) as the server starts, when Dropwizard
-     * has built them. {@code grace}: how long a body may take before the data rate counts.
+     * has built them. {@code grace}: how long a body may take before the data rate ({@code minBytesPerSecond}, 0 for
+     * none) counts.
      */
-    public static void install(io.dropwizard.core.setup.Environment env, long maxBytes, Duration grace,
+    public static void install(io.dropwizard.core.setup.Environment env, long maxBytes, long minBytesPerSecond, Duration grace,
                                Predicate<Request> refusedWithoutBody) {
         MetricRegistry metrics = env.metrics();
         env.lifecycle().addEventListener(new org.eclipse.jetty.util.component.LifeCycle.Listener() {
             @Override
             public void lifeCycleStarting(org.eclipse.jetty.util.component.LifeCycle event) {
                 if (event instanceof org.eclipse.jetty.server.Server server && !(server.getHandler() instanceof EagerBody)) {
-                    server.setHandler(new EagerBody(server.getHandler(), maxBytes, grace, refusedWithoutBody, metrics));
+                    server.setHandler(new EagerBody(server.getHandler(), maxBytes, minBytesPerSecond, grace,
+                            refusedWithoutBody, metrics));
                 }
             }
         });
@@ -93,7 +98,6 @@ public final class EagerBody extends Handler.Wrapper {
         private final Response response;
         private final Callback callback;
         private final long startNanos;
-        private final long minBytesPerSecond;
         private final Deque<Content.Chunk> chunks = new ArrayDeque<>();
         /** Set once: the request went on, or was refused. */
         private final AtomicBoolean settled = new AtomicBoolean();
@@ -106,7 +110,6 @@ public final class EagerBody extends Handler.Wrapper {
             this.response = response;
             this.callback = callback;
             this.startNanos = request.getBeginNanoTime();
-            this.minBytesPerSecond = request.getConnectionMetaData().getHttpConfiguration().getMinRequestDataRate();
         }
 
         void start() {

@@ -24,12 +24,27 @@ final class AccessLines extends AppenderBase<ILoggingEvent> {
         logger.setLevel(Level.INFO);
         try {
             action.run();
+            // A line is written after the answer has left (the filter logs once the chain returns): wait until no more come.
+            int seen = -1;
+            long deadline = System.nanoTime() + 3_000_000_000L;
+            while (appender.lines().size() != seen && System.nanoTime() < deadline) {
+                seen = appender.lines().size();
+                sleep(300);
+            }
         } finally {
             logger.setLevel(before);
             logger.detachAppender(appender);
             appender.stop();
         }
         return appender.lines();
+    }
+
+    private static void sleep(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     @Override

@@ -22,7 +22,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * ever; a few hundred held every thread, and ordinary requests waited. Against the real application over raw sockets:
  * 300 such connections at once (more than the 256 request threads of the test configuration) do not stop ordinary
  * requests from being answered promptly, and each slow one is answered 408 once its body falls behind the connector's
- * minimum data rate (test-config.yml: 1 KiB/s after the 5 s grace), with nothing logged as failed.
+ * minimum data rate (test-config.yml http: 1 KiB/s after the 5 s grace), with nothing logged as failed.
  */
 class SlowClientsTest {
     @RegisterExtension

@@ -134,7 +134,7 @@ class SendOutcomesTest {
     /** A final status is found through the final index; recipient and reference come from the message's row, joined. */
     @Test
     void searchByStatusReadsTheFinalIndexAndFiltersOnTheMessage() {
-        // REJECTED by the block list (+4999000*): a recipient off the pattern is refused at submit since issue 24.
+        // Rejected by the block list (+4999000*): since issue 24 item 17 a recipient failing the pattern never gets a row.
         String rejected = submit("client-a", "+49990009871", "q-1");
         String otherRecipient = submit("client-a", "+49990009872", "q-2");
         String sent = submit("client-a", Messages.recipient(), "q-1");
