@@ -1,6 +1,8 @@
 # Helpers for the benchmark scripts: start sendlog processes in the background and wait for them.
 SENDLOG_JAR=service/target/sendlog.jar
 SENDLOG_PIDS=()
+# Every logger at WARN in the benchmarks, the access log too (one line per request would weigh in the CPU figures).
+export SENDLOG_ACCESS_LOG=WARN
 
 sendlog_build() {
   ./mvnw -B -ntp -q -DskipTests install

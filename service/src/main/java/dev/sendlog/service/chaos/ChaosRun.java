@@ -194,7 +194,7 @@ public final class ChaosRun {
         return Map.of("SENDLOG_DATABASE_URL", "jdbc:postgresql://127.0.0.1:" + postgresPort + "/sendlog",
                 "SENDLOG_REDIS_SEND_URI", redis.endpoint().uri(), "SENDLOG_REDIS_CALLBACK_URI", redis.endpoint().uri(),
                 "SENDLOG_REDIS_PREFIX", "chaos:", "SENDLOG_SIMULATOR", "false", "SENDLOG_FEED", feed,
-                "SENDLOG_SIM_URL", "http://127.0.0.1:" + proxy.port());
+                "SENDLOG_SIM_URL", "http://127.0.0.1:" + proxy.port(), "SENDLOG_ACCESS_LOG", "WARN");
     }
 
     private String url(String name) {

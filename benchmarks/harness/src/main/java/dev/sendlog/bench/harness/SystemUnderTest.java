@@ -101,7 +101,7 @@ sealed interface SystemUnderTest {
             return Map.of("SENDLOG_DATABASE_URL", run.jdbcUrl(), "SENDLOG_DATABASE_USER", run.dbUser(),
                     "SENDLOG_REDIS_SEND_URI", run.redisUri(), "SENDLOG_REDIS_PREFIX", run.redisPrefix(),
                     "SENDLOG_SIMULATOR", "false", "SENDLOG_SIM_URL", run.simulatorUrl(),
-                    "SENDLOG_PUBLIC_URL", "http://127.0.0.1:" + run.port());
+                    "SENDLOG_PUBLIC_URL", "http://127.0.0.1:" + run.port(), "SENDLOG_ACCESS_LOG", "WARN");
         }
 
         @Override
