@@ -289,7 +289,7 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
             env.admin().addTask(new RunNowTask("purge-idempotency-keys", purge::purge));
             env.admin().addTask(new RunNowTask("ensure-partitions", partitionJob::ensure));
             StatisticsRefresh statistics = new StatisticsRefresh(pools.dataSource(PoolRole.MAINTENANCE), Duration.ofSeconds(2),
-                    metrics);
+                    config.partitions.statisticsTarget, metrics);
             long analyzeEveryMs = config.partitions.analyzeEvery.toMilliseconds();
             maintenance.scheduleWithFixedDelay(statistics, analyzeEveryMs, analyzeEveryMs, TimeUnit.MILLISECONDS);
             env.admin().addTask(new RunNowTask("analyze", statistics::refresh));

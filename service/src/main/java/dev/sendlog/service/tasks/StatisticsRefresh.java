@@ -36,13 +36,15 @@ public final class StatisticsRefresh implements Runnable {
 
     private final DataSource dataSource;
     private final Duration lockTimeout;
+    private final int statisticsTarget;
     private final Counter analyzed;
     private final Counter lockBusy;
     private final Counter failures;
 
-    public StatisticsRefresh(DataSource dataSource, Duration lockTimeout, MetricRegistry metrics) {
+    public StatisticsRefresh(DataSource dataSource, Duration lockTimeout, int statisticsTarget, MetricRegistry metrics) {
         this.dataSource = dataSource;
         this.lockTimeout = lockTimeout;
+        this.statisticsTarget = statisticsTarget;
         this.analyzed = metrics.counter("statistics.tables.analyzed");
         this.lockBusy = metrics.counter("statistics.tables.busy");
         this.failures = metrics.counter("statistics.refresh.failures");
@@ -59,6 +61,7 @@ public final class StatisticsRefresh implements Runnable {
                 for (String table : stale) {
                     try {
                         st.execute("SET LOCAL lock_timeout = " + lockTimeout.toMillis());
+                        st.execute("SET LOCAL default_statistics_target = " + statisticsTarget);
                         st.execute("ANALYZE " + table);
                         c.commit();
                         analyzed.inc();

@@ -79,6 +79,25 @@ class StatisticsRefreshTest {
     }
 
     /**
+     * The refresh analyzes with the configured statistics target (10 by default, not PostgreSQL's 100): a twelfth of
+     * the work per day partition. 20,000 distinct recipients would give a histogram of 101 bounds at 100; at 10, 11.
+     */
+    @Test
+    @Order(3)
+    void theRefreshAnalyzesWithTheConfiguredStatisticsTarget() throws SQLException {
+        String partition;
+        try (Connection c = SERVICE.dataSource().getConnection(); Statement st = c.createStatement()) {
+            withoutAutovacuum(st);
+            partition = insertMessages(SERVICE.dataSource(), st, MESSAGES);
+            st.execute("UPDATE " + partition + " SET recipient = '+49151' || lpad((random() * 99999999)::int::text, 8, '0')");
+        }
+        assertThat(SERVICE.admin().post("/tasks/analyze", "admin-1", "").raw()).contains(partition);
+        assertThat(Sql.count(SERVICE.dataSource(), "SELECT array_length(histogram_bounds::text::text[], 1) FROM pg_stats"
+                + " WHERE tablename = '" + partition + "' AND attname = 'recipient'"))
+                .as("histogram bounds of a column with 20,000+ distinct values").isBetween(2L, 11L);
+    }
+
+    /**
      * Where autovacuum runs, it could analyze a partition in the middle of a test; here it must not, on any server.
      * (Setting this is DDL, which makes the server plan prepared statements again, so it comes before any is prepared.)
      */
