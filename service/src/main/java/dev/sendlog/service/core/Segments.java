@@ -1,10 +1,24 @@
 package dev.sendlog.service.core;
 
+import java.util.ArrayList;
+import java.util.List;
+
 /**
- * How many SMS segments a body takes, the unit the ledger charges: GSM 03.38 text fits 160 characters
- * in one segment and 153 per segment when split; anything else is UCS-2 with 70 and 67.
+ * How many SMS segments a body takes: the unit the ledger charges and GET one shows as {@code segments}.
+ *
+ * <p>GSM 03.38 (3GPP TS 23.038) text is counted in septets: a character of the basic table is one, a character of the
+ * extension table two (the escape 0x1B and the character). One segment holds 160 septets; a longer body is sent as
+ * concatenated parts of 153 (the user data header takes the rest), and an escape is never split from its character,
+ * so a part that cannot take a two-septet character whole ends one septet short. Any other body goes as UCS-2: 70
+ * UTF-16 units in one segment, 67 per part, and a surrogate pair (an emoji, say) is never split across parts either.
+ * The parts are filled greedily, as senders and SMSCs split them.
  */
 public final class Segments {
+    static final int GSM_SINGLE = 160;
+    static final int GSM_PART = 153;
+    static final int UCS2_SINGLE = 70;
+    static final int UCS2_PART = 67;
+
     private static final String GSM_BASIC = "@£$¥èéùìòÇ\nØø\rÅåΔ_ΦΓΛΩΠΨΣΘΞÆæßÉ !\"#¤%&'()*+,-./0123456789:;<=>?"
             + "¡ABCDEFGHIJKLMNOPQRSTUVWXYZÄÖÑÜ§¿abcdefghijklmnopqrstuvwxyzäöñüà";
     private static final String GSM_EXTENDED = "^{}\\[~]|€\f";
@@ -12,23 +26,65 @@ public final class Segments {
     private Segments() {
     }
 
+    /** The number of segments {@code body} is sent (and charged) as. */
     public static int of(String body) {
-        int gsmLength = 0;
-        boolean gsm = true;
-        for (int i = 0; i < body.length() && gsm; i++) {
-            char c = body.charAt(i);
-            if (GSM_BASIC.indexOf(c) >= 0) {
-                gsmLength++;
-            } else if (GSM_EXTENDED.indexOf(c) >= 0) {
-                gsmLength += 2;
-            } else {
-                gsm = false;
+        return split(body).size();
+    }
+
+    /** Whether every character of {@code body} is in the GSM 03.38 basic or extension table. */
+    public static boolean isGsm7(String body) {
+        for (int i = 0; i < body.length(); i++) {
+            if (septets(body.charAt(i)) == 0) {
+                return false;
             }
         }
-        if (gsm) {
-            return gsmLength <= 160 ? 1 : (gsmLength + 152) / 153;
+        return true;
+    }
+
+    /** The septets a character takes in GSM 03.38: 1 (basic table), 2 (extension table) or 0 (not GSM). */
+    static int septets(char c) {
+        if (GSM_BASIC.indexOf(c) >= 0) {
+            return 1;
         }
-        int units = body.length();
-        return units <= 70 ? 1 : (units + 66) / 67;
+        return GSM_EXTENDED.indexOf(c) >= 0 ? 2 : 0;
+    }
+
+    /** The parts {@code body} is sent as, in order; one part when it fits a single segment (an empty body too). */
+    public static List<String> split(String body) {
+        boolean gsm = isGsm7(body);
+        int single = gsm ? GSM_SINGLE : UCS2_SINGLE;
+        int part = gsm ? GSM_PART : UCS2_PART;
+        if (weight(body, 0, body.length(), gsm) <= single) {
+            return List.of(body);
+        }
+        List<String> parts = new ArrayList<>();
+        int start = 0;
+        int used = 0;
+        int i = 0;
+        while (i < body.length()) {
+            int width = gsm ? 1 : Character.charCount(body.codePointAt(i));
+            int w = gsm ? septets(body.charAt(i)) : width;
+            if (used + w > part) {
+                parts.add(body.substring(start, i));
+                start = i;
+                used = 0;
+            }
+            used += w;
+            i += width;
+        }
+        parts.add(body.substring(start));
+        return parts;
+    }
+
+    /** Septets (GSM) or UTF-16 units (UCS-2) of {@code body[from, to)}. */
+    static int weight(String body, int from, int to, boolean gsm) {
+        if (!gsm) {
+            return to - from;
+        }
+        int w = 0;
+        for (int i = from; i < to; i++) {
+            w += septets(body.charAt(i));
+        }
+        return w;
     }
 }

@@ -141,6 +141,7 @@ class ConsoleBrowserTest {
         assertThat(field("tenant")).isEqualTo("acme");
         assertThat(field("from")).as("the tenant's default sender id").isEqualTo("Acme");
         assertThat(field("attempts")).isEqualTo("1");
+        assertThat(field("segments")).as("the units it is charged").isEqualTo("1");
         assertThat(field("providerId")).isNotEqualTo("—");
         assertThat(browser.findElements(By.cssSelector("[data-test=redrive]"))).isEmpty();
     }

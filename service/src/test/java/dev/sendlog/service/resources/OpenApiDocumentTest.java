@@ -99,7 +99,7 @@ class OpenApiDocumentTest {
         URI one = URI.create("http://127.0.0.1/v1/messages/0190c6f0-0000-7000-8000-000000000001");
         Map<String, List<String>> json = Map.of("content-type", List.of("application/json"));
         String kept = "{\"id\":\"0190c6f0-0000-7000-8000-000000000001\",\"tenant\":\"acme\",\"status\":\"SENT\","
-                + "\"to\":\"+4915112345678\",\"reference\":null,\"gateway\":\"sim\",\"providerId\":\"p1\",\"attempts\":1,"
+                + "\"to\":\"+4915112345678\",\"reference\":null,\"gateway\":\"sim\",\"providerId\":\"p1\",\"attempts\":1,\"segments\":1,"
                 + "\"acceptedAt\":\"2026-12-02T10:00:00Z\",\"updatedAt\":\"2026-12-02T10:00:01Z\",\"lastError\":null}";
 
         assertThat(contract.violations("GET", one, null, null, 200, json, kept)).isEmpty();
