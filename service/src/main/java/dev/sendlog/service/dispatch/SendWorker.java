@@ -102,6 +102,7 @@ public final class SendWorker {
     private final Counter racesGivenUp;
     private final Counter handedBack;
     private final ProviderCallGate gate = new ProviderCallGate();
+    private final java.util.function.Consumer<NewEvent> beforeResultAppend;
 
     /**
      * A send worker that takes {@code consumer}'s reads. The handler is registered only once the worker is whole: a
@@ -111,15 +112,33 @@ public final class SendWorker {
                                     Map<String, Provider> providers, Checks checks, Backoff backoff, Limits limits,
                                     int shardCount, String publicBaseUrl, InstantSource clock, String actor, Faults faults,
                                     int providerConcurrency, MetricRegistry metrics) {
+        return attach(consumer, reader, appender, providers, checks, backoff, limits, shardCount, publicBaseUrl, clock, actor,
+                faults, providerConcurrency, metrics, event -> { });
+    }
+
+    /**
+     * As {@link #attach(StreamConsumer, MessageReader, EventAppender, Map, Checks, Backoff, Limits, int, String,
+     * InstantSource, String, Faults, int, MetricRegistry)}, with a test seam: {@code beforeResultAppend} is handed each
+     * result of an attempt (REJECTED, ATTEMPT_FAILED, DEAD, handed back; not the acceptance) just before its append,
+     * after the state it was decided on was read. A test commits a competing event
+     * at that seq there, as a concurrent writer would, so the append loses its race for real (a unique violation on the
+     * event's key); production passes nothing that acts.
+     */
+    static SendWorker attach(StreamConsumer consumer, MessageReader reader, EventAppender appender,
+                             Map<String, Provider> providers, Checks checks, Backoff backoff, Limits limits,
+                             int shardCount, String publicBaseUrl, InstantSource clock, String actor, Faults faults,
+                             int providerConcurrency, MetricRegistry metrics,
+                             java.util.function.Consumer<NewEvent> beforeResultAppend) {
         SendWorker worker = new SendWorker(consumer, reader, appender, providers, checks, backoff, limits, shardCount,
-                publicBaseUrl, clock, actor, faults, providerConcurrency, metrics);
+                publicBaseUrl, clock, actor, faults, providerConcurrency, metrics, beforeResultAppend);
         consumer.onEntries(worker::claimAndDispatch);
         return worker;
     }
 
     private SendWorker(StreamConsumer consumer, MessageReader reader, EventAppender appender, Map<String, Provider> providers,
                        Checks checks, Backoff backoff, Limits limits, int shardCount, String publicBaseUrl, InstantSource clock,
-                       String actor, Faults faults, int providerConcurrency, MetricRegistry metrics) {
+                       String actor, Faults faults, int providerConcurrency, MetricRegistry metrics,
+                       java.util.function.Consumer<NewEvent> beforeResultAppend) {
         this.faults = faults;
         this.consumer = consumer;
         this.reader = reader;
@@ -146,6 +165,7 @@ public final class SendWorker {
         this.unrecorded = metrics.counter("send.outcomes.unrecorded");
         this.racesGivenUp = metrics.counter("send.races.given.up");
         this.handedBack = metrics.counter("send.jobs.handed.back");
+        this.beforeResultAppend = beforeResultAppend;
         this.providerCalls = new Semaphore(providerConcurrency);
         this.publications = new Publications(reader.dsl());
         this.unpublished = metrics.counter("send.jobs.publication.not.recorded");
@@ -472,6 +492,7 @@ public final class SendWorker {
                 event = event.withFinal(ends.get(), tenant);
             }
             PublicationWake wake = result instanceof AttemptFailed f ? new PublicationWake(job.publication(), f.nextAttemptAt()) : null;
+            beforeResultAppend.accept(event); // nothing in production; a test's competing writer (see attach)
             if (!appender.append(List.of(event), null, wake).isEmpty()) {
                 return;
             }
