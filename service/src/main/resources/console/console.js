@@ -23,6 +23,7 @@
     search: { params: null, cursor: null },
     dead: { cursor: null },
     parked: { cursor: null },
+    suppressions: { tenant: null, cursor: null },
     openId: null,
     follow: null,
   };
@@ -174,12 +175,16 @@
     state.role = null;
     state.openId = null;
     delete document.body.dataset.role;
-    for (const id of ["search-rows", "dead-rows", "parked-rows", "message-fields", "message-actions", "timeline"]) {
+    for (const id of ["search-rows", "dead-rows", "parked-rows", "message-fields", "message-actions", "timeline",
+      "suppressions-rows", "suppression-changes"]) {
       $(id).replaceChildren();
     }
     $("search-form").reset();
+    $("suppressions-form").reset();
+    state.suppressions = { tenant: null, cursor: null };
     $("search-results").hidden = true;
-    for (const id of ["search-more", "dead-more", "parked-more", "search-empty", "dead-empty", "parked-empty"]) {
+    for (const id of ["search-more", "dead-more", "parked-more", "search-empty", "dead-empty", "parked-empty",
+      "suppressions-more", "suppressions-empty", "suppressions-results", "suppression-history", "suppress-form"]) {
       $(id).hidden = true;
     }
     clearBanners();
@@ -198,7 +203,7 @@
       stopFollowing();
       state.openId = null;
     }
-    for (const name of ["search", "dead", "parked", "message"]) {
+    for (const name of ["search", "dead", "parked", "suppressions", "message"]) {
       $(`view-${name}`).hidden = name !== view;
     }
     for (const tab of document.querySelectorAll("nav button")) {
@@ -316,6 +321,88 @@
     if (state.openId === id) {
       await loadMessage();
     }
+  }
+
+  // ---- suppression list ----
+
+  /** The query of the tenant whose list is shown (staff always name one: API.md). */
+  function suppressionQuery(extra) {
+    const params = new URLSearchParams({ tenant: state.suppressions.tenant, ...(extra || {}) });
+    return params.toString();
+  }
+
+  async function loadSuppressions(more) {
+    if (!state.suppressions.tenant) {
+      return;
+    }
+    const extra = { limit: String(PAGE_SIZE) };
+    if (more) {
+      extra.cursor = state.suppressions.cursor;
+    }
+    const page = await api("GET", `/v1/suppressions?${suppressionQuery(extra)}`);
+    const rows = page.items.map(suppressionRow);
+    if (more) {
+      $("suppressions-rows").append(...rows);
+    } else {
+      $("suppressions-rows").replaceChildren(...rows);
+    }
+    state.suppressions.cursor = page.nextCursor;
+    $("suppressions-results").hidden = false;
+    $("suppressions-more").hidden = !page.nextCursor;
+    $("suppressions-empty").hidden = $("suppressions-rows").children.length > 0;
+    // API.md: only client and admin keys change a list; support reads it.
+    $("suppress-form").hidden = state.role !== "admin";
+  }
+
+  function suppressionRow(entry) {
+    const actions = el("td", {},
+      el("button", { type: "button", "data-test": "suppression-history",
+        onclick: () => act(() => loadSuppressionChanges(entry.recipient)) }, "History"));
+    if (state.role === "admin") {
+      const why = el("input", { type: "text", "data-test": "unsuppress-reason", placeholder: "why (optional)", maxlength: 500 });
+      const remove = el("button", { type: "button", "data-test": "unsuppress" }, "Remove");
+      remove.addEventListener("click", () => act(async () => {
+        remove.disabled = true;
+        try {
+          const reason = why.value.trim();
+          await api("DELETE", `/v1/suppressions/${encodeURIComponent(entry.recipient)}?${
+            suppressionQuery(reason ? { reason } : {})}`);
+        } finally {
+          remove.disabled = false;
+        }
+        notice(`${entry.recipient} removed from ${state.suppressions.tenant}'s suppression list.`);
+        await loadSuppressions(false);
+        await loadSuppressionChanges(entry.recipient);
+      }));
+      actions.append(" ", why, " ", remove);
+    }
+    return el("tr", { "data-test": "suppression-row", "data-id": entry.recipient },
+      el("td", {}, entry.recipient),
+      el("td", { "data-test": "suppression-reason" }, text(entry.reason)),
+      el("td", {}, text(entry.since)),
+      el("td", { "data-test": "suppression-actor" }, text(entry.actor)),
+      actions);
+  }
+
+  async function suppress() {
+    const recipient = $("suppress-recipient").value.trim();
+    const reason = $("suppress-reason").value;
+    const entry = await api("PUT", `/v1/suppressions/${encodeURIComponent(recipient)}?${suppressionQuery()}`, { reason });
+    notice(`${entry.recipient} is on ${state.suppressions.tenant}'s suppression list: its messages are rejected, never sent.`);
+    $("suppress-recipient").value = "";
+    $("suppress-reason").value = "";
+    await loadSuppressions(false);
+    await loadSuppressionChanges(entry.recipient);
+  }
+
+  async function loadSuppressionChanges(recipient) {
+    const page = await api("GET", `/v1/suppressions/${encodeURIComponent(recipient)}/changes?${
+      suppressionQuery({ limit: "500" })}`);
+    $("suppression-history-recipient").textContent = recipient;
+    $("suppression-changes").replaceChildren(...page.items.map((c) =>
+      el("li", { "data-test": "suppression-change" },
+        `${text(c.at)} ${c.action} by ${text(c.actor)}${c.reason ? `: ${c.reason}` : ""}`)));
+    $("suppression-history").hidden = false;
   }
 
   // ---- parked ----
@@ -472,6 +559,24 @@
     $("tab-search").addEventListener("click", () => { clearBanners(); show("search"); });
     $("tab-dead").addEventListener("click", () => act(async () => { show("dead"); await loadDead(false); }));
     $("tab-parked").addEventListener("click", () => act(async () => { show("parked"); await loadParked(false); }));
+    $("tab-suppressions").addEventListener("click", () => act(async () => {
+      show("suppressions");
+      await loadSuppressions(false);
+    }));
+    $("suppressions-form").addEventListener("submit", (event) => {
+      event.preventDefault();
+      act(async () => {
+        state.suppressions.tenant = $("suppressions-tenant").value.trim();
+        state.suppressions.cursor = null;
+        $("suppression-history").hidden = true;
+        await loadSuppressions(false);
+      });
+    });
+    $("suppress-form").addEventListener("submit", (event) => {
+      event.preventDefault();
+      act(suppress);
+    });
+    $("suppressions-more").addEventListener("click", () => act(() => loadSuppressions(true)));
     $("search-form").addEventListener("submit", (event) => {
       event.preventDefault();
       act(() => search(false));

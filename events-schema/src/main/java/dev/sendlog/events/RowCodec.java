@@ -12,6 +12,8 @@ public final class RowCodec {
     static final short STAGE_OTHER = 0;
     static final short STAGE_CHECK = 1;
     static final short STAGE_PROVIDER = 2;
+    /** A suppressed recipient: the code says it all, so the row holds no text (its reason is always "suppressed"). */
+    static final short STAGE_SUPPRESSION = 3;
     static final short ACTION_APPLY = 1;
     static final short ACTION_DISCARD = 2;
 
@@ -51,9 +53,10 @@ public final class RowCodec {
                 r.code = switch (rj.stage()) {
                     case Rejected.STAGE_CHECK -> STAGE_CHECK;
                     case Rejected.STAGE_PROVIDER -> STAGE_PROVIDER;
+                    case Rejected.STAGE_SUPPRESSION -> rj.equals(Rejected.suppressed()) ? STAGE_SUPPRESSION : STAGE_OTHER;
                     default -> STAGE_OTHER;
                 };
-                r.detail = rj.reason();
+                r.detail = r.code == STAGE_SUPPRESSION ? null : rj.reason();
                 r.detail2 = r.code == STAGE_OTHER ? rj.stage() : null;
             }
             case Redriven rd -> {
@@ -94,7 +97,7 @@ public final class RowCodec {
                 case CLAIMED -> new Claimed(r.attempt(), r.detail() != null ? r.detail() : r.actor(), r.time2());
                 case PROVIDER_ACCEPTED -> new ProviderAccepted(r.attempt(), r.gateway(), r.providerId());
                 case ATTEMPT_FAILED -> new AttemptFailed(r.attempt(), r.detail(), r.time2());
-                case REJECTED -> new Rejected(switch (r.code()) {
+                case REJECTED -> r.code() == STAGE_SUPPRESSION ? Rejected.suppressed() : new Rejected(switch (r.code()) {
                     case STAGE_CHECK -> Rejected.STAGE_CHECK;
                     case STAGE_PROVIDER -> Rejected.STAGE_PROVIDER;
                     default -> r.detail2();

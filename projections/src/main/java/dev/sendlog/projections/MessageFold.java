@@ -91,7 +91,7 @@ public final class MessageFold {
             }
             case Rejected r -> {
                 require(s.phase() == Phase.CLAIMED, s, e, "only a claimed attempt is rejected");
-                d.lastError = r.stage() + ": " + r.reason();
+                d.lastError = r.lastError();
                 d.to(Phase.REJECTED, null);
             }
             case Redriven r -> evolveRedriven(s, e, r, d);

@@ -46,6 +46,9 @@ import dev.sendlog.service.health.FeedSlotHealthCheck;
 import dev.sendlog.service.dispatch.Poller;
 import dev.sendlog.service.dispatch.Publications;
 import dev.sendlog.service.dispatch.SendWorker;
+import dev.sendlog.service.dispatch.SuppressionCache;
+import dev.sendlog.service.core.SuppressionStore;
+import dev.sendlog.service.resources.SuppressionsResource;
 import dev.sendlog.service.dispatch.ShardLeases;
 import dev.sendlog.service.dispatch.ShardOwner;
 import dev.sendlog.service.dispatch.Timers;
@@ -468,10 +471,15 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
                 env.lifecycle().manage(managed(() -> closeQuietly(provider)));
                 providers.put(name, provider);
             });
+            // Started before the consumer: its first load is usually done before the first claim (until then, checks ask
+            // the database). One connection of its own for LISTEN, outside the pools (PoolBudget counts it).
+            SuppressionCache suppressions = new SuppressionCache(new SuppressionStore(pools.dsl(PoolRole.PIPELINE), clock),
+                    local.database().unpooled(), p.suppression.maxStaleness.toJavaDuration(), metrics);
+            env.lifecycle().manage(suppressions);
             StreamConsumer consumer = new StreamConsumer("send", sendStream, sendPermits,
                     Duration.ofMillis(p.sendWorker.reclaimIdle.toMilliseconds()), metrics);
             SendWorker worker = SendWorker.attach(consumer, new MessageReader(pools.dsl(PoolRole.PIPELINE), events), appender,
-                    providers, new Checks(p.checks), new Backoff(Duration.ofMillis(p.retryBase.toMilliseconds()),
+                    providers, new Checks(p.checks, suppressions::suppressed), new Backoff(Duration.ofMillis(p.retryBase.toMilliseconds()),
                     Duration.ofMillis(p.retryCap.toMilliseconds())), limits, p.shards, config.publicBaseUrl, clock,
                     "worker-" + instance, faults, p.sendWorker.concurrency, metrics);
             env.lifecycle().manage(consumer);
@@ -525,6 +533,8 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
         MessageReader reader = new MessageReader(pools.dsl(PoolRole.API), events);
         env.jersey().register(new MessagesResource(parser, accept, reader, codec, config.publicBaseUrl));
         env.jersey().register(new OpenApiResource());
+        env.jersey().register(new SuppressionsResource(new SuppressionStore(pools.dsl(PoolRole.API), clock),
+                config.pipeline.checks.recipientPattern));
         if (config.accept.directSubmit) {
             env.servlets().addFilter("direct-submit", new DirectSubmit(authenticator, parser, accept, MAX_BODY_BYTES,
                     env.getObjectMapper(), config.publicBaseUrl, metrics)).addMappingForUrlPatterns(EnumSet.of(DispatcherType.REQUEST), true,

@@ -2,6 +2,7 @@ package dev.sendlog.service.config;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
 import io.dropwizard.util.Duration;
+import io.dropwizard.validation.MinDuration;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
@@ -100,6 +101,11 @@ public class PipelineSettings {
     @JsonProperty
     public CheckSettings checks = new CheckSettings();
 
+    @Valid
+    @NotNull
+    @JsonProperty
+    public SuppressionSettings suppression = new SuppressionSettings();
+
     /**
      * How the poller learns of new work: {@code polling} tails the log by query (the default, any PostgreSQL);
      * {@code cdc} reads inserts from a logical replication slot (needs {@code wal_level=logical}; see {@link CdcSettings}).
@@ -191,5 +197,18 @@ public class PipelineSettings {
         @NotNull
         @JsonProperty
         public List<String> blockedTenants = new ArrayList<>();
+    }
+
+    /** The send workers' in-memory copy of the tenants' suppression lists (SuppressionCache). */
+    public static class SuppressionSettings {
+        /**
+         * The staleness bound: a change committed at T is honoured by every claim-time check after T + maxStaleness
+         * (usually within milliseconds, by LISTEN/NOTIFY). The cache also polls every third of it; a cache that has
+         * not caught up for this long is not used, and each check asks the database instead. Default 10s.
+         */
+        @NotNull
+        @MinDuration(value = 3, unit = java.util.concurrent.TimeUnit.MILLISECONDS)
+        @JsonProperty
+        public Duration maxStaleness = Duration.seconds(10);
     }
 }

@@ -68,7 +68,12 @@ public final class PoolBudget {
         lines.add("send workers " + config.pipeline.sendWorker.concurrency + " in flight (sharing the pipeline pool through "
                 + config.pipeline.appendWriters + " group-commit writers)");
         lines.add("callback workers " + config.receipts.concurrency + " in flight (callbacks pool)");
-        int total = d.api + d.pipeline + d.callbacks + d.maintenance + 1;
+        int listeners = 0;
+        if (config.components.contains(Components.SEND_WORKER)) {
+            listeners = 1;
+            lines.add("suppression listener 1 (LISTEN, outside the pools)");
+        }
+        int total = d.api + d.pipeline + d.callbacks + d.maintenance + 1 + listeners;
         return new Budget(lines, total, max, config.database.reservedConnections, others);
     }
 

@@ -1,15 +1,18 @@
 package dev.sendlog.service.dispatch;
 
+import dev.sendlog.events.Rejected;
 import dev.sendlog.service.config.PipelineSettings.CheckSettings;
 import dev.sendlog.service.core.MessageRow;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.BiPredicate;
 import java.util.regex.Pattern;
 
 /**
  * The checks a worker runs after claiming and before any provider call. A message that fails one is
- * REJECTED with the reason; nothing recorded for it ever says it went to a provider.
+ * REJECTED with the reason; nothing recorded for it ever says it went to a provider. Last, the tenant's suppression
+ * list (API.md): a listed recipient's message is REJECTED with lastError {@code suppressed}.
  */
 public final class Checks {
     private final Pattern recipient;
@@ -17,8 +20,11 @@ public final class Checks {
     private final Set<String> blockedExact;
     private final List<String> blockedPrefixes;
     private final Set<String> blockedTenants;
+    private final BiPredicate<String, String> suppressed;
 
-    public Checks(CheckSettings settings) {
+    /** @param suppressed whether a tenant (first) has suppressed a recipient (second): {@link SuppressionCache#suppressed} */
+    public Checks(CheckSettings settings, BiPredicate<String, String> suppressed) {
+        this.suppressed = suppressed;
         this.recipient = Pattern.compile(settings.recipientPattern);
         this.maxBodyChars = settings.maxBodyChars;
         this.blockedExact = Set.copyOf(settings.blockedRecipients.stream().filter(b -> !b.endsWith("*")).toList());
@@ -27,7 +33,16 @@ public final class Checks {
         this.blockedTenants = Set.copyOf(settings.blockedTenants);
     }
 
-    /** Why the message may not be sent, or empty when it may. */
+    /** The REJECTED event of a message that may not be sent, or empty when it may. */
+    public Optional<Rejected> rejection(MessageRow m) {
+        Optional<String> refusal = refuse(m);
+        if (refusal.isPresent()) {
+            return Optional.of(new Rejected(Rejected.STAGE_CHECK, refusal.get()));
+        }
+        return suppressed.test(m.tenant(), m.recipient()) ? Optional.of(Rejected.suppressed()) : Optional.empty();
+    }
+
+    /** Why the message may not be sent by the configured checks, or empty when it may. */
     public Optional<String> refuse(MessageRow m) {
         if (blockedTenants.contains(m.tenant())) {
             return Optional.of("tenant " + m.tenant() + " is not allowed to send");

@@ -289,14 +289,14 @@ public final class SendWorker {
         Claimed claim = claimed.claim();
         faults.at(FaultPoint.AFTER_CLAIM);
         short shard = Shards.of(job.messageId(), shardCount);
-        Optional<String> refusal;
+        Optional<Rejected> refusal;
         try (Timer.Context ignored = checkTimer.time()) {
-            refusal = checks.refuse(message.row());
+            refusal = checks.rejection(message.row());
         }
         if (refusal.isPresent()) {
-            recordUnlessMovedOn(job, message.row().tenant(), state, new Rejected(Rejected.STAGE_CHECK, refusal.get()), shard);
+            recordUnlessMovedOn(job, message.row().tenant(), state, refusal.get(), shard);
             rejected.inc();
-            LOG.info("message rejected by check message_id={} reason=\"{}\"", job.messageId(), refusal.get());
+            LOG.info("message rejected by check message_id={} reason=\"{}\"", job.messageId(), refusal.get().lastError());
             return true;
         }
         Provider provider = providers.get(message.row().gateway());

@@ -23,7 +23,13 @@ class AccessControlTest {
     /** An endpoint as method, path and body (null for none). */
     private record Call(String method, String path, String body) {
         ApiResponse as(String key) {
-            return method.equals("GET") ? SERVICE.api().get(path, key) : SERVICE.api().post(path, key, body);
+            return switch (method) {
+                case "GET" -> SERVICE.api().get(path, key);
+                case "POST" -> SERVICE.api().post(path, key, body);
+                default -> SERVICE.api().send(SERVICE.api().builder(path, key, "Content-Type", "application/json")
+                        .method(method, body == null ? java.net.http.HttpRequest.BodyPublishers.noBody()
+                                : java.net.http.HttpRequest.BodyPublishers.ofString(body)), body);
+            };
         }
 
         @Override
@@ -47,7 +53,11 @@ class AccessControlTest {
                 new Call("GET", "/v1/admin/dead", null),
                 new Call("GET", "/v1/admin/parked", null),
                 new Call("POST", "/v1/admin/messages/" + acmeMessage + "/redrive", ""),
-                new Call("POST", "/v1/admin/parked/1/resolve", "{\"action\":\"discard\",\"note\":\"n\"}"));
+                new Call("POST", "/v1/admin/parked/1/resolve", "{\"action\":\"discard\",\"note\":\"n\"}"),
+                new Call("PUT", "/v1/suppressions/+4915112345678?tenant=acme", "{\"reason\":\"user replied STOP\"}"),
+                new Call("DELETE", "/v1/suppressions/+4915112345678?tenant=acme", null),
+                new Call("GET", "/v1/suppressions?tenant=acme", null),
+                new Call("GET", "/v1/suppressions/+4915112345678/changes?tenant=acme", null));
     }
 
     @Test
@@ -130,6 +140,22 @@ class AccessControlTest {
         // The same calls pass the role check for an admin: an accepted message cannot be re-driven, there is no parked row 1.
         assertThat(everyEndpoint().get(7).as("admin-1").status()).isEqualTo(409);
         assertThat(everyEndpoint().get(8).as("admin-1").status()).isEqualTo(404);
+    }
+
+    @Test
+    void aSupportKeyReadsSuppressionListsButOnlyClientAndAdminKeysChangeThem() {
+        List<Call> suppressions = everyEndpoint().subList(9, 13);
+        for (Call change : suppressions.subList(0, 2)) {
+            ApiResponse r = change.as("support-1");
+            assertThat(r.status()).as(change.toString()).isEqualTo(403);
+            assertThat(r.contentType()).startsWith("application/problem+json");
+        }
+        for (Call read : suppressions.subList(2, 4)) {
+            assertThat(read.as("support-1").status()).as(read.toString()).isEqualTo(200);
+        }
+        assertThat(suppressions.get(0).as("admin-1").status()).isEqualTo(200);
+        assertThat(suppressions.get(1).as("admin-1").status()).isEqualTo(204);
+        assertThat(suppressions.get(1).as("admin-1").status()).as("no longer listed").isEqualTo(404);
     }
 
     @Test

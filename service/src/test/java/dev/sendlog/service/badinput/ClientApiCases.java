@@ -7,8 +7,9 @@ import java.util.UUID;
 
 /**
  * Requests to the client API: submissions and batches (bodies from {@link SubmitBodies}), reads of one message and
- * of its events, searches with garbage parameters, and odd methods and paths; each with odd headers, content types,
- * framing and keys sometimes. A client reading another tenant's message must get exactly 404.
+ * of its events, searches with garbage parameters, the suppression list (PUT, DELETE, list, changes) with odd
+ * recipients, reasons and parameters, and odd methods and paths; each with odd headers, content types, framing and
+ * keys sometimes. A client reading another tenant's message must get exactly 404.
  */
 final class ClientApiCases {
     static final String[] STATUSES = {"ACCEPTED", "SENDING", "RETRYING", "SENT", "IN_TRANSIT", "DELIVERED", "UNDELIVERED",
@@ -41,10 +42,89 @@ final class ClientApiCases {
         if (roll < 70) {
             return readOne();
         }
-        if (roll < 92) {
+        if (roll < 85) {
             return search();
         }
+        if (roll < 94) {
+            return suppression();
+        }
         return other();
+    }
+
+    /**
+     * A request to the suppression list. Notes say what is wrong with it ("bad-recipient", "bad-reason"), so that a
+     * 2xx answer to one is a failure (ClientApiFuzzTest).
+     */
+    private FuzzCase suppression() {
+        String recipient;
+        if (junk.chance(0.5)) {
+            recipient = junk.pick("%2B4915112345678", "+4915112345678", "%2B12025550123", "+33612345678");
+        } else {
+            recipient = junk.pick("12345", "%2B0123456789", "%2B49", "%2B4915112345678901234", "4915112345678", "%2B49%00",
+                    "%2B49 1511", "%2B%2B491511234567", "%EF%BC%8B4915112345678", "%2B49151123456%C2%B2", url.value());
+        }
+        boolean good = recipient.startsWith("+") || recipient.startsWith("%2B4915") || recipient.startsWith("%2B1")
+                || recipient.startsWith("%2B33");
+        if (recipient.equals("%2B4915112345678901234")) {
+            good = false;
+        }
+        String method = junk.pick("PUT", "PUT", "DELETE", "GET", "GET");
+        boolean changes = method.equals("GET") && junk.chance(0.5);
+        String target = method.equals("GET") && !changes ? "/v1/suppressions" : "/v1/suppressions/" + recipient
+                + (changes ? "/changes" : "");
+        List<String> params = new ArrayList<>();
+        int n = junk.between(0, 3);
+        boolean badReason = false;
+        for (int i = 0; i < n; i++) {
+            String name = junk.pick("tenant", "limit", "cursor", "reason", "unknown", "");
+            String value = switch (name) {
+                case "tenant" -> junk.pick("acme", "globex", "ops", "", "%00", "nosuch", UrlJunk.encode(junk.text(10)));
+                case "limit" -> junk.pick("0", "1", "50", "500", "501", "-1", "NaN", "99999999999999999999");
+                case "cursor" -> junk.pick("KzQ5MTUxMTIzNDU2Nzg", "%25%25", "AA", "1", "-1", "x", UrlJunk.encode(junk.text(8)));
+                case "reason" -> junk.pick("user%20replied%20STOP", "", "%20", "%00", "x".repeat(501), UrlJunk.encode(junk.text(30)));
+                default -> UrlJunk.encode(junk.text(6));
+            };
+            params.add(name + "=" + value);
+        }
+        if (!params.isEmpty()) {
+            target += "?" + String.join("&", params);
+        }
+        RawRequest.Builder b = RawRequest.method(method, target);
+        if (!good && !(method.equals("GET") && !changes)) {
+            b.note("bad-recipient");
+        }
+        String tenant = headers.authorization(b, 0.9, HeaderJunk.CLIENT_A, HeaderJunk.CLIENT_B, "support-1", "admin-1");
+        headers.accept(b);
+        if (method.equals("PUT")) {
+            headers.contentType(b, 0.9);
+            String body = switch (junk.below(12)) {
+                case 0, 1, 2, 3 -> "{\"reason\":\"user replied STOP\"}";
+                case 4 -> {
+                    badReason = true;
+                    yield "{}";
+                }
+                case 5 -> {
+                    badReason = true;
+                    yield junk.pick("{\"reason\":null}", "{\"reason\":7}", "{\"reason\":[\"x\"]}", "{\"reason\":\"\"}",
+                            "{\"reason\":\"   \"}", "{\"reason\":\"a\\u0000b\"}", "{\"reason\":\"\\ud800\"}");
+                }
+                case 6 -> {
+                    badReason = true;
+                    yield "{\"reason\":\"" + "x".repeat(junk.between(501, 2000)) + "\"}";
+                }
+                case 7 -> {
+                    badReason = true;
+                    yield junk.pick("{\"reason\":\"x\",\"until\":1}", "[\"x\"]", "\"x\"", "{\"reason\":\"x\"} {}", "", "{",
+                            "{\"reason\":\"x\",\"reason\":\"y\"}");
+                }
+                default -> "{\"reason\":" + com.fasterxml.jackson.databind.node.TextNode.valueOf(junk.text(40)) + "}";
+            };
+            b.body(body);
+        }
+        if (badReason) {
+            b.note("bad-reason");
+        }
+        return new FuzzCase(FuzzCase.Kind.SUPPRESSION, b.build(), Set.of(), tenant);
     }
 
     private FuzzCase submit(boolean batch) {

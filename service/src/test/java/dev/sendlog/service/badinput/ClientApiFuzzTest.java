@@ -16,7 +16,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Generated requests to the client API (submit, batch, read one and its events, search, odd methods and paths).
+ * Generated requests to the client API (submit, batch, read one and its events, search, the suppression list, odd
+ * methods and paths).
  * Every one is answered with a 4xx problem+json or accepted; every accepted message is committed with its
  * ACCEPTED event and reads back; no client ever sees another tenant's message; nothing is logged as failed.
  */
@@ -75,6 +76,19 @@ class ClientApiFuzzTest {
     /** What an answer must show beyond the problem property; records accepted ids with their tenant. */
     private static String check(FuzzCase c, RawResponse r, Map<String, String> accepted) {
         if (r.status() < 200 || r.status() >= 300) {
+            return null;
+        }
+        if (c.kind() == FuzzCase.Kind.SUPPRESSION) {
+            String notes = c.request().describe();
+            if (c.tenant() == null) {
+                return "answered " + r.status() + " without a valid key";
+            }
+            if (notes.contains("bad-recipient")) {
+                return "took a recipient that does not match the pattern";
+            }
+            if (notes.contains("bad-reason")) {
+                return "took a suppression without a valid reason";
+            }
             return null;
         }
         JsonNode json = r.json();

@@ -62,7 +62,8 @@ import org.openqa.selenium.support.ui.WebDriverWait;
 /**
  * The support console in real headless Chromium (Debian's chromium and chromium-driver) against the real
  * service: sign-in, search, the timeline (with what compaction folded), the DEAD list and an admin's re-drive,
- * parked input and its resolution, and problem+json errors shown to the user.
+ * parked input and its resolution, a tenant's suppression list (an admin adds and removes, support reads), and
+ * problem+json errors shown to the user.
  */
 class ConsoleBrowserTest {
     private static final Path CHROMIUM = Path.of("/usr/bin/chromium");
@@ -234,6 +235,50 @@ class ConsoleBrowserTest {
         click(By.id("parked-all"));
         wait.until(ExpectedConditions.textToBe(By.cssSelector(rowCss("parked-row", Long.toString(parkedId))
                 + " [data-test=parked-resolution]"), "discard: garbage from a test by admin:ops-admin"));
+    }
+
+    @Test
+    void anAdminSuppressesAndRemovesARecipientSupportOnlyReadsAndTheChangesShowWhoAndWhy() {
+        String to = Messages.recipient();
+        signIn("admin-1", "admin");
+        click(By.id("tab-suppressions"));
+        type("suppressions-tenant", "acme");
+        click(By.id("suppressions-load"));
+        wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("suppress-form")));
+        type("suppress-recipient", to);
+        type("suppress-reason", "user replied STOP <b id=\"injected\">x</b>");
+        click(By.id("suppress-submit"));
+        WebElement row = wait.until(ExpectedConditions.visibilityOfElementLocated(row("suppression-row", to)));
+        assertThat(row.findElement(By.cssSelector("[data-test=suppression-reason]")).getText())
+                .isEqualTo("user replied STOP <b id=\"injected\">x</b>");
+        assertThat(row.findElement(By.cssSelector("[data-test=suppression-actor]")).getText()).isEqualTo("admin:ops-admin");
+        assertThat(browser.findElements(By.id("injected"))).as("text, not markup").isEmpty();
+        assertThat(SERVICE.api().get("/v1/suppressions", "client-a").json().get("items").findValuesAsText("recipient"))
+                .contains(to);
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("suppression-changes"), "ADD by admin:ops-admin"));
+
+        signOut();
+        signIn("support-1", "support");
+        click(By.id("tab-suppressions"));
+        type("suppressions-tenant", "acme");
+        click(By.id("suppressions-load"));
+        row = wait.until(ExpectedConditions.visibilityOfElementLocated(row("suppression-row", to)));
+        assertThat(browser.findElement(By.id("suppress-form")).isDisplayed()).as("support may not change it").isFalse();
+        assertThat(row.findElements(By.cssSelector("[data-test=unsuppress]"))).isEmpty();
+
+        signOut();
+        signIn("admin-1", "admin");
+        click(By.id("tab-suppressions"));
+        type("suppressions-tenant", "acme");
+        click(By.id("suppressions-load"));
+        row = wait.until(ExpectedConditions.visibilityOfElementLocated(row("suppression-row", to)));
+        row.findElement(By.cssSelector("[data-test=unsuppress-reason]")).sendKeys("user replied START");
+        row.findElement(By.cssSelector("[data-test=unsuppress]")).click();
+        wait.until(ExpectedConditions.invisibilityOfElementLocated(row("suppression-row", to)));
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("suppression-changes"),
+                "REMOVE by admin:ops-admin: user replied START"));
+        assertThat(SERVICE.api().get("/v1/suppressions", "client-a").json().get("items").findValuesAsText("recipient"))
+                .doesNotContain(to);
     }
 
     @Test
