@@ -294,16 +294,18 @@ public final class SendWorker {
             refusal = checks.rejection(message.row());
         }
         if (refusal.isPresent()) {
-            recordUnlessMovedOn(job, message.row().tenant(), state, refusal.get(), shard);
-            rejected.inc();
-            LOG.info("message rejected by check message_id={} reason=\"{}\"", job.messageId(), refusal.get().lastError());
+            if (recordUnlessMovedOn(job, message.row().tenant(), state, refusal.get(), shard)) {
+                rejected.inc();
+                LOG.info("message rejected by check message_id={} reason=\"{}\"", job.messageId(), refusal.get().lastError());
+            }
             return true;
         }
         Provider provider = providers.get(message.row().gateway());
         if (provider == null) {
-            recordUnlessMovedOn(job, message.row().tenant(), state, new Rejected(Rejected.STAGE_CHECK, "gateway " + message.row().gateway()
-                    + " is not configured"), shard);
-            rejected.inc();
+            if (recordUnlessMovedOn(job, message.row().tenant(), state, new Rejected(Rejected.STAGE_CHECK, "gateway "
+                    + message.row().gateway() + " is not configured"), shard)) {
+                rejected.inc();
+            }
             return true;
         }
         SubmitOutcome outcome;
@@ -337,14 +339,18 @@ public final class SendWorker {
             return switch (outcome) {
                 case SubmitOutcome.Accepted a -> recordAcceptance(job, message, state, a.providerId(), shard);
                 case SubmitOutcome.Permanent p -> {
-                    recordUnlessMovedOn(job, message.row().tenant(), state, new Rejected(Rejected.STAGE_PROVIDER, "HTTP " + p.status() + ": " + p.text()), shard);
-                    rejected.inc();
+                    if (recordUnlessMovedOn(job, message.row().tenant(), state,
+                            new Rejected(Rejected.STAGE_PROVIDER, "HTTP " + p.status() + ": " + p.text()), shard)) {
+                        rejected.inc();
+                    }
                     yield true;
                 }
                 case SubmitOutcome.Transient t -> {
                     Instant next = clock.instant().plus(backoff.after(claim.attempt(), t.retryAfter()));
                     MessageEvent event = Decisions.afterTransientFailure(state, t.reason(), next, limits);
-                    recordUnlessMovedOn(job, message.row().tenant(), state, event, shard);
+                    if (!recordUnlessMovedOn(job, message.row().tenant(), state, event, shard)) {
+                        yield true; // not recorded: counted as unrecorded or dropped as stale there
+                    }
                     if (event instanceof Dead d) {
                         dead.inc();
                         LOG.warn("message dead message_id={} reason=\"{}\"", job.messageId(), d.reason());
@@ -363,8 +369,9 @@ public final class SendWorker {
      * waiting for its claim deadline.
      */
     private boolean handBack(SendJob job, MessageDetails message, MessageState state, short shard) {
-        recordUnlessMovedOn(job, message.row().tenant(), state, new Redriven(job.attempt(), RedriveReason.HANDED_BACK), shard);
-        handedBack.inc();
+        if (recordUnlessMovedOn(job, message.row().tenant(), state, new Redriven(job.attempt(), RedriveReason.HANDED_BACK), shard)) {
+            handedBack.inc();
+        }
         return true;
     }
 
@@ -476,15 +483,16 @@ public final class SendWorker {
     /**
      * Appends a result of the claimed attempt unless the message moved on (a timer re-drove it): then it is stale. A
      * result that ends the message (REJECTED, DEAD) carries its final status; a retry sooner than the publication's
-     * next check brings that check forward.
+     * next check brings that check forward. Returns whether it was recorded: the callers count an outcome (rejected,
+     * dead, retried, handed back) only then, so a result given up after its lost races is counted once, as unrecorded.
      */
-    private void recordUnlessMovedOn(SendJob job, String tenant, MessageState claimed, MessageEvent result, short shard) {
+    private boolean recordUnlessMovedOn(SendJob job, String tenant, MessageState claimed, MessageEvent result, short shard) {
         MessageState state = claimed;
         for (int i = 0; i < MAX_DECISIONS; i++) {
             if (state.phase() != Phase.CLAIMED || state.attempt() != job.attempt()) {
                 LOG.info("result of an attempt that moved on is dropped message_id={} attempt={} now={}", job.messageId(),
                         job.attempt(), state.phase());
-                return;
+                return false;
             }
             NewEvent event = new NewEvent(job.messageId(), state.nextSeq(), shard, actor, clock.instant(), result);
             Optional<FinalStatus> ends = Decisions.finalStatusAfter(state, stored(event));
@@ -494,7 +502,7 @@ public final class SendWorker {
             PublicationWake wake = result instanceof AttemptFailed f ? new PublicationWake(job.publication(), f.nextAttemptAt()) : null;
             beforeResultAppend.accept(event); // nothing in production; a test's competing writer (see attach)
             if (!appender.append(List.of(event), null, wake).isEmpty()) {
-                return;
+                return true;
             }
             state = reader.find(job.messageId()).orElseThrow().state();
         }
@@ -502,6 +510,7 @@ public final class SendWorker {
                 MAX_DECISIONS, job.messageId(), job.attempt());
         racesGivenUp.inc();
         unrecorded.inc();
+        return false;
     }
 
     private static StoredEvent stored(NewEvent e) {

@@ -123,6 +123,7 @@ class SendWorkerTest {
         await().atMost(Duration.ofSeconds(30)).until(() -> metrics.counter("send.outcomes.unrecorded").getCount() == 1);
 
         assertThat(metrics.counter("send.races.given.up").getCount()).isEqualTo(1);
+        assertThat(metrics.counter("messages.rejected").getCount()).as("no rejection was recorded, so none is counted").isZero();
         assertThat(logged.lines()).anySatisfy(l -> assertThat(l)
                 .startsWith("WARN result lost 5 races in a row message_id=" + id + " attempt=1"));
         assertThat(taken).as("one competing event at each seq the worker tried, after CLAIMED at 3")
@@ -192,7 +193,7 @@ class SendWorkerTest {
         toClose.add(appender::stop);
         PipelineSettings.CheckSettings checks = new PipelineSettings.CheckSettings();
         checks.blockedTenants = List.of(BLOCKED_TENANT);
-        return SendWorker.attach(consumer, new MessageReader(dsl, store), appender, Map.of(), new Checks(checks),
+        return SendWorker.attach(consumer, new MessageReader(dsl, store), appender, Map.of(), new Checks(checks, (tenant, recipient) -> false),
                 new Backoff(Duration.ofMillis(100), Duration.ofSeconds(1)), Limits.defaults(), SHARDS, "http://127.0.0.1:1",
                 InstantSource.system(), "worker-test", Faults.NONE, 2, metrics, beforeResultAppend);
     }
