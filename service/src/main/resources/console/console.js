@@ -10,7 +10,7 @@
   // Statuses that change without anyone acting: an open message in one of these is read again every few seconds.
   const MOVING = new Set(["ACCEPTED", "SENDING", "RETRYING"]);
   const FOLLOW_MS = 2000;
-  const FIELDS = ["id", "tenant", "status", "to", "from", "reference", "gateway", "providerId", "attempts", "acceptedAt",
+  const FIELDS = ["id", "tenant", "status", "to", "from", "validUntil", "reference", "gateway", "providerId", "attempts", "acceptedAt",
     "updatedAt", "lastError"];
   const NO_MESSAGE = "00000000-0000-0000-0000-000000000000";
 

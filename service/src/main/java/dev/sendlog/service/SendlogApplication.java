@@ -521,7 +521,7 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
         AcceptService accept = new AcceptService(writer, groupCommitter, config.database.connectionTimeoutMs + 10_000L, faults,
                 new SenderPolicy(config.tenants));
         SubmitParser parser = new SubmitParser(config.gateways.keySet(), config.defaultGateway,
-                config.pipeline.checks.recipientPattern);
+                config.pipeline.checks.recipientPattern, clock);
         MessageReader reader = new MessageReader(pools.dsl(PoolRole.API), events);
         env.jersey().register(new MessagesResource(parser, accept, reader, codec, config.publicBaseUrl));
         env.jersey().register(new OpenApiResource());
