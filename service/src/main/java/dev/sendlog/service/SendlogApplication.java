@@ -70,6 +70,7 @@ import dev.sendlog.service.queue.StreamKeys;
 import dev.sendlog.service.core.AcceptService;
 import dev.sendlog.service.core.SenderPolicy;
 import dev.sendlog.service.core.AdminActions;
+import dev.sendlog.service.core.Cancellation;
 import dev.sendlog.service.core.AcceptWriter;
 import dev.sendlog.service.core.Faults;
 import dev.sendlog.service.core.GroupCommit;
@@ -523,7 +524,8 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
         SubmitParser parser = new SubmitParser(config.gateways.keySet(), config.defaultGateway,
                 config.pipeline.checks.recipientPattern, clock);
         MessageReader reader = new MessageReader(pools.dsl(PoolRole.API), events);
-        env.jersey().register(new MessagesResource(parser, accept, reader, codec, config.publicBaseUrl));
+        env.jersey().register(new MessagesResource(parser, accept, reader, codec, config.publicBaseUrl,
+                new Cancellation(pools.dsl(PoolRole.API), events, reader, clock, config.pipeline.shards)));
         env.jersey().register(new OpenApiResource());
         if (config.accept.directSubmit) {
             env.servlets().addFilter("direct-submit", new DirectSubmit(authenticator, parser, accept, MAX_BODY_BYTES,
