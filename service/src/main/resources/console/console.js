@@ -7,10 +7,11 @@
   const PAGE_SIZE = 50;
   // API.md: a re-drive is taken only for DEAD, UNKNOWN (before it was sent) and RETRYING; the service decides.
   const REDRIVABLE = new Set(["DEAD", "UNKNOWN", "RETRYING"]);
+  const CANCELLABLE = new Set(["ACCEPTED", "RETRYING"]);
   // Statuses that change without anyone acting: an open message in one of these is read again every few seconds.
   const MOVING = new Set(["ACCEPTED", "SENDING", "RETRYING"]);
   const FOLLOW_MS = 2000;
-  const FIELDS = ["id", "tenant", "status", "to", "from", "reference", "gateway", "providerId", "attempts", "segments", "acceptedAt",
+  const FIELDS = ["id", "tenant", "status", "to", "from", "validUntil", "reference", "gateway", "providerId", "attempts", "segments", "acceptedAt",
     "updatedAt", "lastError"];
   const NO_MESSAGE = "00000000-0000-0000-0000-000000000000";
 
@@ -160,12 +161,48 @@
       return "admin";
     } catch (e) {
       if (e.status === 403) {
-        return "support";
+        return probeClient();
       }
       if (e.status === 404) {
         return "admin";
       }
       throw e;
+    }
+  }
+
+  /** Support or a tenant's client key? A cancel of a message that cannot exist: 403 to support, 404 to a client. */
+  async function probeClient() {
+    try {
+      await api("POST", `/v1/messages/${NO_MESSAGE}/cancel`);
+      return "client";
+    } catch (e) {
+      if (e.status === 403) {
+        return "support";
+      }
+      if (e.status === 404) {
+        return "client";
+      }
+      throw e;
+    }
+  }
+
+  function cancelButton(id) {
+    const button = el("button", { type: "button", "data-test": "cancel", "data-id": id }, "Cancel");
+    button.addEventListener("click", () => act(() => cancel(id, button)));
+    return button;
+  }
+
+  async function cancel(id, button) {
+    button.disabled = true;
+    try {
+      const answer = await api("POST", `/v1/messages/${encodeURIComponent(id)}/cancel`);
+      notice(`Message ${id} is ${text(answer && answer.status)}.`);
+      button.replaceWith(el("span", { class: "done", "data-test": "cancelled" }, "cancelled"));
+    } finally {
+      button.disabled = false;
+    }
+    if (state.openId === id) {
+      await loadMessage();
     }
   }
 
@@ -511,7 +548,15 @@
       el("dd", { "data-field": name, id: name === "status" ? "message-status" : null },
         name === "status" ? statusBadge(message.status) : text(message[name])),
     ]));
-    $("message-actions").replaceChildren(state.role === "admin" && REDRIVABLE.has(message.status) ? redriveButton(id) : []);
+    const actions = [];
+    if (state.role === "admin" && REDRIVABLE.has(message.status)) {
+      actions.push(redriveButton(id));
+    }
+    // API.md: a cancel is taken only before a worker claims the message; the service decides (409 otherwise).
+    if ((state.role === "admin" || state.role === "client") && CANCELLABLE.has(message.status)) {
+      actions.push(cancelButton(id));
+    }
+    $("message-actions").replaceChildren(...actions);
     $("timeline").replaceChildren(...history.events.map((e) => eventItem(e, false)));
     if (MOVING.has(message.status)) {
       state.follow = setTimeout(() => {

@@ -65,6 +65,8 @@ public final class EventCodec {
             case RECEIPT -> Receipt.class;
             case OUTCOME_UNKNOWN -> OutcomeUnknown.class;
             case RESOLVED -> Resolved.class;
+            case EXPIRED -> Expired.class;
+            case CANCELLED -> Cancelled.class;
         };
     }
 

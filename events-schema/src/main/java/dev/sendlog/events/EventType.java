@@ -20,9 +20,11 @@ public enum EventType {
     RECEIPT(9, 1),
     OUTCOME_UNKNOWN(10, 1),
     RESOLVED(11, 1),
-    COMPACTED(12, 2);
+    COMPACTED(12, 2),
+    EXPIRED(13, 1),
+    CANCELLED(14, 1);
 
-    private static final EventType[] BY_CODE = new EventType[13];
+    private static final EventType[] BY_CODE = new EventType[15];
 
     static {
         for (EventType t : values()) {

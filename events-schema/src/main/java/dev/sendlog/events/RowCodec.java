@@ -84,6 +84,12 @@ public final class RowCodec {
                 r.detail = rs.note();
             }
             case Compacted c -> r.packed = codec.packSnapshot(c);
+            case Expired x -> {
+                // Nothing but the type: the validity is the message row's, the decider the actor.
+            }
+            case Cancelled x -> {
+                // Nothing but the type: who cancelled is the actor.
+            }
         }
         return new EventRow(messageId, seq, event.type(), actor, at, r.attempt, r.code, r.kind, r.ref, publication, r.time2,
                 r.gateway, r.providerId, r.detail, r.detail2, r.packed);
@@ -110,6 +116,8 @@ public final class RowCodec {
                 case RESOLVED -> new Resolved(r.ref(), r.code() == ACTION_APPLY ? Resolved.APPLY : Resolved.DISCARD,
                         r.kind() == null ? null : ReceiptKind.values()[r.kind() - 1], r.detail());
                 case COMPACTED -> codec.unpackSnapshot(r.messageId(), r.packed());
+                case EXPIRED -> new Expired();
+                case CANCELLED -> new Cancelled();
             };
         } catch (NullPointerException | IllegalArgumentException | ArrayIndexOutOfBoundsException e) {
             throw new UnreadableEventException("event " + r.type() + " at seq " + r.seq() + " of " + r.messageId()

@@ -26,6 +26,8 @@ class EventCodecTest {
                 new Receipt(ReceiptKind.DELIVERED, "sim", "p42", "DELIVRD", T, null, 12),
                 new OutcomeUnknown("no final receipt within PT48H"),
                 new Resolved(9, Resolved.APPLY, ReceiptKind.DELIVERED, "confirmed by phone"),
+                new Expired(),
+                new Cancelled(),
                 new Compacted(List.of(new StoredEvent(ID, 1, T, "api", new Accepted("demo", "sim")),
                         new StoredEvent(ID, 2, T, "poller-1", new Published(1, 1, T)))));
     }

@@ -4,8 +4,10 @@ import dev.sendlog.events.FinalStatus;
 import dev.sendlog.events.StoredEvent;
 
 import dev.sendlog.events.AttemptFailed;
+import dev.sendlog.events.Cancelled;
 import dev.sendlog.events.Claimed;
 import dev.sendlog.events.Dead;
+import dev.sendlog.events.Expired;
 import dev.sendlog.events.MessageEvent;
 import dev.sendlog.events.OutcomeUnknown;
 import dev.sendlog.events.Receipt;
@@ -65,10 +67,47 @@ public final class Decisions {
         return new AttemptFailed(s.attempt(), error, nextAttemptAt);
     }
 
-    /** Whether the provider's acceptance still has to be recorded (it is recorded once, whichever attempt). */
+    /**
+     * Whether the provider's acceptance still has to be recorded (it is recorded once, whichever attempt). An EXPIRED or
+     * CANCELLED message was never claimed since; only a claim from before (one that outlived its deadline) can have
+     * reached the provider, and then the provider's answer decides, as for any submit in flight: it is recorded and
+     * charged, because the provider has it. Without any claim there is nothing the provider could have answered.
+     */
     public static boolean shouldRecordAcceptance(MessageState s) {
         boolean alreadyAccepted = s.phase().isProviderAccepted() || (s.phase() == Phase.UNKNOWN && s.providerId() != null);
-        return !alreadyAccepted && s.phase() != Phase.REJECTED && s.phase() != Phase.NONE;
+        boolean endedUnsent = s.phase() == Phase.EXPIRED || s.phase() == Phase.CANCELLED;
+        return !alreadyAccepted && s.phase() != Phase.REJECTED && s.phase() != Phase.NONE && !(endedUnsent && s.claims() == 0);
+    }
+
+    /**
+     * EXPIRED when the message's validity has passed ({@code validUntil} at or before {@code now}) while it waits for a
+     * worker: a worker asks at its claim (a retry is a claim too), a timer at the message's deadlines and at the validity
+     * itself. A claimed attempt is not expired: it may be at the provider, whose answer decides (API.md). Empty when the
+     * message has no validity, it has not passed, or the message is not waiting.
+     */
+    public static Optional<Expired> expiry(MessageState s, Instant validUntil, Instant now) {
+        if (validUntil == null || now.isBefore(validUntil) || !s.isWaiting()) {
+            return Optional.empty();
+        }
+        return Optional.of(new Expired());
+    }
+
+    /**
+     * A cancel: only while no worker holds the message (SCHEDULED, ACCEPTED, RETRYING before its next claim). Appended
+     * with the expected seq, so a claim racing it for the same seq either wins (the cancel is refused) or loses (the
+     * worker finds the job stale and never calls the provider).
+     */
+    public static Optional<Cancelled> cancel(MessageState s) {
+        return s.isWaiting() ? Optional.of(new Cancelled()) : Optional.empty();
+    }
+
+    /**
+     * What a timer appends for a message with a validity: EXPIRED once it has passed while the message waits, else what
+     * its deadline asks for ({@link #onDeadline(MessageState, Instant, Limits)}).
+     */
+    public static Optional<MessageEvent> onDeadline(MessageState s, Instant validUntil, Instant now, Limits limits) {
+        Optional<MessageEvent> expired = expiry(s, validUntil, now).map(x -> x);
+        return expired.isPresent() ? expired : onDeadline(s, now, limits);
     }
 
     /** What a timer appends when the state's deadline has passed, or empty when nothing is due. */

@@ -2,9 +2,11 @@ package dev.sendlog.projections;
 
 import dev.sendlog.events.Accepted;
 import dev.sendlog.events.AttemptFailed;
+import dev.sendlog.events.Cancelled;
 import dev.sendlog.events.Claimed;
 import dev.sendlog.events.Compacted;
 import dev.sendlog.events.Dead;
+import dev.sendlog.events.Expired;
 import dev.sendlog.events.OutcomeUnknown;
 import dev.sendlog.events.ProviderAccepted;
 import dev.sendlog.events.Published;
@@ -76,9 +78,9 @@ public final class MessageFold {
                 d.to(Phase.CLAIMED, new Deadline(DeadlineKind.CLAIM, c.deadline()));
             }
             case ProviderAccepted pa -> {
-                require(!s.phase().isProviderAccepted() && !(s.phase() == Phase.UNKNOWN && s.providerId() != null)
-                        && s.phase() != Phase.REJECTED && s.phase() != Phase.NONE, s, e,
-                        "the provider accepts a message once, and never a rejected one");
+                require(Decisions.shouldRecordAcceptance(s), s, e,
+                        "the provider accepts a message once, never a rejected one, and an expired or cancelled one only"
+                                + " when an earlier claim reached it");
                 d.providerId = pa.providerId();
                 d.sentAt = e.at();
                 d.lastError = null;
@@ -119,6 +121,17 @@ public final class MessageFold {
                         applyFinal(s, d, r.status(), r.note());
                     }
                 }
+            }
+            case Expired x -> {
+                require(s.isWaiting(), s, e, "only a message waiting for a worker expires (a claimed one is decided by"
+                        + " the provider's answer)");
+                d.lastError = "validity passed before it was submitted";
+                d.to(Phase.EXPIRED, null);
+            }
+            case Cancelled x -> {
+                require(s.isWaiting(), s, e, "only a message no worker holds is cancelled");
+                d.lastError = null;
+                d.to(Phase.CANCELLED, null);
             }
             case Compacted c -> throw new IllegalStateException("unreachable: handled above");
         }

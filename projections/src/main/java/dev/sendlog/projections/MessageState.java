@@ -58,6 +58,8 @@ public record MessageState(
             case UNKNOWN -> MessageStatus.UNKNOWN;
             case REJECTED -> MessageStatus.REJECTED;
             case DEAD -> MessageStatus.DEAD;
+            case EXPIRED -> MessageStatus.EXPIRED;
+            case CANCELLED -> MessageStatus.CANCELLED;
         };
     }
 
@@ -68,6 +70,15 @@ public record MessageState(
      */
     public int nextSeq() {
         return phase == Phase.PENDING ? seq + 2 : seq + 1;
+    }
+
+    /**
+     * Waiting for a worker, no claim held: an attempt owed (PENDING, PUBLISHED) or a retry waiting for its time. A
+     * cancel, and an expiry, may end a message only here: a claimed attempt may be at the provider, whose answer
+     * decides it.
+     */
+    public boolean isWaiting() {
+        return phase == Phase.PENDING || phase == Phase.PUBLISHED || phase == Phase.RETRY_WAIT;
     }
 
     /** UNKNOWN reached without the provider ever answering (a claim expired at the attempt limit). */

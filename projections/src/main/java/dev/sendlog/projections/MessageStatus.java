@@ -1,6 +1,6 @@
 package dev.sendlog.projections;
 
-/** The ten statuses of the client API (API.md). */
+/** The statuses of the client API (API.md). */
 public enum MessageStatus {
     ACCEPTED,
     SENDING,
@@ -11,11 +11,13 @@ public enum MessageStatus {
     UNDELIVERED,
     UNKNOWN,
     REJECTED,
-    DEAD;
+    DEAD,
+    EXPIRED,
+    CANCELLED;
 
     public boolean isFinal() {
         return switch (this) {
-            case DELIVERED, UNDELIVERED, UNKNOWN, REJECTED, DEAD -> true;
+            case DELIVERED, UNDELIVERED, UNKNOWN, REJECTED, DEAD, EXPIRED, CANCELLED -> true;
             default -> false;
         };
     }

@@ -18,12 +18,16 @@ public enum Phase {
     UNDELIVERED,
     UNKNOWN,
     REJECTED,
-    DEAD;
+    DEAD,
+    /** Its validity passed before it was submitted: never submitted, never charged. */
+    EXPIRED,
+    /** Cancelled before a worker claimed it: never submitted, never charged. */
+    CANCELLED;
 
     /** Nothing more is expected (a late final receipt may still move UNKNOWN). */
     public boolean isFinal() {
         return switch (this) {
-            case DELIVERED, UNDELIVERED, UNKNOWN, REJECTED, DEAD -> true;
+            case DELIVERED, UNDELIVERED, UNKNOWN, REJECTED, DEAD, EXPIRED, CANCELLED -> true;
             default -> false;
         };
     }

@@ -33,11 +33,15 @@ public final class Histories {
     private final UUID id;
     private Instant now = Instant.parse("2026-11-30T00:00:00Z");
     private MessageState state;
+    /** The message's validity, or null: half the histories have one, a few minutes after acceptance. */
+    private final Instant validUntil;
 
     Histories(long seed, UUID messageId) {
         this.random = new Random(seed);
         UUID derived = new UUID(0x0192_f3a0_0000_7000L | random.nextInt(0xFFF), 0x8000_0000_0000_0000L | random.nextLong() >>> 2);
         this.id = messageId == null ? derived : messageId;
+        // Drawn after the id: the first draws of Random seeded with small seeds hardly vary.
+        this.validUntil = random.nextInt(2) == 0 ? null : now.plusSeconds(1 + random.nextInt(600));
     }
 
     /** A valid history of one message, chosen by {@code seed}. */
@@ -63,8 +67,23 @@ public final class Histories {
         if (Decisions.shouldPublish(state, state.attempt())) {
             options.add(() -> append("poller-1", new Published(state.attempt(), 1, now.plus(LIMITS.confirmTimeout()))));
         }
+        // A worker's claim, or EXPIRED in its place once the validity has passed (the send worker's rule).
         Decisions.claim(state, state.workSeq(), state.attempt(), "worker-1", now, LIMITS)
-                .ifPresent(c -> options.add(() -> append("worker-1", c)));
+                .ifPresent(c -> options.add(() -> append("worker-1",
+                        Decisions.expiry(state, validUntil, now).<MessageEvent>map(x -> x).orElse(c))));
+        // A client's cancel, while no worker holds the message.
+        Decisions.cancel(state).ifPresent(c -> {
+            if (random.nextInt(6) == 0) {
+                options.add(() -> append("api", c));
+            }
+        });
+        if (validUntil != null && state.isWaiting()) {
+            // The timer at the validity's end.
+            options.add(() -> {
+                now = now.isBefore(validUntil) ? validUntil : now;
+                Decisions.onDeadline(state, validUntil, now, LIMITS).ifPresent(e -> append("timer", e));
+            });
+        }
         if (state.phase() == Phase.CLAIMED) {
             options.add(() -> append("worker-1", new ProviderAccepted(state.attempt(), "sim", "p" + random.nextInt(100))));
             options.add(() -> append("worker-1",
@@ -80,7 +99,7 @@ public final class Histories {
         if (state.deadline() != null) {
             options.add(() -> {
                 now = state.deadline().at();
-                Decisions.onDeadline(state, now, LIMITS).ifPresent(e -> append("timer", e));
+                Decisions.onDeadline(state, validUntil, now, LIMITS).ifPresent(e -> append("timer", e));
             });
         }
         Receipt receipt = new Receipt(ReceiptKind.values()[random.nextInt(4)], "sim", "p1",

@@ -73,6 +73,7 @@ import dev.sendlog.service.queue.StreamKeys;
 import dev.sendlog.service.core.AcceptService;
 import dev.sendlog.service.core.SenderPolicy;
 import dev.sendlog.service.core.AdminActions;
+import dev.sendlog.service.core.Cancellation;
 import dev.sendlog.service.core.AcceptWriter;
 import dev.sendlog.service.core.Faults;
 import dev.sendlog.service.core.GroupCommit;
@@ -529,9 +530,10 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
         AcceptService accept = new AcceptService(writer, groupCommitter, config.database.connectionTimeoutMs + 10_000L, faults,
                 new SenderPolicy(config.tenants));
         SubmitParser parser = new SubmitParser(config.gateways.keySet(), config.defaultGateway,
-                config.pipeline.checks.recipientPattern);
+                config.pipeline.checks.recipientPattern, clock);
         MessageReader reader = new MessageReader(pools.dsl(PoolRole.API), events);
-        env.jersey().register(new MessagesResource(parser, accept, reader, codec, config.publicBaseUrl));
+        env.jersey().register(new MessagesResource(parser, accept, reader, codec, config.publicBaseUrl,
+                new Cancellation(pools.dsl(PoolRole.API), events, reader, clock, config.pipeline.shards)));
         env.jersey().register(new OpenApiResource());
         env.jersey().register(new SuppressionsResource(new SuppressionStore(pools.dsl(PoolRole.API), clock),
                 config.pipeline.checks.recipientPattern));

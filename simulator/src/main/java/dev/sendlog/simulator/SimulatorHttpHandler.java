@@ -75,8 +75,8 @@ final class SimulatorHttpHandler implements HttpHandler {
     }
 
     /**
-     * One JSON object per line for each recorded key: {@code key}, {@code providerId}, {@code reference} (may be
-     * null) and {@code recordedAtMicros}, the epoch microseconds of its first accepted submit. Benchmarks measure
+     * One JSON object per line for each recorded key: {@code key}, {@code providerId}, {@code reference}, {@code from}
+     * and {@code validUntil} (each may be null) and {@code recordedAtMicros}, the epoch microseconds of its first accepted submit. Benchmarks measure
      * end-to-end latency against it without trusting the system under test.
      */
     private void writeRecords(HttpExchange exchange) throws IOException {
@@ -87,6 +87,7 @@ final class SimulatorHttpHandler implements HttpHandler {
                 line.put("providerId", record.providerId());
                 line.put("reference", record.reference());
                 line.put("from", record.from());
+                line.put("validUntil", record.validUntil());
                 line.put("recordedAtMicros", ChronoUnit.MICROS.between(Instant.EPOCH, record.recordedAt()));
                 out.write(Json.MAPPER.writeValueAsString(line));
                 out.write('\n');

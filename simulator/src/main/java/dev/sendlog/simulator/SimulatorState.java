@@ -22,12 +22,12 @@ final class SimulatorState {
     record Recorded(SubmitRecord record, boolean created) {}
 
     /** Records the submit under its key, assigning the next id unless the key was recorded before. */
-    Recorded record(String idempotencyKey, String reference, String from, long idWrapModulus) {
+    Recorded record(String idempotencyKey, String reference, String from, String validUntil, long idWrapModulus) {
         boolean[] created = {false};
         SubmitRecord record = recordsByKey.computeIfAbsent(idempotencyKey, key -> {
             created[0] = true;
             String providerId = "p" + (idCounter.getAndIncrement() % idWrapModulus);
-            return new SubmitRecord(key, providerId, reference, Instant.now(), from);
+            return new SubmitRecord(key, providerId, reference, Instant.now(), from, validUntil);
         });
         return new Recorded(record, created[0]);
     }

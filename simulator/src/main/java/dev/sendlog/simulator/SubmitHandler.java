@@ -83,7 +83,7 @@ final class SubmitHandler {
             return e -> HttpResponses.text(e, 422, "destination " + request.to() + " is not reachable by this provider");
         }
 
-        SimulatorState.Recorded recorded = current.record(idempotencyKey, request.reference(), request.from(),
+        SimulatorState.Recorded recorded = current.record(idempotencyKey, request.reference(), request.from(), request.validUntil(),
                 config.idWrapModulus());
         counters.accepted.increment();
         if (recorded.created()) {

@@ -7,8 +7,11 @@ import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.URISyntaxException;
 
-/** The body of {@code POST /v1/submit}; {@code reference}, {@code callbackUrl} and {@code from} may be null. */
-record SubmitRequest(String to, String body, String reference, URI callbackUrl, String from) {
+/**
+ * The body of {@code POST /v1/submit}; {@code reference}, {@code callbackUrl}, {@code from} and {@code validUntil} (the
+ * message's remaining validity, kept as sent) may be null.
+ */
+record SubmitRequest(String to, String body, String reference, URI callbackUrl, String from, String validUntil) {
 
     static SubmitRequest parse(byte[] json) throws InvalidSubmitException {
         JsonNode root;
@@ -27,7 +30,9 @@ record SubmitRequest(String to, String body, String reference, URI callbackUrl, 
         String reference = optionalText(root, "reference");
         String callbackUrl = optionalText(root, "callbackUrl");
         String from = optionalText(root, "from");
-        return new SubmitRequest(to, body, reference, callbackUrl == null ? null : parseCallbackUrl(callbackUrl), from);
+        String validUntil = optionalText(root, "validUntil");
+        return new SubmitRequest(to, body, reference, callbackUrl == null ? null : parseCallbackUrl(callbackUrl), from,
+                validUntil);
     }
 
     private static String requiredText(JsonNode root, String field) throws InvalidSubmitException {

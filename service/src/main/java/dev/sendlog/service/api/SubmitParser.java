@@ -21,6 +21,11 @@ import java.nio.charset.StandardCharsets;
 import java.security.DigestOutputStream;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.time.DateTimeException;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.time.OffsetDateTime;
+import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -49,9 +54,13 @@ public final class SubmitParser {
     public static final int MAX_METADATA_BYTES = 4096;
     public static final int MAX_BATCH = 1000;
 
-    private static final Set<String> FIELDS = Set.of("to", "body", "reference", "gateway", "from", "metadata");
-    private static final Set<String> BATCH_ITEM_FIELDS = Set.of("to", "body", "reference", "gateway", "from", "metadata",
-            "idempotencyKey");
+    /** The longest validity a message may ask for, as {@code ttlSeconds} or as a {@code validUntil} ahead of now (72 h). */
+    public static final long MAX_TTL_SECONDS = 259_200;
+
+    private static final Set<String> FIELDS = Set.of("to", "body", "reference", "gateway", "from", "validUntil",
+            "ttlSeconds", "metadata");
+    private static final Set<String> BATCH_ITEM_FIELDS = Set.of("to", "body", "reference", "gateway", "from", "validUntil",
+            "ttlSeconds", "metadata", "idempotencyKey");
 
     /**
      * Reads request bodies: a duplicated key or anything after the JSON value is an error, and every number that is
@@ -68,6 +77,7 @@ public final class SubmitParser {
     private final Set<String> gateways;
     private final String defaultGateway;
     private final Pattern recipient;
+    private final InstantSource clock;
     private static final MessageDigest SHA_256 = lookUpSha256();
 
     private final ObjectMapper canonical = new ObjectMapper().enable(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS)
@@ -83,6 +93,12 @@ public final class SubmitParser {
 
     /** @param recipientPattern what {@code to} must match (pipeline.checks.recipientPattern; E.164 by default) */
     public SubmitParser(Set<String> gateways, String defaultGateway, String recipientPattern) {
+        this(gateways, defaultGateway, recipientPattern, InstantSource.system());
+    }
+
+    /** @param clock what "in the past" and {@code ttlSeconds} are measured from */
+    public SubmitParser(Set<String> gateways, String defaultGateway, String recipientPattern, InstantSource clock) {
+        this.clock = clock;
         this.gateways = Set.copyOf(gateways);
         this.defaultGateway = defaultGateway;
         this.recipient = Pattern.compile(recipientPattern);
@@ -188,6 +204,7 @@ public final class SubmitParser {
         if (from != null && !SenderIds.isValid(from)) {
             errors.add(new FieldError(path + "from", SenderIds.RULE));
         }
+        Instant validUntil = validity(node, path, errors);
         String metadataJson = metadata(node.get("metadata"), path + "metadata", errors);
         if (!errors.isEmpty()) {
             return null;
@@ -195,7 +212,58 @@ public final class SubmitParser {
         JsonNode sentGateway = node.get("gateway");
         return new MessageDraft(to, body, reference, gateway, from, metadataJson, idempotencyKey,
                 hash(to, body, reference, sentGateway == null || sentGateway.isNull() ? null : sentGateway.textValue(),
-                        from, metadataJson == null ? null : node.get("metadata")));
+                        from, present(node.get("validUntil")), present(node.get("ttlSeconds")),
+                        metadataJson == null ? null : node.get("metadata")), validUntil);
+    }
+
+    /**
+     * The validity a message asks for: {@code validUntil}, an RFC 3339 instant with its offset ({@code Z} or
+     * {@code +hh:mm}), after now and at most {@link #MAX_TTL_SECONDS} ahead; or {@code ttlSeconds}, an integer of 1 to
+     * {@link #MAX_TTL_SECONDS}, counted from now. Not both: a request naming two deadlines is ambiguous. Null when neither.
+     */
+    private Instant validity(JsonNode node, String path, List<FieldError> errors) {
+        JsonNode until = present(node.get("validUntil"));
+        JsonNode ttl = present(node.get("ttlSeconds"));
+        if (until != null && ttl != null) {
+            errors.add(new FieldError(path + "ttlSeconds", "give validUntil or ttlSeconds, not both"));
+            return null;
+        }
+        Instant now = clock.instant();
+        if (ttl != null) {
+            if (!ttl.isIntegralNumber() || !ttl.canConvertToLong() || ttl.longValue() < 1 || ttl.longValue() > MAX_TTL_SECONDS) {
+                errors.add(new FieldError(path + "ttlSeconds", "must be a whole number of seconds from 1 to " + MAX_TTL_SECONDS));
+                return null;
+            }
+            return now.plusSeconds(ttl.longValue());
+        }
+        if (until == null) {
+            return null;
+        }
+        if (!until.isTextual()) {
+            errors.add(new FieldError(path + "validUntil", "must be an RFC 3339 instant as a string, e.g. 2030-01-31T12:00:00Z"));
+            return null;
+        }
+        Instant at;
+        try {
+            at = OffsetDateTime.parse(until.textValue(), DateTimeFormatter.ISO_OFFSET_DATE_TIME).toInstant();
+        } catch (DateTimeException e) {
+            errors.add(new FieldError(path + "validUntil", "is not an RFC 3339 instant with an offset (e.g."
+                    + " 2030-01-31T12:00:00Z or 2030-01-31T13:00:00+01:00)"));
+            return null;
+        }
+        if (!at.isAfter(now)) {
+            errors.add(new FieldError(path + "validUntil", "is not in the future (now " + now + ")"));
+            return null;
+        }
+        if (at.isAfter(now.plusSeconds(MAX_TTL_SECONDS))) {
+            errors.add(new FieldError(path + "validUntil", "is more than " + MAX_TTL_SECONDS + " seconds (72 hours) ahead"));
+            return null;
+        }
+        return at;
+    }
+
+    private static JsonNode present(JsonNode value) {
+        return value == null || value.isNull() ? null : value;
     }
 
     private static String text(JsonNode node, String field, String path, int min, int max, boolean required,
@@ -395,13 +463,15 @@ public final class SubmitParser {
      * SHA-256 of the request's content as canonical JSON, keys sorted at every level:
      * {@code {"body":..,"gateway":..,"metadata":..,"reference":..,"to":..}}, absent fields as null (an explicit
      * {@code null} is absent too); {@code "from"} (after {@code "body"}) only when the request names a sender, so that the
-     * bytes of every request without one are those of the versions before it. The metadata is its stored form ({@link #canonicalText}): numbers at their exact value.
+     * bytes of every request without one are those of the versions before it; {@code "ttlSeconds"} and
+     * {@code "validUntil"} likewise, as sent (a replay of the same ttl is the same request, though its instant differs). The metadata is its stored form ({@link #canonicalText}): numbers at their exact value.
      * Stored with the idempotency key and compared on every replay, so these bytes must not change between versions
      * ({@code RequestHashTest} holds vectors of the first version; the two bugs it hashed wrongly, a {@code null}
      * gateway and rounded numbers, changed their bytes). Written field by field into a digest cloned from one looked up
      * once.
      */
-    private byte[] hash(String to, String body, String reference, String gateway, String from, JsonNode metadata) {
+    private byte[] hash(String to, String body, String reference, String gateway, String from, JsonNode validUntil,
+                        JsonNode ttlSeconds, JsonNode metadata) {
         MessageDigest digest = sha256();
         OutputStream digesting = new DigestOutputStream(OutputStream.nullOutputStream(), digest);
         try (JsonGenerator out = canonical.getFactory().createGenerator(digesting)) {
@@ -420,6 +490,12 @@ public final class SubmitParser {
             }
             writeTextOrNull(out, "reference", reference);
             out.writeStringField("to", to);
+            if (ttlSeconds != null) {
+                out.writeNumberField("ttlSeconds", ttlSeconds.longValue());
+            }
+            if (validUntil != null) {
+                out.writeStringField("validUntil", validUntil.textValue());
+            }
             out.writeEndObject();
         } catch (IOException | Unkeepable e) {
             throw new IllegalStateException("cannot hash a request", e);

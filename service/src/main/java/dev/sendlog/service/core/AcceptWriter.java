@@ -224,11 +224,12 @@ public final class AcceptWriter {
 
     private static final String INSERT_MESSAGES_SQL = """
             INSERT INTO messages (id, tenant, shard, reference, idempotency_key, recipient, body, gateway, metadata, accepted_at,
-                                  sender)
-            SELECT id, tenant, shard, reference, ikey, recipient, body, gateway, metadata::jsonb, ?::timestamptz, sender
+                                  sender, valid_until)
+            SELECT id, tenant, shard, reference, ikey, recipient, body, gateway, metadata::jsonb, ?::timestamptz, sender,
+                   valid_until::timestamptz
             FROM unnest(?::uuid[], ?::text[], ?::int2[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[],
-                        ?::text[])
-                 AS t(id, tenant, shard, reference, ikey, recipient, body, gateway, metadata, sender)""";
+                        ?::text[], ?::text[])
+                 AS t(id, tenant, shard, reference, ikey, recipient, body, gateway, metadata, sender, valid_until)""";
 
     /** All message rows of the transaction in one statement (arrays unnested server-side). */
     private static void insertMessages(DSLContext tx, List<NewMessage> messages, Instant acceptedAt) {
@@ -243,6 +244,7 @@ public final class AcceptWriter {
         String[] gateways = new String[n];
         String[] metadata = new String[n];
         String[] senders = new String[n];
+        String[] validUntil = new String[n];
         for (int i = 0; i < n; i++) {
             NewMessage m = messages.get(i);
             ids[i] = m.id();
@@ -255,6 +257,7 @@ public final class AcceptWriter {
             gateways[i] = m.draft().gateway();
             metadata[i] = m.draft().metadataJson();
             senders[i] = m.draft().from();
+            validUntil[i] = m.draft().validUntil() == null ? null : m.draft().validUntil().toString();
         }
         tx.connection(c -> {
             try (PreparedStatement ps = c.prepareStatement(INSERT_MESSAGES_SQL)) {
@@ -269,6 +272,7 @@ public final class AcceptWriter {
                 ps.setArray(9, c.createArrayOf("text", gateways));
                 ps.setArray(10, c.createArrayOf("text", metadata));
                 ps.setArray(11, c.createArrayOf("text", senders));
+                ps.setArray(12, c.createArrayOf("text", validUntil));
                 int inserted = ps.executeUpdate();
                 if (inserted != n) {
                     throw new IllegalStateException("inserted " + inserted + " of " + n + " messages");

@@ -7,12 +7,13 @@ package dev.sendlog.service.core;
  * @param metadataJson   the metadata object as JSON text, or null
  * @param idempotencyKey the client's key, or null
  * @param requestHash    hash of the request's content, to tell a replay from a different request with the same key
+ * @param validUntil     when the message must no longer leave sendlog (its validUntil, or now + ttlSeconds), or null
  */
 public record MessageDraft(String to, String body, String reference, String gateway, String from, String metadataJson,
-                           String idempotencyKey, byte[] requestHash) {
+                           String idempotencyKey, byte[] requestHash, java.time.Instant validUntil) {
 
     /** The same draft going out as {@code sender} (the tenant's default filled in). */
     public MessageDraft withFrom(String sender) {
-        return new MessageDraft(to, body, reference, gateway, sender, metadataJson, idempotencyKey, requestHash);
+        return new MessageDraft(to, body, reference, gateway, sender, metadataJson, idempotencyKey, requestHash, validUntil);
     }
 }

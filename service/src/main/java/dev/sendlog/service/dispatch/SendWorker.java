@@ -8,6 +8,7 @@ import dev.sendlog.events.AttemptFailed;
 import dev.sendlog.events.Claimed;
 import dev.sendlog.events.FinalStatus;
 import dev.sendlog.events.Dead;
+import dev.sendlog.events.Expired;
 import dev.sendlog.events.MessageEvent;
 import dev.sendlog.events.ProviderAccepted;
 import dev.sendlog.events.RedriveReason;
@@ -24,6 +25,7 @@ import dev.sendlog.service.core.FaultPoint;
 import dev.sendlog.service.core.Faults;
 import dev.sendlog.service.core.MessageDetails;
 import dev.sendlog.service.core.MessageReader;
+import dev.sendlog.service.core.MessageRow;
 import dev.sendlog.service.core.Segments;
 import dev.sendlog.service.db.NewEvent;
 import dev.sendlog.service.provider.Provider;
@@ -94,6 +96,7 @@ public final class SendWorker {
     private final Counter rejected;
     private final Counter retried;
     private final Counter dead;
+    private final Counter expired;
     private final Counter unrecorded;
     private final Semaphore providerCalls;
     private final Publications publications;
@@ -162,6 +165,7 @@ public final class SendWorker {
         this.rejected = metrics.counter("messages.rejected");
         this.retried = metrics.counter("send.attempts.failed");
         this.dead = metrics.counter("messages.dead");
+        this.expired = metrics.counter("messages.expired");
         this.unrecorded = metrics.counter("send.outcomes.unrecorded");
         this.racesGivenUp = metrics.counter("send.races.given.up");
         this.handedBack = metrics.counter("send.jobs.handed.back");
@@ -240,14 +244,18 @@ public final class SendWorker {
                     continue;
                 }
                 claims.put(e.getKey(), claim.get());
-                candidates.put(e.getKey(), new ClaimResult(details, evolve(details.state(), claim.get()),
-                        (Claimed) claim.get().event()));
+                if (claim.get().event() instanceof Claimed c) {
+                    candidates.put(e.getKey(), new ClaimResult(details, evolve(details.state(), claim.get()), c));
+                }
             }
             // A claim that expires before its publication's confirm deadline (claimTimeout shorter than confirmTimeout)
             // is looked at by the timers at that deadline: late by at most the difference, never missed.
             Set<AppendKey> won = claims.isEmpty() ? Set.of() : appender.append(new ArrayList<>(claims.values()), null);
             claims.forEach((entry, event) -> {
-                if (won.contains(event.key())) {
+                if (won.contains(event.key()) && event.event() instanceof Expired) {
+                    expiredAtClaim(event);
+                    finished.add(entry);
+                } else if (won.contains(event.key())) {
                     claimed.put(entry, candidates.get(entry));
                 } else {
                     lost.add(entry);
@@ -270,12 +278,31 @@ public final class SendWorker {
                 .orElse(true)));
     }
 
-    /** The CLAIMED event of a job, naming its publication, or empty when the job is stale. */
+    /**
+     * The CLAIMED event of a job, naming its publication, or empty when the job is stale. When the message's validity
+     * has passed, EXPIRED instead, at the same seq (a retry is claimed too, so this is also the check before every
+     * retry): the provider is never called for it, and if another writer (a timer, a cancel) took the seq first, the
+     * worker reads again and decides again like after any lost claim.
+     */
     private Optional<NewEvent> claimEvent(MessageDetails details, SendJob job, Instant now) {
         MessageState state = details.state();
-        return Decisions.claim(state, job.workSeq(), job.attempt(), actor, now, limits)
-                .map(c -> new NewEvent(job.messageId(), state.nextSeq(), Shards.of(job.messageId(), shardCount), actor, now, c)
-                        .withPublication(job.publication()));
+        Optional<Claimed> claim = Decisions.claim(state, job.workSeq(), job.attempt(), actor, now, limits);
+        if (claim.isEmpty()) {
+            return Optional.empty();
+        }
+        MessageEvent event = Decisions.expiry(state, details.row().validUntil(), now).<MessageEvent>map(x -> x)
+                .orElse(claim.get());
+        NewEvent appended = new NewEvent(job.messageId(), state.nextSeq(), Shards.of(job.messageId(), shardCount), actor, now,
+                event).withPublication(job.publication());
+        if (event instanceof Expired) {
+            appended = appended.withFinal(FinalStatus.EXPIRED, details.row().tenant());
+        }
+        return Optional.of(appended);
+    }
+
+    private void expiredAtClaim(NewEvent event) {
+        expired.inc();
+        LOG.info("message expired before it was claimed for sending message_id={}", event.messageId());
     }
 
     private static MessageState evolve(MessageState state, NewEvent event) {
@@ -294,7 +321,7 @@ public final class SendWorker {
             refusal = checks.rejection(message.row());
         }
         if (refusal.isPresent()) {
-            if (recordUnlessMovedOn(job, message.row().tenant(), state, refusal.get(), shard)) {
+            if (recordUnlessMovedOn(job, message.row(), state, refusal.get(), shard)) {
                 rejected.inc();
                 LOG.info("message rejected by check message_id={} reason=\"{}\"", job.messageId(), refusal.get().lastError());
             }
@@ -302,7 +329,7 @@ public final class SendWorker {
         }
         Provider provider = providers.get(message.row().gateway());
         if (provider == null) {
-            if (recordUnlessMovedOn(job, message.row().tenant(), state, new Rejected(Rejected.STAGE_CHECK, "gateway "
+            if (recordUnlessMovedOn(job, message.row(), state, new Rejected(Rejected.STAGE_CHECK, "gateway "
                     + message.row().gateway() + " is not configured"), shard)) {
                 rejected.inc();
             }
@@ -327,7 +354,7 @@ public final class SendWorker {
         try (Timer.Context ignored = providerTimer.time()) {
             outcome = provider.submit(new Submit(message.row().recipient(), message.row().body(), job.messageId().toString(),
                     publicBaseUrl + "/v1/callbacks/" + message.row().gateway(), EffectKeys.providerSubmit(job.messageId()),
-                    message.row().sender()));
+                    message.row().sender(), message.row().validUntil()));
         } finally {
             gate.exit();
             providerCalls.release();
@@ -339,7 +366,7 @@ public final class SendWorker {
             return switch (outcome) {
                 case SubmitOutcome.Accepted a -> recordAcceptance(job, message, state, a.providerId(), shard);
                 case SubmitOutcome.Permanent p -> {
-                    if (recordUnlessMovedOn(job, message.row().tenant(), state,
+                    if (recordUnlessMovedOn(job, message.row(), state,
                             new Rejected(Rejected.STAGE_PROVIDER, "HTTP " + p.status() + ": " + p.text()), shard)) {
                         rejected.inc();
                     }
@@ -348,7 +375,7 @@ public final class SendWorker {
                 case SubmitOutcome.Transient t -> {
                     Instant next = clock.instant().plus(backoff.after(claim.attempt(), t.retryAfter()));
                     MessageEvent event = Decisions.afterTransientFailure(state, t.reason(), next, limits);
-                    if (!recordUnlessMovedOn(job, message.row().tenant(), state, event, shard)) {
+                    if (!recordUnlessMovedOn(job, message.row(), state, event, shard)) {
                         yield true; // not recorded: counted as unrecorded or dropped as stale there
                     }
                     if (event instanceof Dead d) {
@@ -369,7 +396,7 @@ public final class SendWorker {
      * waiting for its claim deadline.
      */
     private boolean handBack(SendJob job, MessageDetails message, MessageState state, short shard) {
-        if (recordUnlessMovedOn(job, message.row().tenant(), state, new Redriven(job.attempt(), RedriveReason.HANDED_BACK), shard)) {
+        if (recordUnlessMovedOn(job, message.row(), state, new Redriven(job.attempt(), RedriveReason.HANDED_BACK), shard)) {
             handedBack.inc();
         }
         return true;
@@ -417,6 +444,13 @@ public final class SendWorker {
             if (claim.isEmpty()) {
                 stale.inc();
                 return Optional.empty();
+            }
+            if (claim.get().event() instanceof Expired) {
+                if (appender.appendOne(claim.get())) {
+                    expiredAtClaim(claim.get());
+                    return Optional.empty();
+                }
+                continue;
             }
             if (appender.appendOne(claim.get())) {
                 return Optional.of(new ClaimResult(found.get(), evolve(found.get().state(), claim.get()),
@@ -486,7 +520,9 @@ public final class SendWorker {
      * next check brings that check forward. Returns whether it was recorded: the callers count an outcome (rejected,
      * dead, retried, handed back) only then, so a result given up after its lost races is counted once, as unrecorded.
      */
-    private boolean recordUnlessMovedOn(SendJob job, String tenant, MessageState claimed, MessageEvent result, short shard) {
+    private boolean recordUnlessMovedOn(SendJob job, MessageRow row, MessageState claimed, MessageEvent result, short shard) {
+        String tenant = row.tenant();
+        Instant validUntil = row.validUntil();
         MessageState state = claimed;
         for (int i = 0; i < MAX_DECISIONS; i++) {
             if (state.phase() != Phase.CLAIMED || state.attempt() != job.attempt()) {
@@ -499,7 +535,10 @@ public final class SendWorker {
             if (ends.isPresent()) {
                 event = event.withFinal(ends.get(), tenant);
             }
-            PublicationWake wake = result instanceof AttemptFailed f ? new PublicationWake(job.publication(), f.nextAttemptAt()) : null;
+            // The publication's check comes at the retry's time, or at the validity's end when that is sooner: a retry
+            // that would come too late is expired by the timer then, without a worker touching it.
+            PublicationWake wake = result instanceof AttemptFailed f
+                    ? new PublicationWake(job.publication(), earliest(f.nextAttemptAt(), validUntil)) : null;
             beforeResultAppend.accept(event); // nothing in production; a test's competing writer (see attach)
             if (!appender.append(List.of(event), null, wake).isEmpty()) {
                 return true;
@@ -511,6 +550,10 @@ public final class SendWorker {
         racesGivenUp.inc();
         unrecorded.inc();
         return false;
+    }
+
+    private static Instant earliest(Instant a, Instant b) {
+        return b == null || a.isBefore(b) ? a : b;
     }
 
     private static StoredEvent stored(NewEvent e) {

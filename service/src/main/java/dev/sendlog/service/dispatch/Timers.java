@@ -4,6 +4,7 @@ import com.codahale.metrics.Counter;
 import com.codahale.metrics.MetricRegistry;
 import com.codahale.metrics.Timer;
 import dev.sendlog.events.Dead;
+import dev.sendlog.events.Expired;
 import dev.sendlog.events.FinalStatus;
 import dev.sendlog.events.MessageEvent;
 import dev.sendlog.events.OutcomeUnknown;
@@ -41,7 +42,8 @@ import org.slf4j.LoggerFactory;
  * Fires the deadlines of messages in flight, working from the publications: every message put on the send stream is
  * watched by its publication from the publication's confirm deadline on, until it moved on to newer work (a REDRIVEN,
  * which the poller publishes again) or reached a final status. At a publication's check, each message it still watches
- * is folded from the log; a deadline passed with nothing newer appended gets REDRIVEN, DEAD or OUTCOME_UNKNOWN at the
+ * is folded from the log; a deadline passed with nothing newer appended gets REDRIVEN, DEAD or OUTCOME_UNKNOWN (or
+ * EXPIRED, for a message waiting past its validity: checked at every deadline and at the validity's end) at the
  * next seq (losing that seq to another writer means something happened: it is looked at again shortly), and the
  * publication's next check is the earliest deadline left among its messages (confirm, claim, retry, or the end of the
  * reconciliation window), or none.
@@ -70,6 +72,7 @@ public final class Timers {
     private final Counter redriven;
     private final Counter dead;
     private final Counter unknown;
+    private final Counter expired;
     private final Counter checked;
 
     public Timers(Publications publications, MessageReader reader, EventAppender appender, Actors actors, Limits limits,
@@ -86,6 +89,7 @@ public final class Timers {
         this.redriven = metrics.counter("timers.redriven");
         this.dead = metrics.counter("messages.dead");
         this.unknown = metrics.counter("messages.unknown");
+        this.expired = metrics.counter("messages.expired");
         this.checked = metrics.counter("timers.publications.checked");
     }
 
@@ -176,10 +180,11 @@ public final class Timers {
                 viaPublication = true;
             }
             MessageState state = s;
-            Optional<MessageEvent> fire = Decisions.onDeadline(state, now, limits)
+            Instant validUntil = d.row().validUntil();
+            Optional<MessageEvent> fire = Decisions.onDeadline(state, validUntil, now, limits)
                     .or(() -> Decisions.reconcile(state, now.minus(reconcileWindow), reconcileWindow.toString()).map(e -> e));
             if (fire.isEmpty()) {
-                return new Check(null, nextDeadline(s));
+                return new Check(null, nextDeadline(s, validUntil));
             }
             NewEvent event = new NewEvent(s.messageId(), s.nextSeq(), Shards.of(s.messageId(), shardCount), ACTOR, now, fire.get());
             if (viaPublication) {
@@ -197,10 +202,13 @@ public final class Timers {
         }
     }
 
-    /** When a watched message's state needs looking at next: its deadline, or the end of its reconciliation window. */
-    private Instant nextDeadline(MessageState s) {
+    /**
+     * When a watched message's state needs looking at next: its deadline, or the end of its reconciliation window; for a
+     * message waiting for a worker, its validity's end when that comes first (it expires then, not at a later retry).
+     */
+    private Instant nextDeadline(MessageState s, Instant validUntil) {
         if (s.deadline() != null) {
-            return s.deadline().at();
+            return s.isWaiting() ? earliest(s.deadline().at(), validUntil) : s.deadline().at();
         }
         if ((s.phase() == Phase.SENT || s.phase() == Phase.IN_TRANSIT) && s.sentAt() != null) {
             return s.sentAt().plus(reconcileWindow);
@@ -221,6 +229,10 @@ public final class Timers {
             case Dead d -> {
                 dead.inc();
                 LOG.warn("message dead message_id={} reason=\"{}\"", messageId, d.reason());
+            }
+            case Expired x -> {
+                expired.inc();
+                LOG.info("message expired while it waited message_id={}", messageId);
             }
             case OutcomeUnknown u -> {
                 unknown.inc();

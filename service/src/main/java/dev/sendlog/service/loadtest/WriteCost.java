@@ -272,7 +272,7 @@ public final class WriteCost {
                 List<MessageDraft> drafts = new ArrayList<>(size);
                 for (int i = 0; i < size; i++) {
                     drafts.add(new MessageDraft("+4915100" + String.format("%06d", done + i), "your code is " + (done + i), null,
-                            "sim", null, null, null, new byte[32]));
+                            "sim", null, null, null, new byte[32], null));
                 }
                 Submission s = new Submission("demo", drafts, true);
                 accept.write(List.of(s));

@@ -85,6 +85,10 @@ public final class HttpProvider implements Provider, AutoCloseable {
         if (submit.from() != null) {
             body.put("from", submit.from());
         }
+        if (submit.validUntil() != null) {
+            // The remaining validity, as the instant it ends (API.md's provider contract names "validUntil").
+            body.put("validUntil", submit.validUntil().toString());
+        }
         HttpPost post = new HttpPost(submitUri);
         post.setHeader("Authorization", authorization);
         post.setHeader("Idempotency-Key", submit.idempotencyKey());

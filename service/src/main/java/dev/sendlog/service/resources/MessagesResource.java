@@ -16,6 +16,7 @@ import dev.sendlog.service.auth.Role;
 import dev.sendlog.service.core.AcceptService;
 import dev.sendlog.service.core.AcceptedItem;
 import dev.sendlog.service.core.MessageDetails;
+import dev.sendlog.service.core.Cancellation;
 import dev.sendlog.service.core.MessageDraft;
 import dev.sendlog.service.core.MessageReader;
 import dev.sendlog.service.core.SearchQuery;
@@ -50,10 +51,12 @@ public final class MessagesResource {
     private final MessageReader reader;
     private final EventCodec codec;
     private final String locationPrefix;
+    private final Cancellation cancellation;
 
     /** @param publicBaseUrl where clients reach the API: the base of every {@code Location}, never the request's Host */
     public MessagesResource(SubmitParser parser, AcceptService accept, MessageReader reader, EventCodec codec,
-                            String publicBaseUrl) {
+                            String publicBaseUrl, Cancellation cancellation) {
+        this.cancellation = cancellation;
         this.parser = parser;
         this.accept = accept;
         this.reader = reader;
@@ -117,6 +120,24 @@ public final class MessagesResource {
     @RolesAllowed({Role.CLIENT_NAME, Role.SUPPORT_NAME, Role.ADMIN_NAME})
     public MessageView get(@Auth Caller caller, @PathParam("id") String id) {
         return MessageView.of(visible(caller, id));
+    }
+
+    /**
+     * Cancels a message no worker has claimed (API.md): a client key of its tenant, or an admin. Support may read it
+     * but not cancel it (403), another tenant's message is absent (404), a message claimed or ended answers 409 naming
+     * its status, and a second cancel answers the cancelled message again.
+     */
+    @POST
+    @Path("/{id}/cancel")
+    @RolesAllowed({Role.CLIENT_NAME, Role.ADMIN_NAME})
+    public MessageView cancel(@Auth Caller caller, @PathParam("id") String id) {
+        UUID uuid;
+        try {
+            uuid = UUID.fromString(id);
+        } catch (IllegalArgumentException e) {
+            throw ApiProblem.notFound("no message " + id);
+        }
+        return MessageView.of(cancellation.cancel(uuid, caller.actor(), caller::mayRead));
     }
 
     @GET

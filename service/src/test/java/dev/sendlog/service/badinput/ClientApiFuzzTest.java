@@ -100,6 +100,9 @@ class ClientApiFuzzTest {
             if (notes.contains("trailing-data")) {
                 return "accepted a body with bytes after its JSON value (issue 24 item 6)";
             }
+            if (notes.contains("bad-validity")) {
+                return "accepted a validUntil/ttlSeconds that is in the past, unparseable, too far, out of range or both (issue 26)";
+            }
             if (notes.contains("bad-recipient")) {
                 return "accepted a recipient that does not match the pattern (issue 24 item 17)";
             }

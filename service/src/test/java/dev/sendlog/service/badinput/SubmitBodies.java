@@ -88,6 +88,12 @@ final class SubmitBodies {
         if (junk.chance(0.3)) {
             fields.add(new String[] {Junk.quote("metadata"), metadata()});
         }
+        if (junk.chance(0.15)) {
+            // A valid validity, one way or the other (issue 26).
+            fields.add(junk.chance(0.5) ? new String[] {Junk.quote("ttlSeconds"), Integer.toString(junk.between(1, 259_200))}
+                    : new String[] {Junk.quote("validUntil"), Junk.quote(java.time.Instant.now().plusSeconds(junk.between(600, 250_000))
+                            .toString())});
+        }
         if (batchItem && junk.chance(0.3)) {
             fields.add(new String[] {Junk.quote("idempotencyKey"), Junk.quote(idempotencyKey())});
         }
@@ -115,7 +121,30 @@ final class SubmitBodies {
 
     private void mutate(List<String[]> fields, boolean batchItem) {
         String field = junk.pick(FIELDS);
-        switch (junk.below(14)) {
+        switch (junk.below(15)) {
+            case 14 -> {
+                // Issue 26: every way a validity is wrong is a 400 at submit, never a message accepted to expire at once.
+                fields.removeIf(f -> f[0].equals(Junk.quote("validUntil")) || f[0].equals(Junk.quote("ttlSeconds")));
+                String[] bad = switch (junk.below(5)) {
+                    case 0 -> new String[] {"validUntil", Junk.quote(junk.pick("2020-01-01T00:00:00Z", "1970-01-01T00:00:00+00:00",
+                            java.time.Instant.now().minus(java.time.Duration.ofDays(1)).toString()))};
+                    case 1 -> new String[] {"validUntil", junk.pick(Junk.quote("tomorrow"), Junk.quote("2030-01-01"),
+                            Junk.quote("2030-01-01T00:00:00"), Junk.quote("2030-13-01T00:00:00Z"), Junk.quote("2030-01-01 00:00:00Z"),
+                            Junk.quote(""), "1893456000", "true", "[]", "{}", Junk.quote(junk.text(12)))};
+                    case 2 -> new String[] {"validUntil", Junk.quote(java.time.Instant.now().plusSeconds(259_200 + 3_600).toString())};
+                    case 3 -> new String[] {"ttlSeconds", junk.pick("0", "-1", "259201", "1.5", "1e3", "\"60\"", "99999999999999999999",
+                            "true", "[]")};
+                    default -> null;
+                };
+                if (bad == null) {
+                    // Both at once.
+                    fields.add(new String[] {Junk.quote("validUntil"), Junk.quote(java.time.Instant.now().plusSeconds(3_600).toString())});
+                    fields.add(new String[] {Junk.quote("ttlSeconds"), "60"});
+                } else {
+                    fields.add(new String[] {Junk.quote(bad[0]), bad[1]});
+                }
+                notes.add("bad-validity");
+            }
             case 12 -> {
                 // Issue 24 item 17: refused at submit, never accepted to be REJECTED later.
                 set(fields, "to", Junk.quote(junk.pick("12345", "+49", "+0151123456", "+49 151 1234567", "+4915112345678901",

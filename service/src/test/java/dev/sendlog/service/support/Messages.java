@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 
 /** Submitting messages through the real API and waiting for what the log says about them. */
@@ -109,5 +110,31 @@ public final class Messages {
 
     public static long ledgerRows(ServiceHarness service, String id) {
         return Sql.count(service.dataSource(), "SELECT count(*) FROM ledger WHERE effect_key = '" + id + "'");
+    }
+
+    /**
+     * What the simulator recorded of each accepted submit, by our reference (the message id): what reached the provider,
+     * read from the provider's side rather than from our log.
+     */
+    public static Map<String, JsonNode> providerRecords(ServiceHarness service) {
+        Map<String, JsonNode> byReference = new java.util.HashMap<>();
+        try {
+            java.net.http.HttpResponse<String> r = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest
+                    .newBuilder(java.net.URI.create(service.simulator().baseUrl() + "/v1/records")).build(),
+                    java.net.http.HttpResponse.BodyHandlers.ofString());
+            com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
+            for (String line : r.body().split("\n")) {
+                if (!line.isBlank()) {
+                    JsonNode record = json.readTree(line);
+                    byReference.put(record.path("reference").asText(), record);
+                }
+            }
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+        return byReference;
     }
 }
