@@ -7,7 +7,8 @@
   const PAGE_SIZE = 50;
   // API.md: a re-drive is taken only for DEAD, UNKNOWN (before it was sent) and RETRYING; the service decides.
   const REDRIVABLE = new Set(["DEAD", "UNKNOWN", "RETRYING"]);
-  const CANCELLABLE = new Set(["ACCEPTED", "RETRYING"]);
+  // ACCEPTED before its first claim; the API refuses a claimed one (409), which the console then shows.
+  const CANCELLABLE = new Set(["ACCEPTED"]);
   // Statuses that change without anyone acting: an open message in one of these is read again every few seconds.
   const MOVING = new Set(["ACCEPTED", "SENDING", "RETRYING"]);
   const FOLLOW_MS = 2000;

@@ -93,12 +93,15 @@ public final class Decisions {
     }
 
     /**
-     * A cancel: only while no worker holds the message (SCHEDULED, ACCEPTED, RETRYING before its next claim). Appended
-     * with the expected seq, so a claim racing it for the same seq either wins (the cancel is refused) or loses (the
-     * worker finds the job stale and never calls the provider).
+     * A cancel: only while no worker has ever claimed the message (waiting, with no claim in its history). API.md lists
+     * RETRYING too, but also promises that a cancelled message is never submitted: once a worker claimed it, an attempt
+     * whose answer was lost (a timeout, a reset connection) or a claim that outlived its deadline may have reached the
+     * provider, and the log cannot tell which, so the promise wins and such a cancel is refused (409). Appended with the
+     * expected seq, so a claim racing it for the same seq either wins (the cancel is refused) or loses (the worker finds
+     * the job stale and never calls the provider).
      */
     public static Optional<Cancelled> cancel(MessageState s) {
-        return s.isWaiting() ? Optional.of(new Cancelled()) : Optional.empty();
+        return s.isWaiting() && s.claims() == 0 ? Optional.of(new Cancelled()) : Optional.empty();
     }
 
     /**

@@ -281,6 +281,26 @@ class MessageFoldProperties {
         });
     }
 
+    /**
+     * Once any worker has claimed a message, no cancel is decided, whatever came after the claim (a failed attempt
+     * waiting to retry, a claim that expired and was re-driven): that attempt may have reached the provider, and a
+     * cancelled message is never submitted. Before any claim, a waiting message can always be cancelled.
+     */
+    @TestFactory
+    Stream<DynamicTest> aMessageAWorkerEverClaimedIsNeverCancelled() {
+        return forEachHistory("no cancel after a claim", events -> {
+            for (int n = 1; n <= events.size(); n++) {
+                MessageState s = MessageFold.fold(events.subList(0, n));
+                boolean everClaimed = events.subList(0, n).stream().anyMatch(e -> e.type() == EventType.CLAIMED);
+                if (everClaimed) {
+                    assertThat(Decisions.cancel(s)).as("after %s", s.phase()).isEmpty();
+                } else if (s.isWaiting()) {
+                    assertThat(Decisions.cancel(s)).as("waiting, never claimed: %s", s.phase()).isPresent();
+                }
+            }
+        });
+    }
+
     @TestFactory
     Stream<DynamicTest> theGeneratorReachesEveryStatus() {
         // Guards the properties above against a generator that never leaves the happy path.

@@ -33,11 +33,26 @@ import javax.sql.DataSource;
 final class ChaosCheck {
     record Result(long accepted, long sent, long delivered, long undelivered, long unknown, long rejected, long dead,
                   long unfinished, long lost, long doubleCharged, long doubleAccepted, long missingKeys, long unchargedSent,
-                  long openCallbacks, long callbacksLost) {
+                  long openCallbacks, long callbacksLost, Controls controls) {
         boolean passed() {
             return lost == 0 && doubleCharged == 0 && doubleAccepted == 0 && missingKeys == 0 && unchargedSent == 0
-                    && unfinished == 0 && openCallbacks == 0 && callbacksLost == 0;
+                    && unfinished == 0 && openCallbacks == 0 && callbacksLost == 0 && controls.breaches() == 0;
         }
+
+        Result withCallbacksLost(long lostCallbacks) {
+            return new Result(accepted, sent, delivered, undelivered, unknown, rejected, dead, unfinished, lost,
+                    doubleCharged, doubleAccepted, missingKeys, unchargedSent, openCallbacks, lostCallbacks, controls);
+        }
+    }
+
+    /**
+     * The message controls (issue 26): how many ended EXPIRED and CANCELLED, and the breaches, each of which fails the
+     * run: an EXPIRED or CANCELLED message charged, a CANCELLED one the provider ever saw, an EXPIRED one the provider
+     * first saw after it expired, and a cancel answered 200 whose message did not end CANCELLED. An EXPIRED message the
+     * provider saw before it expired (an attempt whose answer was lost under the faults, then the validity passed while
+     * it waited to retry) is counted apart: sendlog never learnt that the provider had it, and did not send it again.
+     */
+    record Controls(long expired, long cancelled, long cancelsAnswered, long breaches, long expiredAfterLostAnswer) {
     }
 
     private ChaosCheck() {
@@ -45,11 +60,14 @@ final class ChaosCheck {
 
     /**
      * @param acceptedIds   every id a client got a 202 for
-     * @param simulatorKeys every idempotency key the provider saw
+     * @param simulatorRecords every idempotency key the provider saw, with the epoch microseconds of its first submit
+     * @param cancelledIds  every id whose cancel was answered 200
      * @param callbacksLost callbacks the provider gave up on or that reached no inbox row (a stored callback still
      *                      waiting for its outcome is open, not lost; the run passes only once none is open either)
      */
-    static Result check(DataSource ds, Set<String> acceptedIds, Set<String> simulatorKeys, long callbacksLost) throws SQLException {
+    static Result check(DataSource ds, Set<String> acceptedIds, Map<String, Long> simulatorRecords, Set<String> cancelledIds,
+                        long callbacksLost) throws SQLException {
+        Set<String> simulatorKeys = simulatorRecords.keySet();
         Histories assembler = new Histories(new RowCodec(new EventCodec()));
         Actors actors = new Actors(ds);
         Map<UUID, List<StoredEvent>> histories = new HashMap<>();
@@ -104,6 +122,10 @@ final class ChaosCheck {
         long doubleAccepted = 0;
         long missingKeys = 0;
         long unchargedSent = 0;
+        long expired = 0;
+        long cancelled = 0;
+        long breaches = 0;
+        long expiredAfterLostAnswer = 0;
         for (String text : acceptedIds) {
             UUID id = UUID.fromString(text);
             List<StoredEvent> history = histories.get(id);
@@ -131,7 +153,28 @@ final class ChaosCheck {
                 case UNKNOWN -> unknown++;
                 case REJECTED -> rejected++;
                 case DEAD -> dead++;
+                case EXPIRED -> expired++;
+                case CANCELLED -> cancelled++;
                 default -> unfinished++;
+            }
+            if (s.phase() == Phase.EXPIRED || s.phase() == Phase.CANCELLED) {
+                Long submittedMicros = simulatorRecords.get("sendlog-" + id);
+                EventType ending = s.phase() == Phase.EXPIRED ? EventType.EXPIRED : EventType.CANCELLED;
+                java.time.Instant endedAt = history.stream().filter(e -> e.type() == ending).map(StoredEvent::at)
+                        .findFirst().orElseThrow();
+                long endedMicros = java.time.temporal.ChronoUnit.MICROS.between(java.time.Instant.EPOCH, endedAt);
+                if (charges.containsKey(id)) {
+                    breaches++;
+                } else if (submittedMicros != null) {
+                    if (s.phase() == Phase.CANCELLED || submittedMicros > endedMicros) {
+                        breaches++;
+                    } else {
+                        expiredAfterLostAnswer++;
+                    }
+                }
+            }
+            if (cancelledIds.contains(text) && s.phase() != Phase.CANCELLED) {
+                breaches++;
             }
             if (s.phase() == Phase.DEAD || s.phase() == Phase.REJECTED || s.phase() == Phase.UNKNOWN) {
                 if (s.lastError() == null || s.lastError().isBlank()) {
@@ -143,7 +186,8 @@ final class ChaosCheck {
         long openCallbacks = count(ds, "SELECT count(*) FROM callback_inbox i WHERE NOT EXISTS "
                 + "(SELECT 1 FROM callback_outcomes o WHERE o.inbox_id = i.id)");
         return new Result(acceptedIds.size(), sent, delivered, undelivered, unknown, rejected, dead, unfinished, lost,
-                doubleCharged, doubleAccepted, missingKeys, unchargedSent, openCallbacks, callbacksLost);
+                doubleCharged, doubleAccepted, missingKeys, unchargedSent, openCallbacks, callbacksLost,
+                new Controls(expired, cancelled, cancelledIds.size(), breaches, expiredAfterLostAnswer));
     }
 
     private static Map<UUID, Long> counts(DataSource ds, String sql) throws SQLException {

@@ -17,7 +17,9 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * A steady load of messages through both APIs, as a careful client sends them: each with its own Idempotency-Key,
  * sent again with the same key after a failure (bounded). Every id answered with 202 is recorded; so is every
- * message that never got one.
+ * message that never got one. Among them, the message controls: one in ten carries a validity of two seconds (under the
+ * faults some expire, and the check proves none of those was submitted after it expired or charged), and one in ten is
+ * cancelled right after its 202 (the check proves every cancel answered 200 ended CANCELLED, never submitted or charged).
  */
 final class ChaosLoad implements AutoCloseable {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -28,6 +30,9 @@ final class ChaosLoad implements AutoCloseable {
     private final ExecutorService clients = Executors.newVirtualThreadPerTaskExecutor();
     private final Set<String> accepted = ConcurrentHashMap.newKeySet();
     private final Set<String> neverAccepted = ConcurrentHashMap.newKeySet();
+    private final Set<String> cancelled = ConcurrentHashMap.newKeySet();
+    private final AtomicLong cancelsRefused = new AtomicLong();
+    private final AtomicLong cancelsFailed = new AtomicLong();
     private final AtomicLong failedRequests = new AtomicLong();
     private final AtomicLong sequence = new AtomicLong();
     private volatile boolean running = true;
@@ -56,7 +61,9 @@ final class ChaosLoad implements AutoCloseable {
 
     private void send(long n) {
         String key = "chaos-" + n;
-        String body = "{\"to\":\"+4915" + String.format("%09d", n) + "\",\"body\":\"chaos message " + n + "\",\"reference\":\"" + key + "\"}";
+        String validity = n % 10 == 3 ? ",\"ttlSeconds\":2" : "";
+        String body = "{\"to\":\"+4915" + String.format("%09d", n) + "\",\"body\":\"chaos message " + n + "\",\"reference\":\""
+                + key + "\"" + validity + "}";
         for (int attempt = 0; attempt < 20; attempt++) {
             String api = apis.get((int) ((n + attempt) % apis.size()));
             try {
@@ -67,7 +74,11 @@ final class ChaosLoad implements AutoCloseable {
                         HttpResponse.BodyHandlers.ofString());
                 if (r.statusCode() == 202) {
                     JsonNode json = JSON.readTree(r.body());
-                    accepted.add(json.get("id").asText());
+                    String id = json.get("id").asText();
+                    accepted.add(id);
+                    if (n % 10 == 7) {
+                        cancel(api, id);
+                    }
                     return;
                 }
                 failedRequests.incrementAndGet();
@@ -82,6 +93,40 @@ final class ChaosLoad implements AutoCloseable {
             }
         }
         neverAccepted.add(key);
+    }
+
+    /**
+     * Cancels at once, racing the poller and the workers: 200 (recorded: it must end CANCELLED), 409 (a worker claimed
+     * it first) or a failure under the faults (not retried: whether it took effect, the log tells).
+     */
+    private void cancel(String api, String id) {
+        try {
+            HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(api + "/v1/messages/" + id + "/cancel"))
+                    .timeout(Duration.ofSeconds(15)).header("Authorization", "Bearer demo-client-key")
+                    .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
+            if (r.statusCode() == 200) {
+                cancelled.add(id);
+            } else if (r.statusCode() == 409) {
+                cancelsRefused.incrementAndGet();
+            } else {
+                cancelsFailed.incrementAndGet();
+            }
+        } catch (Exception e) {
+            cancelsFailed.incrementAndGet();
+        }
+    }
+
+    /** The ids whose cancel was answered 200. */
+    Set<String> cancelled() {
+        return cancelled;
+    }
+
+    long cancelsRefused() {
+        return cancelsRefused.get();
+    }
+
+    long cancelsFailed() {
+        return cancelsFailed.get();
     }
 
     Set<String> accepted() {

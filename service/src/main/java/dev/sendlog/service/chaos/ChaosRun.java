@@ -18,6 +18,7 @@ import java.sql.Connection;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -105,6 +106,11 @@ public final class ChaosRun {
                     result.undelivered(), result.rejected(), result.unfinished(), result.doubleAccepted(), result.missingKeys(),
                     result.unchargedSent(), result.openCallbacks(), result.callbacksLost(), load.failedRequests(),
                     load.neverAccepted().size());
+            ChaosCheck.Controls controls = result.controls();
+            out.printf(Locale.ROOT, "controls: expired %d (%d of them seen by the provider before they expired, an answer lost"
+                            + " under the faults), cancelled %d (cancels answered 200: %d, refused 409: %d, failed: %d), breaches %d%n",
+                    controls.expired(), controls.expiredAfterLostAnswer(), controls.cancelled(), controls.cancelsAnswered(),
+                    load.cancelsRefused(), load.cancelsFailed(), controls.breaches());
             if (!result.passed()) {
                 out.println("CHAOS FAILED: the guarantee did not hold; logs are in " + dir);
             }
@@ -281,7 +287,7 @@ public final class ChaosRun {
             JsonNode stats = json("http://127.0.0.1:" + simulatorPort + "/v1/stats");
             long pending = stats.path("callbacksSent").asLong() - stats.path("callbacksDelivered").asLong()
                     - stats.path("callbacksFailed").asLong();
-            result = ChaosCheck.check(ds, load.accepted(), keys(), stats.path("callbacksFailed").asLong());
+            result = ChaosCheck.check(ds, load.accepted(), records(), load.cancelled(), stats.path("callbacksFailed").asLong());
             boolean drained = result.unfinished() == 0 && result.openCallbacks() == 0 && pending == 0;
             if (drained || System.nanoTime() > deadline) {
                 if (!drained) {
@@ -293,10 +299,7 @@ public final class ChaosRun {
                 if (distinctDelivered > inbox) {
                     // A callback the provider saw answered 200 must have an inbox row: its own, or the row of the same
                     // body sent before (the duplicated receipts of this run are byte for byte the same: one row holds them).
-                    result = new ChaosCheck.Result(result.accepted(), result.sent(), result.delivered(), result.undelivered(),
-                            result.unknown(), result.rejected(), result.dead(), result.unfinished(), result.lost(),
-                            result.doubleCharged(), result.doubleAccepted(), result.missingKeys(), result.unchargedSent(),
-                            result.openCallbacks(), result.callbacksLost() + distinctDelivered - inbox);
+                    result = result.withCallbacksLost(result.callbacksLost() + distinctDelivered - inbox);
                 }
                 return result;
             }
@@ -319,10 +322,16 @@ public final class ChaosRun {
         return distinct.size();
     }
 
-    private Set<String> keys() throws Exception {
-        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + simulatorPort + "/v1/keys")).build(),
+    /** Every idempotency key the provider recorded, with the epoch microseconds of its first accepted submit. */
+    private Map<String, Long> records() throws Exception {
+        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + simulatorPort + "/v1/records")).build(),
                 HttpResponse.BodyHandlers.ofString());
-        return new HashSet<>(r.body().lines().toList());
+        Map<String, Long> records = new HashMap<>();
+        for (String line : r.body().lines().toList()) {
+            JsonNode record = JSON.readTree(line);
+            records.put(record.path("key").asText(), record.path("recordedAtMicros").asLong());
+        }
+        return records;
     }
 
     private JsonNode json(String url) throws Exception {

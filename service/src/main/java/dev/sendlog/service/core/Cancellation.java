@@ -51,8 +51,9 @@ public final class Cancellation {
             }
             var cancel = Decisions.cancel(m.state());
             if (cancel.isEmpty()) {
-                throw ApiProblem.conflict("the message is " + m.state().status() + ": only a message no worker has claimed"
-                        + " for sending (ACCEPTED, or RETRYING before its next claim) can be cancelled", List.of());
+                throw ApiProblem.conflict("the message is " + m.state().status() + (m.state().isWaiting()
+                        ? " after a worker claimed it, which may have reached the provider" : "")
+                        + ": only a message no worker has claimed yet (SCHEDULED or ACCEPTED) can be cancelled", List.of());
             }
             Cancelled cancelled = cancel.get();
             NewEvent event = new NewEvent(id, m.state().nextSeq(), Shards.of(id, shardCount), actor, clock.instant(), cancelled)
