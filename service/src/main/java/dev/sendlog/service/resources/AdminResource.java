@@ -104,12 +104,7 @@ public final class AdminResource {
     @Path("/messages/{id}/redrive")
     @RolesAllowed(Role.ADMIN_NAME)
     public Response redrive(@Auth Caller caller, @PathParam("id") String id) {
-        UUID uuid;
-        try {
-            uuid = UUID.fromString(id);
-        } catch (IllegalArgumentException e) {
-            throw ApiProblem.notFound("no message " + id);
-        }
+        UUID uuid = MessageIdParam.parse(id);
         var redriven = actions.redrive(uuid, caller.actor());
         return Response.accepted(Map.of("id", uuid, "status", "RETRYING", "attempt", redriven.attempt())).build();
     }

@@ -131,12 +131,7 @@ public final class MessagesResource {
     @Path("/{id}/cancel")
     @RolesAllowed({Role.CLIENT_NAME, Role.ADMIN_NAME})
     public MessageView cancel(@Auth Caller caller, @PathParam("id") String id) {
-        UUID uuid;
-        try {
-            uuid = UUID.fromString(id);
-        } catch (IllegalArgumentException e) {
-            throw ApiProblem.notFound("no message " + id);
-        }
+        UUID uuid = MessageIdParam.parse(id);
         return MessageView.of(cancellation.cancel(uuid, caller.actor(), caller::mayRead));
     }
 
@@ -171,12 +166,7 @@ public final class MessagesResource {
 
     /** The message if this caller may see it; another tenant's message is as absent as a missing one. */
     private MessageDetails visible(Caller caller, String id) {
-        UUID uuid;
-        try {
-            uuid = UUID.fromString(id);
-        } catch (IllegalArgumentException e) {
-            throw ApiProblem.notFound("no message " + id);
-        }
+        UUID uuid = MessageIdParam.parse(id);
         return reader.find(uuid)
                 .filter(m -> caller.mayRead(m.row().tenant()))
                 .orElseThrow(() -> ApiProblem.notFound("no message " + id));
