@@ -128,6 +128,7 @@ public final class Decisions {
                             + " expired at the attempt limit; the provider may or may not have the message")
                     : new Redriven(s.attempt() + 1, RedriveReason.CLAIM_TIMEOUT);
             case RETRY -> new Redriven(s.attempt() + 1, RedriveReason.RETRY_DUE);
+            case DUE -> new Redriven(s.attempt(), RedriveReason.DUE);
         });
     }
 

@@ -17,9 +17,11 @@ import dev.sendlog.events.ProviderAccepted;
 import dev.sendlog.events.Published;
 import dev.sendlog.events.Receipt;
 import dev.sendlog.events.ReceiptKind;
+import dev.sendlog.events.RedriveReason;
 import dev.sendlog.events.Redriven;
 import dev.sendlog.events.Rejected;
 import dev.sendlog.events.Resolved;
+import dev.sendlog.events.Scheduled;
 import dev.sendlog.events.StoredEvent;
 import java.util.ArrayList;
 import java.util.List;
@@ -106,6 +108,7 @@ class MessageFoldProperties {
                         status = MessageStatus.valueOf(r.status().name());
                     }
                 }
+                case Scheduled sc -> status = MessageStatus.SCHEDULED;
                 case Expired x -> status = MessageStatus.EXPIRED;
                 case Cancelled x -> status = MessageStatus.CANCELLED;
                 case Compacted c -> throw new IllegalArgumentException("generated histories hold no snapshot");
@@ -205,6 +208,13 @@ class MessageFoldProperties {
                 // Only a message no worker holds is cancelled or expires.
                 invalid.add(new Cancelled());
                 invalid.add(new Expired());
+            }
+            if (s.phase() != Phase.SCHEDULED) {
+                // Only a scheduled message is made due, and only the acceptance is followed by SCHEDULED.
+                invalid.add(new Redriven(Math.max(1, s.attempt()), RedriveReason.DUE));
+            }
+            if (s.seq() != 1) {
+                invalid.add(new Scheduled(last.at()));
             }
             if (s.providerId() == null) {
                 invalid.add(new Receipt(ReceiptKind.DELIVERED, "sim", "p9", "DELIVRD", last.at(), null, 1));
