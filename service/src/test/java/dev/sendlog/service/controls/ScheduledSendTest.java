@@ -131,6 +131,71 @@ class ScheduledSendTest {
         assertThat(late.status()).as("sent: too late").isEqualTo(409);
     }
 
+    /**
+     * Cancels jittered around the moment scheduled messages come due (the due scan appends their REDRIVEN, the poller
+     * publishes, the worker claims): a 200 means CANCELLED, never claimed, never at the provider, never charged; a 409
+     * means a worker claimed it first and it went on to the provider, charged once. No seq is written twice.
+     */
+    @Test
+    void aCancelRacingTheDueScanAndTheClaimEndsEitherCancelledUnsentOrSentOnce() throws Exception {
+        java.util.Random random = new java.util.Random(2626);
+        Instant sendAt = SERVICE.now().plusSeconds(1);
+        List<String> ids = new java.util.ArrayList<>();
+        for (int i = 0; i < 30; i++) {
+            ids.add(submitted(",\"sendAt\":\"" + sendAt + "\""));
+        }
+        java.util.Map<String, Integer> answers = new java.util.concurrent.ConcurrentHashMap<>();
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(8);
+        try {
+            SERVICE.clock().advance(Duration.ofSeconds(2)); // all due now: the next timer round takes them
+            List<java.util.concurrent.Future<?>> sent = new java.util.ArrayList<>();
+            for (String id : ids) {
+                long delay = random.nextInt(1200);
+                sent.add(pool.submit(() -> {
+                    Thread.sleep(delay); // jitter around the due scan and the claims
+                    answers.put(id, SERVICE.api().post("/v1/messages/" + id + "/cancel", "client-a", "").status());
+                    return null;
+                }));
+            }
+            for (java.util.concurrent.Future<?> f : sent) {
+                f.get();
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        int cancelled = 0;
+        int claimed = 0;
+        for (String id : ids) {
+            assertThat(answers.get(id)).as(id).isIn(200, 409);
+            if (answers.get(id) == 409) {
+                Messages.awaitStatus(SERVICE, id, "SENT", Duration.ofSeconds(30));
+            }
+        }
+        await().atMost(Duration.ofSeconds(30)).until(() -> ids.stream().allMatch(id -> scheduledRows(id) == 0));
+        java.util.Map<String, JsonNode> atProvider = Messages.providerRecords(SERVICE);
+        for (String id : ids) {
+            List<String> types = types(id);
+            if (answers.get(id) == 200) {
+                cancelled++;
+                assertThat(types).as(id).startsWith("ACCEPTED", "SCHEDULED").endsWith("CANCELLED")
+                        .doesNotContain("CLAIMED", "PROVIDER_ACCEPTED");
+                assertThat(atProvider).doesNotContainKey(id);
+                assertThat(Messages.ledgerRows(SERVICE, id)).isZero();
+            } else {
+                claimed++;
+                assertThat(types).as(id).containsSubsequence("ACCEPTED", "SCHEDULED", "REDRIVEN", "CLAIMED", "PROVIDER_ACCEPTED")
+                        .doesNotContain("CANCELLED");
+                assertThat(atProvider).containsKey(id);
+                assertThat(Messages.ledgerRows(SERVICE, id)).isEqualTo(1);
+            }
+        }
+        // Both outcomes happen (the seed fixes the jitter), so the property was exercised from both sides.
+        assertThat(cancelled).as("cancels that won").isPositive();
+        assertThat(claimed).as("claims that won").isPositive();
+        assertThat(Sql.count(SERVICE.dataSource(), "SELECT count(*) FROM (SELECT message_id, seq FROM message_events"
+                + " GROUP BY message_id, seq HAVING count(*) > 1) d")).isZero();
+    }
+
     @Test
     void aScheduledMessageWhoseValidityEndsFirstExpiresUnsent() {
         String id = submitted(",\"sendAt\":\"" + SERVICE.now().plusSeconds(600) + "\",\"ttlSeconds\":60");
