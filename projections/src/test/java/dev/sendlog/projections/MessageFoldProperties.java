@@ -191,6 +191,33 @@ class MessageFoldProperties {
         });
     }
 
+    /**
+     * Scheduled send (issue 26): until its REDRIVEN with reason DUE, which comes at or after its sendAt, a scheduled
+     * message is neither published nor claimed; only a cancel or an expiry may end it first, and then it is never
+     * made due.
+     */
+    @TestFactory
+    Stream<DynamicTest> aScheduledMessageIsNeitherPublishedNorClaimedBeforeItIsDue() {
+        return forEachHistory("scheduled waits", events -> {
+            if (events.size() < 2 || !(events.get(1).event() instanceof Scheduled scheduled)) {
+                return;
+            }
+            boolean due = false;
+            for (StoredEvent e : events.subList(2, events.size())) {
+                if (!due) {
+                    assertThat(e.type()).as("before it is due, in %s", events)
+                            .isIn(EventType.REDRIVEN, EventType.CANCELLED, EventType.EXPIRED);
+                }
+                if (e.event() instanceof Redriven r && r.reason() == RedriveReason.DUE) {
+                    assertThat(due).as("made due once").isFalse();
+                    assertThat(e.at()).as("due at or after its sendAt").isAfterOrEqualTo(scheduled.sendAt());
+                    assertThat(r.attempt()).isEqualTo(1);
+                    due = true;
+                }
+            }
+        });
+    }
+
     @TestFactory
     Stream<DynamicTest> anInvalidNextEventIsRejectedLoudly() {
         return forEachHistory("invalid rejected", events -> {
