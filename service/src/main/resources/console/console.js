@@ -7,12 +7,13 @@
   const PAGE_SIZE = 50;
   // API.md: a re-drive is taken only for DEAD, UNKNOWN (before it was sent) and RETRYING; the service decides.
   const REDRIVABLE = new Set(["DEAD", "UNKNOWN", "RETRYING"]);
-  // ACCEPTED before its first claim; the API refuses a claimed one (409), which the console then shows.
-  const CANCELLABLE = new Set(["ACCEPTED"]);
+  // SCHEDULED (waiting for its sendAt) or ACCEPTED before its first claim; the API refuses a claimed one (409), which
+  // the console then shows.
+  const CANCELLABLE = new Set(["SCHEDULED", "ACCEPTED"]);
   // Statuses that change without anyone acting: an open message in one of these is read again every few seconds.
-  const MOVING = new Set(["ACCEPTED", "SENDING", "RETRYING"]);
+  const MOVING = new Set(["SCHEDULED", "ACCEPTED", "SENDING", "RETRYING"]);
   const FOLLOW_MS = 2000;
-  const FIELDS = ["id", "tenant", "status", "to", "from", "validUntil", "reference", "gateway", "providerId", "attempts", "segments", "acceptedAt",
+  const FIELDS = ["id", "tenant", "status", "to", "from", "validUntil", "sendAt", "reference", "gateway", "providerId", "attempts", "segments", "acceptedAt",
     "updatedAt", "lastError"];
   const NO_MESSAGE = "00000000-0000-0000-0000-000000000000";
 

@@ -213,18 +213,19 @@ public final class Compactor {
             try (Statement st = c.createStatement()) {
                 st.setFetchSize(5000);
                 // The messages rows and the publications the rows name: the history as every reader shows it.
-                try (ResultSet rs = st.executeQuery("SELECT m.tenant, m.gateway, m.accepted_at, " + LogRows.COLUMNS + " FROM "
+                try (ResultSet rs = st.executeQuery("SELECT m.tenant, m.gateway, m.accepted_at, " + LogRows.COLUMNS + ", m.send_at FROM "
                         + original + " e JOIN messages m ON m.id = e.message_id " + LogRows.JOIN_PUBLICATION
                         + " ORDER BY e.message_id, e.seq")) {
                     UUID current = null;
                     String tenant = null;
                     String gateway = null;
                     Instant acceptedAt = null;
+                    Instant sendAt = null;
                     List<LoggedRow> rows = new ArrayList<>();
                     while (rs.next()) {
                         LoggedRow row = LogRows.read(rs, 4, actors);
                         if (current != null && !current.equals(row.messageId())) {
-                            snapshot(current, tenant, gateway, acceptedAt, rows, snapshots, keptRaw);
+                            snapshot(current, tenant, gateway, acceptedAt, sendAt, rows, snapshots, keptRaw);
                             messages++;
                             rows = new ArrayList<>();
                         }
@@ -232,6 +233,8 @@ public final class Compactor {
                         tenant = rs.getString(1);
                         gateway = rs.getString(2);
                         acceptedAt = rs.getObject(3, OffsetDateTime.class).toInstant();
+                        OffsetDateTime sendAtColumn = rs.getObject(4 + LogRows.COUNT, OffsetDateTime.class);
+                        sendAt = sendAtColumn == null ? null : sendAtColumn.toInstant();
                         rows.add(row);
                         eventsIn++;
                         if (snapshots.size() >= BATCH) {
@@ -239,7 +242,7 @@ public final class Compactor {
                         }
                     }
                     if (current != null) {
-                        snapshot(current, tenant, gateway, acceptedAt, rows, snapshots, keptRaw);
+                        snapshot(current, tenant, gateway, acceptedAt, sendAt, rows, snapshots, keptRaw);
                         messages++;
                     }
                 }
@@ -265,12 +268,12 @@ public final class Compactor {
      * final status of the state it folds (search by status still finds the message). A history the fold refuses is kept
      * as it is, row by row, and said loudly: compaction never loses what it cannot read.
      */
-    private void snapshot(UUID id, String tenant, String gateway, Instant acceptedAt, List<LoggedRow> rows,
+    private void snapshot(UUID id, String tenant, String gateway, Instant acceptedAt, Instant sendAt, List<LoggedRow> rows,
                           List<Snapshot> snapshots, List<UUID> keptRaw) {
         List<StoredEvent> history;
         MessageState state;
         try {
-            history = histories.assemble(id, tenant, gateway, acceptedAt, rows);
+            history = histories.assemble(id, tenant, gateway, acceptedAt, sendAt, rows);
             state = MessageFold.fold(history);
         } catch (InvalidTransitionException | UnreadableEventException e) {
             LOG.error("compaction keeps the raw events of message_id={}: its history does not fold: {}", id, e.getMessage());

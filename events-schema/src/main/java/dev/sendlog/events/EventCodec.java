@@ -67,6 +67,7 @@ public final class EventCodec {
             case RESOLVED -> Resolved.class;
             case EXPIRED -> Expired.class;
             case CANCELLED -> Cancelled.class;
+            case SCHEDULED -> Scheduled.class;
         };
     }
 

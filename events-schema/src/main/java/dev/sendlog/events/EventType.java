@@ -22,9 +22,11 @@ public enum EventType {
     RESOLVED(11, 1),
     COMPACTED(12, 2),
     EXPIRED(13, 1),
-    CANCELLED(14, 1);
+    CANCELLED(14, 1),
+    /** Never a typed row: the messages row's send_at, shown at seq 2 (see {@link Scheduled}). */
+    SCHEDULED(15, 1);
 
-    private static final EventType[] BY_CODE = new EventType[15];
+    private static final EventType[] BY_CODE = new EventType[16];
 
     static {
         for (EventType t : values()) {

@@ -7,7 +7,7 @@ package dev.sendlog.events;
  */
 public sealed interface MessageEvent
         permits Accepted, Published, Claimed, ProviderAccepted, AttemptFailed, Rejected, Redriven, Dead,
-                Receipt, OutcomeUnknown, Resolved, Compacted, Expired, Cancelled {
+                Receipt, OutcomeUnknown, Resolved, Compacted, Expired, Cancelled, Scheduled {
 
     EventType type();
 }

@@ -14,5 +14,7 @@ public enum RedriveReason {
      * A worker that was shutting down gave back a claim before calling the provider: the same attempt is owed again
      * (stored as its ordinal + 1, so a new reason goes last).
      */
-    HANDED_BACK
+    HANDED_BACK,
+    /** A scheduled message's {@code sendAt} has come: attempt 1 is owed (issue 26). */
+    DUE
 }

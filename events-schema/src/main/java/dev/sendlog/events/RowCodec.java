@@ -33,6 +33,7 @@ public final class RowCodec {
         switch (event) {
             case Accepted a -> throw new IllegalArgumentException("ACCEPTED is the messages row, not an event row");
             case Published p -> throw new IllegalArgumentException("PUBLISHED is a publication row, not an event row");
+            case Scheduled sc -> throw new IllegalArgumentException("SCHEDULED is the messages row's send_at, not an event row");
             case Claimed c -> {
                 r.attempt = small(c.attempt(), "attempt");
                 r.time2 = c.deadline();
@@ -99,7 +100,7 @@ public final class RowCodec {
     public MessageEvent fromRow(EventRow r) {
         try {
             return switch (r.type()) {
-                case ACCEPTED, PUBLISHED -> throw new UnreadableEventException(r.type() + " is never a typed row");
+                case ACCEPTED, PUBLISHED, SCHEDULED -> throw new UnreadableEventException(r.type() + " is never a typed row");
                 case CLAIMED -> new Claimed(r.attempt(), r.detail() != null ? r.detail() : r.actor(), r.time2());
                 case PROVIDER_ACCEPTED -> new ProviderAccepted(r.attempt(), r.gateway(), r.providerId());
                 case ATTEMPT_FAILED -> new AttemptFailed(r.attempt(), r.detail(), r.time2());

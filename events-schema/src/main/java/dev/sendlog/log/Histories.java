@@ -6,6 +6,7 @@ import dev.sendlog.events.EventType;
 import dev.sendlog.events.MessageEvent;
 import dev.sendlog.events.Published;
 import dev.sendlog.events.Redriven;
+import dev.sendlog.events.Scheduled;
 import dev.sendlog.events.RowCodec;
 import dev.sendlog.events.StoredEvent;
 import dev.sendlog.events.UnreadableEventException;
@@ -39,14 +40,30 @@ public final class Histories {
         return new StoredEvent(messageId, 1, acceptedAt, ACCEPTED_BY, new Accepted(tenant, gateway));
     }
 
-    /** The history of one message from its row's facts and its event rows in seq order. */
-    public List<StoredEvent> assemble(UUID messageId, String tenant, String gateway, Instant acceptedAt, List<LoggedRow> rows) {
-        List<StoredEvent> history = new ArrayList<>(rows.size() + 2);
+    /**
+     * Whether a messages row's {@code send_at} makes the message wait (issue 26): only one after its acceptance. A
+     * {@code sendAt} already past when the message was accepted means "now" (API.md): it is kept on the row as the client
+     * sent it, and the message is sent at once.
+     */
+    public static boolean isScheduled(Instant sendAt, Instant acceptedAt) {
+        return sendAt != null && sendAt.isAfter(acceptedAt);
+    }
+
+    /**
+     * The history of one message from its row's facts and its event rows in seq order; {@code sendAt} is the row's
+     * send_at (null when none): a scheduled message shows SCHEDULED at seq 2, from the row as ACCEPTED is.
+     */
+    public List<StoredEvent> assemble(UUID messageId, String tenant, String gateway, Instant acceptedAt, Instant sendAt,
+                                      List<LoggedRow> rows) {
+        List<StoredEvent> history = new ArrayList<>(rows.size() + 3);
         boolean acceptanceStored = !rows.isEmpty() && (rows.getFirst().seq() == 1
                 || EventType.COMPACTED.name().equals(rows.getFirst().legacyType())
                 || (rows.getFirst().typed() != null && rows.getFirst().typed().type() == EventType.COMPACTED));
         if (!acceptanceStored) {
             history.add(accepted(messageId, tenant, gateway, acceptedAt));
+            if (isScheduled(sendAt, acceptedAt)) {
+                history.add(new StoredEvent(messageId, 2, acceptedAt, ACCEPTED_BY, new Scheduled(sendAt)));
+            }
         }
         int owedAttempt = acceptanceStored ? 0 : 1;
         for (LoggedRow row : rows) {

@@ -28,8 +28,11 @@ class EventCodecTest {
                 new Resolved(9, Resolved.APPLY, ReceiptKind.DELIVERED, "confirmed by phone"),
                 new Expired(),
                 new Cancelled(),
+                new Scheduled(T),
                 new Compacted(List.of(new StoredEvent(ID, 1, T, "api", new Accepted("demo", "sim")),
-                        new StoredEvent(ID, 2, T, "poller-1", new Published(1, 1, T)))));
+                        new StoredEvent(ID, 2, T, "api", new Scheduled(T.plusSeconds(60))),
+                        new StoredEvent(ID, 3, T.plusSeconds(60), "timer", new Redriven(1, RedriveReason.DUE)),
+                        new StoredEvent(ID, 4, T, "poller-1", new Published(1, 1, T)))));
     }
 
     @Test

@@ -7,5 +7,7 @@ public enum DeadlineKind {
     /** CLAIMED, no result: another attempt (or, at the limit, an unknown outcome). */
     CLAIM,
     /** RETRY_WAIT: the backoff has passed, the next attempt is due. */
-    RETRY
+    RETRY,
+    /** SCHEDULED: its sendAt has come, attempt 1 is due (issue 26). */
+    DUE
 }

@@ -71,12 +71,14 @@ public final class Decisions {
      * Whether the provider's acceptance still has to be recorded (it is recorded once, whichever attempt). An EXPIRED or
      * CANCELLED message was never claimed since; only a claim from before (one that outlived its deadline) can have
      * reached the provider, and then the provider's answer decides, as for any submit in flight: it is recorded and
-     * charged, because the provider has it. Without any claim there is nothing the provider could have answered.
+     * charged, because the provider has it. Without any claim there is nothing the provider could have answered. A
+     * SCHEDULED message has never been claimed (it is not even owed yet), so no answer is recorded for it.
      */
     public static boolean shouldRecordAcceptance(MessageState s) {
         boolean alreadyAccepted = s.phase().isProviderAccepted() || (s.phase() == Phase.UNKNOWN && s.providerId() != null);
         boolean endedUnsent = s.phase() == Phase.EXPIRED || s.phase() == Phase.CANCELLED;
-        return !alreadyAccepted && s.phase() != Phase.REJECTED && s.phase() != Phase.NONE && !(endedUnsent && s.claims() == 0);
+        return !alreadyAccepted && s.phase() != Phase.REJECTED && s.phase() != Phase.NONE && s.phase() != Phase.SCHEDULED
+                && !(endedUnsent && s.claims() == 0);
     }
 
     /**
@@ -128,6 +130,7 @@ public final class Decisions {
                             + " expired at the attempt limit; the provider may or may not have the message")
                     : new Redriven(s.attempt() + 1, RedriveReason.CLAIM_TIMEOUT);
             case RETRY -> new Redriven(s.attempt() + 1, RedriveReason.RETRY_DUE);
+            case DUE -> new Redriven(s.attempt(), RedriveReason.DUE);
         });
     }
 

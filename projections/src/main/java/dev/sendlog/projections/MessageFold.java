@@ -15,6 +15,7 @@ import dev.sendlog.events.ReceiptKind;
 import dev.sendlog.events.Redriven;
 import dev.sendlog.events.Rejected;
 import dev.sendlog.events.Resolved;
+import dev.sendlog.events.Scheduled;
 import dev.sendlog.events.StoredEvent;
 import java.util.HashSet;
 import java.util.List;
@@ -64,6 +65,11 @@ public final class MessageFold {
                 d.attempt = 1;
                 d.workSeq = e.seq();
                 d.to(Phase.PENDING, null);
+            }
+            case Scheduled sc -> {
+                require(s.phase() == Phase.PENDING && s.seq() == 1 && s.workSeq() == 1, s, e,
+                        "SCHEDULED follows the acceptance at once");
+                d.to(Phase.SCHEDULED, new Deadline(DeadlineKind.DUE, sc.sendAt()));
             }
             case Published p -> {
                 require(s.phase() == Phase.PENDING, s, e, "only a pending attempt is published");
@@ -146,6 +152,8 @@ public final class MessageFold {
                     "an unclaimed publish is published again for the same attempt");
             case CLAIM_TIMEOUT -> require(s.phase() == Phase.CLAIMED && r.attempt() == s.attempt() + 1, s, e,
                     "an expired claim owes the next attempt");
+            case DUE -> require(s.phase() == Phase.SCHEDULED && r.attempt() == s.attempt(), s, e,
+                    "a scheduled message's due time owes its first attempt");
             case HANDED_BACK -> require(s.phase() == Phase.CLAIMED && r.attempt() == s.attempt(), s, e,
                     "a claim given back before the provider was called owes the same attempt");
             case ADMIN -> require((s.phase() == Phase.DEAD || s.isUnknownBeforeSend() || s.phase() == Phase.RETRY_WAIT)

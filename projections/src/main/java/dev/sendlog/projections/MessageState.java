@@ -48,6 +48,7 @@ public record MessageState(
     public MessageStatus status() {
         return switch (phase) {
             case NONE -> throw new IllegalStateException("message " + messageId + " has no events");
+            case SCHEDULED -> MessageStatus.SCHEDULED;
             case PENDING, PUBLISHED -> attempt > 1 ? MessageStatus.RETRYING : MessageStatus.ACCEPTED;
             case CLAIMED -> MessageStatus.SENDING;
             case RETRY_WAIT -> MessageStatus.RETRYING;
@@ -73,12 +74,12 @@ public record MessageState(
     }
 
     /**
-     * Waiting for a worker, no claim held: an attempt owed (PENDING, PUBLISHED) or a retry waiting for its time. A
-     * cancel, and an expiry, may end a message only here: a claimed attempt may be at the provider, whose answer
-     * decides it.
+     * Waiting for a worker, no claim held: waiting for its sendAt (SCHEDULED), an attempt owed (PENDING, PUBLISHED) or
+     * a retry waiting for its time. A cancel, and an expiry, may end a message only here: a claimed attempt may be at
+     * the provider, whose answer decides it.
      */
     public boolean isWaiting() {
-        return phase == Phase.PENDING || phase == Phase.PUBLISHED || phase == Phase.RETRY_WAIT;
+        return phase == Phase.SCHEDULED || phase == Phase.PENDING || phase == Phase.PUBLISHED || phase == Phase.RETRY_WAIT;
     }
 
     /** UNKNOWN reached without the provider ever answering (a claim expired at the attempt limit). */

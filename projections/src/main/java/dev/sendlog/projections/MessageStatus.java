@@ -2,6 +2,7 @@ package dev.sendlog.projections;
 
 /** The statuses of the client API (API.md). */
 public enum MessageStatus {
+    SCHEDULED,
     ACCEPTED,
     SENDING,
     RETRYING,

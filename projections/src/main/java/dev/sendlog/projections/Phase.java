@@ -4,6 +4,8 @@ package dev.sendlog.projections;
 public enum Phase {
     /** No event yet (only before the first fold step). */
     NONE,
+    /** Waits for its sendAt (issue 26): no attempt is owed until a REDRIVEN with reason DUE. */
+    SCHEDULED,
     /** An attempt is owed and waits for the poller. */
     PENDING,
     /** The job is on the send stream; a worker should claim it by the confirm-by deadline. */

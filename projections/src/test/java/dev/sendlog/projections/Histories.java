@@ -5,6 +5,7 @@ import dev.sendlog.events.MessageEvent;
 import dev.sendlog.events.ProviderAccepted;
 import dev.sendlog.events.Published;
 import dev.sendlog.events.Receipt;
+import dev.sendlog.events.Scheduled;
 import dev.sendlog.events.ReceiptKind;
 import dev.sendlog.events.Rejected;
 import dev.sendlog.events.Resolved;
@@ -53,6 +54,10 @@ public final class Histories {
     public static List<StoredEvent> generate(long seed, int maxSteps, UUID messageId) {
         Histories h = new Histories(seed, messageId);
         h.append("api", new Accepted("demo", "sim"));
+        if (h.random.nextInt(3) == 0) {
+            // A scheduled message (issue 26): its sendAt up to ten minutes ahead, before or after its validity's end.
+            h.append("api", new Scheduled(h.now.plusSeconds(1 + h.random.nextInt(600))));
+        }
         for (int i = 0; i < maxSteps; i++) {
             if (!h.step()) {
                 break;
@@ -126,7 +131,7 @@ public final class Histories {
     private void append(String actor, MessageEvent event) {
         // A publication takes the seq its work event left for it; anything else takes the next seq, which skips that
         // slot while the work is unpublished (a claim whose publication the history does not show, as the log allows).
-        int seq = state == null ? 1 : event instanceof Published ? state.seq() + 1 : state.nextSeq();
+        int seq = state == null ? 1 : event instanceof Published || event instanceof Scheduled ? state.seq() + 1 : state.nextSeq();
         StoredEvent stored = new StoredEvent(id, seq, now, actor, event);
         state = state == null ? MessageFold.fold(List.of(stored)) : MessageFold.evolve(state, stored);
         events.add(stored);

@@ -17,9 +17,11 @@ import dev.sendlog.events.ProviderAccepted;
 import dev.sendlog.events.Published;
 import dev.sendlog.events.Receipt;
 import dev.sendlog.events.ReceiptKind;
+import dev.sendlog.events.RedriveReason;
 import dev.sendlog.events.Redriven;
 import dev.sendlog.events.Rejected;
 import dev.sendlog.events.Resolved;
+import dev.sendlog.events.Scheduled;
 import dev.sendlog.events.StoredEvent;
 import java.util.ArrayList;
 import java.util.List;
@@ -106,6 +108,7 @@ class MessageFoldProperties {
                         status = MessageStatus.valueOf(r.status().name());
                     }
                 }
+                case Scheduled sc -> status = MessageStatus.SCHEDULED;
                 case Expired x -> status = MessageStatus.EXPIRED;
                 case Cancelled x -> status = MessageStatus.CANCELLED;
                 case Compacted c -> throw new IllegalArgumentException("generated histories hold no snapshot");
@@ -188,6 +191,33 @@ class MessageFoldProperties {
         });
     }
 
+    /**
+     * Scheduled send (issue 26): until its REDRIVEN with reason DUE, which comes at or after its sendAt, a scheduled
+     * message is neither published nor claimed; only a cancel or an expiry may end it first, and then it is never
+     * made due.
+     */
+    @TestFactory
+    Stream<DynamicTest> aScheduledMessageIsNeitherPublishedNorClaimedBeforeItIsDue() {
+        return forEachHistory("scheduled waits", events -> {
+            if (events.size() < 2 || !(events.get(1).event() instanceof Scheduled scheduled)) {
+                return;
+            }
+            boolean due = false;
+            for (StoredEvent e : events.subList(2, events.size())) {
+                if (!due) {
+                    assertThat(e.type()).as("before it is due, in %s", events)
+                            .isIn(EventType.REDRIVEN, EventType.CANCELLED, EventType.EXPIRED);
+                }
+                if (e.event() instanceof Redriven r && r.reason() == RedriveReason.DUE) {
+                    assertThat(due).as("made due once").isFalse();
+                    assertThat(e.at()).as("due at or after its sendAt").isAfterOrEqualTo(scheduled.sendAt());
+                    assertThat(r.attempt()).isEqualTo(1);
+                    due = true;
+                }
+            }
+        });
+    }
+
     @TestFactory
     Stream<DynamicTest> anInvalidNextEventIsRejectedLoudly() {
         return forEachHistory("invalid rejected", events -> {
@@ -205,6 +235,13 @@ class MessageFoldProperties {
                 // Only a message no worker holds is cancelled or expires.
                 invalid.add(new Cancelled());
                 invalid.add(new Expired());
+            }
+            if (s.phase() != Phase.SCHEDULED) {
+                // Only a scheduled message is made due, and only the acceptance is followed by SCHEDULED.
+                invalid.add(new Redriven(Math.max(1, s.attempt()), RedriveReason.DUE));
+            }
+            if (s.seq() != 1) {
+                invalid.add(new Scheduled(last.at()));
             }
             if (s.providerId() == null) {
                 invalid.add(new Receipt(ReceiptKind.DELIVERED, "sim", "p9", "DELIVRD", last.at(), null, 1));

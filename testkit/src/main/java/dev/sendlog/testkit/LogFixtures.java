@@ -5,6 +5,7 @@ import dev.sendlog.events.EventCodec;
 import dev.sendlog.events.EventRow;
 import dev.sendlog.events.EventType;
 import dev.sendlog.events.Published;
+import dev.sendlog.events.Scheduled;
 import dev.sendlog.events.RowCodec;
 import dev.sendlog.events.StoredEvent;
 import dev.sendlog.log.Actors;
@@ -48,23 +49,28 @@ public final class LogFixtures {
         return actors;
     }
 
-    /** Writes {@code history}, which starts with ACCEPTED, for message {@code id} of {@code shard}. */
+    /**
+     * Writes {@code history}, which starts with ACCEPTED, for message {@code id} of {@code shard}. A SCHEDULED after it
+     * is the row's send_at, as the service writes it (no event row).
+     */
     public void write(UUID id, short shard, List<StoredEvent> history) throws SQLException {
         if (history.isEmpty() || !(history.getFirst().event() instanceof Accepted accepted)) {
             throw new IllegalArgumentException("a history starts with ACCEPTED");
         }
+        Instant sendAt = history.size() > 1 && history.get(1).event() instanceof Scheduled s ? s.sendAt() : null;
         try (Connection c = dataSource.getConnection()) {
             try (PreparedStatement ps = c.prepareStatement("INSERT INTO messages (id, tenant, shard, recipient, body, gateway, "
-                    + "accepted_at) VALUES (?, ?, ?, '+4915100000000', 'b', ?, ?)")) {
+                    + "accepted_at, send_at) VALUES (?, ?, ?, '+4915100000000', 'b', ?, ?, ?)")) {
                 ps.setObject(1, id);
                 ps.setString(2, accepted.tenant());
                 ps.setShort(3, shard);
                 ps.setString(4, accepted.gateway());
                 ps.setObject(5, OffsetDateTime.ofInstant(history.getFirst().at(), ZoneOffset.UTC));
+                ps.setObject(6, sendAt == null ? null : OffsetDateTime.ofInstant(sendAt, ZoneOffset.UTC));
                 ps.executeUpdate();
             }
             Long publication = null;
-            for (StoredEvent e : history.subList(1, history.size())) {
+            for (StoredEvent e : history.subList(sendAt == null ? 1 : 2, history.size())) {
                 if (e.event() instanceof Published p) {
                     publication = publish(c, id, e.seq() - 1, e, p);
                     continue;
@@ -131,7 +137,8 @@ public final class LogFixtures {
             String tenant;
             String gateway;
             Instant acceptedAt;
-            try (PreparedStatement ps = c.prepareStatement("SELECT tenant, gateway, accepted_at FROM messages WHERE id = ?")) {
+            Instant sendAt;
+            try (PreparedStatement ps = c.prepareStatement("SELECT tenant, gateway, accepted_at, send_at FROM messages WHERE id = ?")) {
                 ps.setObject(1, id);
                 try (ResultSet rs = ps.executeQuery()) {
                     if (!rs.next()) {
@@ -140,9 +147,11 @@ public final class LogFixtures {
                     tenant = rs.getString(1);
                     gateway = rs.getString(2);
                     acceptedAt = rs.getObject(3, OffsetDateTime.class).toInstant();
+                    OffsetDateTime at = rs.getObject(4, OffsetDateTime.class);
+                    sendAt = at == null ? null : at.toInstant();
                 }
             }
-            return histories.assemble(id, tenant, gateway, acceptedAt, rows(c, id));
+            return histories.assemble(id, tenant, gateway, acceptedAt, sendAt, rows(c, id));
         }
     }
 

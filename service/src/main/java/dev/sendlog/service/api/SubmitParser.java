@@ -56,11 +56,13 @@ public final class SubmitParser {
 
     /** The longest validity a message may ask for, as {@code ttlSeconds} or as a {@code validUntil} ahead of now (72 h). */
     public static final long MAX_TTL_SECONDS = 259_200;
+    /** How far ahead a message may be scheduled, as {@code sendAt} (30 days, API.md). */
+    public static final long MAX_SEND_AT_SECONDS = 30L * 24 * 3600;
 
     private static final Set<String> FIELDS = Set.of("to", "body", "reference", "gateway", "from", "validUntil",
-            "ttlSeconds", "metadata");
+            "ttlSeconds", "sendAt", "metadata");
     private static final Set<String> BATCH_ITEM_FIELDS = Set.of("to", "body", "reference", "gateway", "from", "validUntil",
-            "ttlSeconds", "metadata", "idempotencyKey");
+            "ttlSeconds", "sendAt", "metadata", "idempotencyKey");
 
     /**
      * Reads request bodies: a duplicated key or anything after the JSON value is an error, and every number that is
@@ -205,6 +207,7 @@ public final class SubmitParser {
             errors.add(new FieldError(path + "from", SenderIds.RULE));
         }
         Instant validUntil = validity(node, path, errors);
+        Instant sendAt = sendAt(node, path, errors);
         String metadataJson = metadata(node.get("metadata"), path + "metadata", errors);
         if (!errors.isEmpty()) {
             return null;
@@ -213,7 +216,8 @@ public final class SubmitParser {
         return new MessageDraft(to, body, reference, gateway, from, metadataJson, idempotencyKey,
                 hash(to, body, reference, sentGateway == null || sentGateway.isNull() ? null : sentGateway.textValue(),
                         from, present(node.get("validUntil")), present(node.get("ttlSeconds")),
-                        metadataJson == null ? null : node.get("metadata")), validUntil);
+                        present(node.get("sendAt")), metadataJson == null ? null : node.get("metadata")), validUntil,
+                sendAt);
     }
 
     /**
@@ -260,6 +264,36 @@ public final class SubmitParser {
             return null;
         }
         return at;
+    }
+
+    /**
+     * When a message asks to be sent ({@code sendAt}, issue 26): an RFC 3339 instant with its offset, at most
+     * {@link #MAX_SEND_AT_SECONDS} (30 days) ahead. One in the past is accepted and means now (API.md: "in the past:
+     * now"): a client's clock a little behind ours must not turn a send into a 400. Kept at microseconds, what the row
+     * stores, so whether it is after the acceptance reads the same in Java and in the database. Null when absent.
+     */
+    private Instant sendAt(JsonNode node, String path, List<FieldError> errors) {
+        JsonNode value = present(node.get("sendAt"));
+        if (value == null) {
+            return null;
+        }
+        if (!value.isTextual()) {
+            errors.add(new FieldError(path + "sendAt", "must be an RFC 3339 instant as a string, e.g. 2030-01-31T12:00:00Z"));
+            return null;
+        }
+        Instant at;
+        try {
+            at = OffsetDateTime.parse(value.textValue(), DateTimeFormatter.ISO_OFFSET_DATE_TIME).toInstant();
+        } catch (DateTimeException e) {
+            errors.add(new FieldError(path + "sendAt", "is not an RFC 3339 instant with an offset (e.g."
+                    + " 2030-01-31T12:00:00Z or 2030-01-31T13:00:00+01:00)"));
+            return null;
+        }
+        if (at.isAfter(clock.instant().plusSeconds(MAX_SEND_AT_SECONDS))) {
+            errors.add(new FieldError(path + "sendAt", "is more than 30 days ahead"));
+            return null;
+        }
+        return at.truncatedTo(java.time.temporal.ChronoUnit.MICROS);
     }
 
     private static JsonNode present(JsonNode value) {
@@ -463,15 +497,15 @@ public final class SubmitParser {
      * SHA-256 of the request's content as canonical JSON, keys sorted at every level:
      * {@code {"body":..,"gateway":..,"metadata":..,"reference":..,"to":..}}, absent fields as null (an explicit
      * {@code null} is absent too); {@code "from"} (after {@code "body"}) only when the request names a sender, so that the
-     * bytes of every request without one are those of the versions before it; {@code "ttlSeconds"} and
-     * {@code "validUntil"} likewise, as sent (a replay of the same ttl is the same request, though its instant differs). The metadata is its stored form ({@link #canonicalText}): numbers at their exact value.
+     * bytes of every request without one are those of the versions before it; {@code "ttlSeconds"},
+     * {@code "validUntil"} and {@code "sendAt"} likewise, as sent (a replay of the same ttl is the same request, though its instant differs). The metadata is its stored form ({@link #canonicalText}): numbers at their exact value.
      * Stored with the idempotency key and compared on every replay, so these bytes must not change between versions
      * ({@code RequestHashTest} holds vectors of the first version; the two bugs it hashed wrongly, a {@code null}
      * gateway and rounded numbers, changed their bytes). Written field by field into a digest cloned from one looked up
      * once.
      */
     private byte[] hash(String to, String body, String reference, String gateway, String from, JsonNode validUntil,
-                        JsonNode ttlSeconds, JsonNode metadata) {
+                        JsonNode ttlSeconds, JsonNode sendAt, JsonNode metadata) {
         MessageDigest digest = sha256();
         OutputStream digesting = new DigestOutputStream(OutputStream.nullOutputStream(), digest);
         try (JsonGenerator out = canonical.getFactory().createGenerator(digesting)) {
@@ -489,6 +523,9 @@ public final class SubmitParser {
                 writeCanonical(out, metadata);
             }
             writeTextOrNull(out, "reference", reference);
+            if (sendAt != null) {
+                out.writeStringField("sendAt", sendAt.textValue());
+            }
             out.writeStringField("to", to);
             if (ttlSeconds != null) {
                 out.writeNumberField("ttlSeconds", ttlSeconds.longValue());

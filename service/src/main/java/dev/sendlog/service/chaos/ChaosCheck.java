@@ -78,17 +78,18 @@ final class ChaosCheck {
                 st.setFetchSize(10_000);
                 // Every message with its rows and the publications they name, in one pass: the history as the API shows it.
                 try (ResultSet rs = st.executeQuery("SELECT m.id, m.tenant, m.gateway, m.accepted_at, " + LogRows.COLUMNS
-                        + " FROM messages m LEFT JOIN message_events e ON e.message_id = m.id " + LogRows.JOIN_PUBLICATION
+                        + ", m.send_at FROM messages m LEFT JOIN message_events e ON e.message_id = m.id " + LogRows.JOIN_PUBLICATION
                         + " ORDER BY m.id, e.seq")) {
                     UUID current = null;
                     String tenant = null;
                     String gateway = null;
                     java.time.Instant acceptedAt = null;
+                    java.time.Instant sendAt = null;
                     List<LoggedRow> logged = new ArrayList<>();
                     while (rs.next()) {
                         UUID id = rs.getObject(1, UUID.class);
                         if (current != null && !current.equals(id)) {
-                            histories.put(current, assembler.assemble(current, tenant, gateway, acceptedAt, logged));
+                            histories.put(current, assembler.assemble(current, tenant, gateway, acceptedAt, sendAt, logged));
                             logged = new ArrayList<>();
                         }
                         current = id;
@@ -96,13 +97,15 @@ final class ChaosCheck {
                         tenant = rs.getString(2);
                         gateway = rs.getString(3);
                         acceptedAt = rs.getObject(4, OffsetDateTime.class).toInstant();
+                        OffsetDateTime sendAtColumn = rs.getObject(5 + LogRows.COUNT, OffsetDateTime.class);
+                        sendAt = sendAtColumn == null ? null : sendAtColumn.toInstant();
                         LoggedRow row = LogRows.read(rs, 5, actors);
                         if (row != null) {
                             logged.add(row);
                         }
                     }
                     if (current != null) {
-                        histories.put(current, assembler.assemble(current, tenant, gateway, acceptedAt, logged));
+                        histories.put(current, assembler.assemble(current, tenant, gateway, acceptedAt, sendAt, logged));
                     }
                 }
             }

@@ -5,6 +5,7 @@ import static dev.sendlog.schema.jooq.Tables.MESSAGES;
 
 import dev.sendlog.events.MessageIds;
 import dev.sendlog.events.Shards;
+import dev.sendlog.log.Histories;
 import dev.sendlog.service.errors.FieldError;
 import java.sql.PreparedStatement;
 import java.time.Duration;
@@ -224,12 +225,21 @@ public final class AcceptWriter {
 
     private static final String INSERT_MESSAGES_SQL = """
             INSERT INTO messages (id, tenant, shard, reference, idempotency_key, recipient, body, gateway, metadata, accepted_at,
-                                  sender, valid_until)
+                                  sender, valid_until, send_at)
             SELECT id, tenant, shard, reference, ikey, recipient, body, gateway, metadata::jsonb, ?::timestamptz, sender,
-                   valid_until::timestamptz
+                   valid_until::timestamptz, send_at::timestamptz
             FROM unnest(?::uuid[], ?::text[], ?::int2[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[],
-                        ?::text[], ?::text[])
-                 AS t(id, tenant, shard, reference, ikey, recipient, body, gateway, metadata, sender, valid_until)""";
+                        ?::text[], ?::text[], ?::text[])
+                 AS t(id, tenant, shard, reference, ikey, recipient, body, gateway, metadata, sender, valid_until, send_at)""";
+
+    /**
+     * The due scan's rows of the scheduled messages among them (issue 26), in the same transaction as their rows: a
+     * scheduled message is never committed without the row that brings it to the send stream at its time. Due at the
+     * earlier of its sendAt and its validity's end (it expires then, unsent).
+     */
+    private static final String INSERT_SCHEDULED_SQL = """
+            INSERT INTO scheduled (due_at, message_id)
+            SELECT d::timestamptz, m FROM unnest(?::text[], ?::uuid[]) AS t(d, m)""";
 
     /** All message rows of the transaction in one statement (arrays unnested server-side). */
     private static void insertMessages(DSLContext tx, List<NewMessage> messages, Instant acceptedAt) {
@@ -245,6 +255,9 @@ public final class AcceptWriter {
         String[] metadata = new String[n];
         String[] senders = new String[n];
         String[] validUntil = new String[n];
+        String[] sendAt = new String[n];
+        List<String> dueAt = new ArrayList<>();
+        List<UUID> scheduled = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             NewMessage m = messages.get(i);
             ids[i] = m.id();
@@ -258,6 +271,13 @@ public final class AcceptWriter {
             metadata[i] = m.draft().metadataJson();
             senders[i] = m.draft().from();
             validUntil[i] = m.draft().validUntil() == null ? null : m.draft().validUntil().toString();
+            Instant at = m.draft().sendAt();
+            sendAt[i] = at == null ? null : at.toString();
+            if (Histories.isScheduled(at, acceptedAt)) {
+                Instant valid = m.draft().validUntil();
+                dueAt.add((valid != null && valid.isBefore(at) ? valid : at).toString());
+                scheduled.add(m.id());
+            }
         }
         tx.connection(c -> {
             try (PreparedStatement ps = c.prepareStatement(INSERT_MESSAGES_SQL)) {
@@ -273,9 +293,17 @@ public final class AcceptWriter {
                 ps.setArray(10, c.createArrayOf("text", metadata));
                 ps.setArray(11, c.createArrayOf("text", senders));
                 ps.setArray(12, c.createArrayOf("text", validUntil));
+                ps.setArray(13, c.createArrayOf("text", sendAt));
                 int inserted = ps.executeUpdate();
                 if (inserted != n) {
                     throw new IllegalStateException("inserted " + inserted + " of " + n + " messages");
+                }
+            }
+            if (!scheduled.isEmpty()) {
+                try (PreparedStatement ps = c.prepareStatement(INSERT_SCHEDULED_SQL)) {
+                    ps.setArray(1, c.createArrayOf("text", dueAt.toArray(String[]::new)));
+                    ps.setArray(2, c.createArrayOf("uuid", scheduled.toArray(UUID[]::new)));
+                    ps.executeUpdate();
                 }
             }
         });

@@ -8,12 +8,20 @@ package dev.sendlog.service.core;
  * @param idempotencyKey the client's key, or null
  * @param requestHash    hash of the request's content, to tell a replay from a different request with the same key
  * @param validUntil     when the message must no longer leave sendlog (its validUntil, or now + ttlSeconds), or null
+ * @param sendAt         when the client asked it to be sent (its sendAt), or null; one not after the acceptance means now
  */
 public record MessageDraft(String to, String body, String reference, String gateway, String from, String metadataJson,
-                           String idempotencyKey, byte[] requestHash, java.time.Instant validUntil) {
+                           String idempotencyKey, byte[] requestHash, java.time.Instant validUntil,
+                           java.time.Instant sendAt) {
+
+    /** A draft to send at once (no sendAt). */
+    public MessageDraft(String to, String body, String reference, String gateway, String from, String metadataJson,
+                        String idempotencyKey, byte[] requestHash, java.time.Instant validUntil) {
+        this(to, body, reference, gateway, from, metadataJson, idempotencyKey, requestHash, validUntil, null);
+    }
 
     /** The same draft going out as {@code sender} (the tenant's default filled in). */
     public MessageDraft withFrom(String sender) {
-        return new MessageDraft(to, body, reference, gateway, sender, metadataJson, idempotencyKey, requestHash, validUntil);
+        return new MessageDraft(to, body, reference, gateway, sender, metadataJson, idempotencyKey, requestHash, validUntil, sendAt);
     }
 }

@@ -67,6 +67,7 @@ public final class CdcFeed {
                 SELECT m.shard, m.id AS message_id, 1 AS seq, m.xid, m.position, 1 AS attempt, m.accepted_at AS at
                 FROM messages m
                 WHERE NOT EXISTS (SELECT 1 FROM message_events n WHERE n.message_id = m.id AND n.seq > 1)
+                  AND NOT coalesce(m.send_at > m.accepted_at, false) -- scheduled: the due scan's, not owed yet
                 UNION ALL
                 SELECT e.shard, e.message_id, e.seq, e.xid, e.position, e.attempt, e.at
                 FROM message_events e

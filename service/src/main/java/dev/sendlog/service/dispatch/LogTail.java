@@ -16,21 +16,26 @@ import javax.sql.DataSource;
  * messages_work) and REDRIVEN events (through message_events_work); each shard's page merges the two. Reads in
  * autocommit, holding no xid of its own. One query covers every shard a poller owns (a LATERAL join over their
  * cursors).
+ *
+ * <p>A scheduled message's row (its sendAt after its acceptance, issue 26) is read like any other, so the cursor moves
+ * past it (filtering it out in the query would make every later read scan it again while it waits, up to 30 days),
+ * and is marked: nothing is published for it until the due scan appends its REDRIVEN.
  */
 public final class LogTail {
     private static final String WORK_SQL = """
-            SELECT c.shard, w.message_id, w.seq, w.xid, w.position, w.attempt, w.at
+            SELECT c.shard, w.message_id, w.seq, w.xid, w.position, w.attempt, w.at, w.scheduled
             FROM unnest(?::int2[], ?::int8[], ?::int8[]) AS c(shard, cx, cp)
             CROSS JOIN LATERAL (
                 SELECT * FROM (
-                    (SELECT m.id AS message_id, 1 AS seq, m.xid, m.position, 1 AS attempt, m.accepted_at AS at
+                    (SELECT m.id AS message_id, 1 AS seq, m.xid, m.position, 1 AS attempt, m.accepted_at AS at,
+                            coalesce(m.send_at > m.accepted_at, false) AS scheduled
                      FROM messages m
                      WHERE m.shard = c.shard AND (m.xid, m.position) > (c.cx, c.cp)
                        AND m.xid < pg_snapshot_xmin(pg_current_snapshot())::text::bigint
                      ORDER BY m.xid, m.position
                      LIMIT ?)
                     UNION ALL
-                    (SELECT e.message_id, e.seq, e.xid, e.position, e.attempt, e.at
+                    (SELECT e.message_id, e.seq, e.xid, e.position, e.attempt, e.at, false
                      FROM message_events e
                      WHERE e.type = 7 AND e.shard = c.shard AND (e.xid, e.position) > (c.cx, c.cp)
                        AND e.xid < pg_snapshot_xmin(pg_current_snapshot())::text::bigint
@@ -67,7 +72,7 @@ public final class LogTail {
                     while (rs.next()) {
                         rows.add(new TailRow(rs.getShort(1), rs.getObject(2, UUID.class), rs.getInt(3),
                                 new TailCursor(rs.getLong(4), rs.getLong(5)), rs.getInt(6),
-                                rs.getObject(7, java.time.OffsetDateTime.class).toInstant()));
+                                rs.getObject(7, java.time.OffsetDateTime.class).toInstant(), rs.getBoolean(8)));
                     }
                 }
             }

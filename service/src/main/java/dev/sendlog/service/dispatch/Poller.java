@@ -127,7 +127,7 @@ public final class Poller {
             if (blocked.contains(row.shard())) {
                 continue;
             }
-            boolean handled = published.contains(row.messageId() + "/" + row.seq())
+            boolean handled = row.scheduled() || published.contains(row.messageId() + "/" + row.seq())
                     || latest.getOrDefault(row.messageId(), row.seq()) > row.seq();
             if (handled) {
                 advanced.put(row.shard(), row.cursor());

@@ -74,6 +74,7 @@ public final class Timers {
     private final Counter unknown;
     private final Counter expired;
     private final Counter checked;
+    private final DueScan dueScan;
 
     public Timers(Publications publications, MessageReader reader, EventAppender appender, Actors actors, Limits limits,
                   Duration reconcileWindow, int shardCount, InstantSource clock, MetricRegistry metrics) {
@@ -91,9 +92,10 @@ public final class Timers {
         this.unknown = metrics.counter("messages.unknown");
         this.expired = metrics.counter("messages.expired");
         this.checked = metrics.counter("timers.publications.checked");
+        this.dueScan = new DueScan(reader, limits, shardCount, metrics);
     }
 
-    /** Checks every publication due now; returns the events appended. */
+    /** Checks every publication due now, and brings every scheduled message due now; returns the publications' events. */
     public int fire() {
         int appended = 0;
         Round r;
@@ -101,12 +103,19 @@ public final class Timers {
             r = round();
             appended += r.appended();
         } while (r.full());
+        while (dueScan.round(clock.instant())) {
+            // more scheduled messages are due
+        }
         return appended;
     }
 
-    /** Checks some of the publications due now; true when more may be waiting. */
+    /**
+     * Checks some of the publications due now and some of the scheduled messages due now (issue 26: their own table,
+     * see {@link DueScan}); true when more of either may be waiting.
+     */
     public boolean fireSome() {
-        return round().full();
+        boolean more = round().full();
+        return dueScan.round(clock.instant()) || more;
     }
 
     private record Round(int appended, boolean full) {

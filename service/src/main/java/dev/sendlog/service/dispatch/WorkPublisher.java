@@ -94,6 +94,7 @@ public final class WorkPublisher {
      * {@code alsoInTransaction} runs in the transaction that records the publication. Returns how many were published.
      */
     int publish(List<TailRow> rows, ToLongFunction<Short> epochOf, Consumer<DSLContext> alsoInTransaction) {
+        // A scheduled message's row is no work until it is due (its REDRIVEN DUE is): it is only moved past.
         if (rows.isEmpty()) {
             return 0;
         }
@@ -113,7 +114,7 @@ public final class WorkPublisher {
         java.util.Set<String> alreadyPublished = checkVisibility ? publishedSince(rows) : java.util.Set.of();
         List<TailRow> owed = new ArrayList<>();
         for (TailRow row : rows) {
-            if (Integer.valueOf(row.seq()).equals(latest.get(row.messageId()))
+            if (!row.scheduled() && Integer.valueOf(row.seq()).equals(latest.get(row.messageId()))
                     && !alreadyPublished.contains(row.messageId() + "/" + row.seq())) {
                 owed.add(row);
             } else {
@@ -170,12 +171,16 @@ public final class WorkPublisher {
         return seq != null && seq >= row.seq();
     }
 
-    /** The latest seq of each message whose row this session sees (the slot's rows may not be visible yet). */
+    /**
+     * The latest seq of each message whose row this session sees (the slot's rows may not be visible yet). A scheduled
+     * message's latest is at least 2, its SCHEDULED (the row's send_at, shown at seq 2): the slot does not carry send_at,
+     * so its acceptance read from the slot is then no longer owed work, and is skipped like any handled row.
+     */
     private static final String LATEST_VISIBLE_SQL = """
-            SELECT m.id, coalesce(max(e.seq), 1)
+            SELECT m.id, greatest(coalesce(max(e.seq), 1), CASE WHEN m.send_at > m.accepted_at THEN 2 ELSE 1 END)
             FROM messages m LEFT JOIN message_events e ON e.message_id = m.id AND e.message_id = ANY(?)
             WHERE m.id = ANY(?)
-            GROUP BY m.id""";
+            GROUP BY m.id, m.send_at, m.accepted_at""";
     /** The latest event row of each message (the tail read the rows in this session: they are visible). */
     private static final String LATEST_SQL = """
             SELECT message_id, max(seq) FROM message_events WHERE message_id = ANY(?) GROUP BY message_id""";

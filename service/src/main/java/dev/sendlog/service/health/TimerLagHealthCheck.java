@@ -7,9 +7,10 @@ import org.jooq.DSLContext;
 import org.jooq.impl.DSL;
 
 /**
- * Timer lag: how long the most overdue publication check has waited (the timers fall behind, or no poller process
- * runs them): the deadlines of the messages it watches fire that much late. Also exported as a gauge. One probe of
- * the publications' check index.
+ * Timer lag: how long the most overdue publication check, or the most overdue scheduled message (issue 26), has
+ * waited (the timers fall behind, or no poller process runs them): the deadlines of the messages it watches, or the
+ * message's sendAt, fire that much late. Also exported as a gauge. One probe of the publications' check index and one of
+ * the scheduled table's key.
  */
 public final class TimerLagHealthCheck extends HealthCheck {
     private final DSLContext dsl;
@@ -24,7 +25,8 @@ public final class TimerLagHealthCheck extends HealthCheck {
 
     Duration lag() {
         Double seconds = dsl.fetchValue(DSL.field(
-                "(SELECT extract(epoch FROM now() - min(check_at))::float8 FROM publications WHERE check_at IS NOT NULL)",
+                "(SELECT extract(epoch FROM now() - least((SELECT min(check_at) FROM publications WHERE check_at IS NOT NULL),"
+                        + " (SELECT min(due_at) FROM scheduled)))::float8)",
                 Double.class));
         return seconds == null ? Duration.ZERO : Duration.ofMillis(Math.max(0, Math.round(seconds * 1000)));
     }

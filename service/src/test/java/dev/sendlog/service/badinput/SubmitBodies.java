@@ -94,6 +94,11 @@ final class SubmitBodies {
                     : new String[] {Junk.quote("validUntil"), Junk.quote(java.time.Instant.now().plusSeconds(junk.between(600, 250_000))
                             .toString())});
         }
+        if (junk.chance(0.1)) {
+            // A valid sendAt (issue 26): up to 30 days ahead, or in the past (meaning now).
+            fields.add(new String[] {Junk.quote("sendAt"), Junk.quote(java.time.Instant.now()
+                    .plusSeconds(junk.between(-86_400, 29 * 86_400)).toString())});
+        }
         if (batchItem && junk.chance(0.3)) {
             fields.add(new String[] {Junk.quote("idempotencyKey"), Junk.quote(idempotencyKey())});
         }
@@ -121,7 +126,17 @@ final class SubmitBodies {
 
     private void mutate(List<String[]> fields, boolean batchItem) {
         String field = junk.pick(FIELDS);
-        switch (junk.below(15)) {
+        switch (junk.below(16)) {
+            case 15 -> {
+                // Issue 26: a sendAt more than 30 days ahead, unparseable or not a string is a 400 naming it.
+                fields.removeIf(f -> f[0].equals(Junk.quote("sendAt")));
+                fields.add(new String[] {Junk.quote("sendAt"), junk.pick(
+                        Junk.quote(java.time.Instant.now().plus(java.time.Duration.ofDays(31)).toString()),
+                        Junk.quote("2099-01-01T00:00:00Z"), Junk.quote("tomorrow"), Junk.quote("2030-01-01"),
+                        Junk.quote("2030-01-01T00:00:00"), Junk.quote("2030-01-01 00:00:00Z"), Junk.quote(""),
+                        "1893456000", "true", "[]", "{}", Junk.quote(junk.text(12)))});
+                notes.add("bad-send-at");
+            }
             case 14 -> {
                 // Issue 26: every way a validity is wrong is a 400 at submit, never a message accepted to expire at once.
                 fields.removeIf(f -> f[0].equals(Junk.quote("validUntil")) || f[0].equals(Junk.quote("ttlSeconds")));

@@ -147,6 +147,41 @@ class ConsoleBrowserTest {
         assertThat(browser.findElements(By.cssSelector("[data-test=redrive]"))).isEmpty();
     }
 
+    /**
+     * Scheduled send (issue 26): the status filter finds a SCHEDULED message, the page shows the status and its sendAt
+     * and a timeline of ACCEPTED then SCHEDULED; support gets no Cancel button, an admin cancels it.
+     */
+    @Test
+    void aScheduledMessageShowsItsStatusAndSendAtAndAnAdminCancelsIt() {
+        String to = Messages.recipient();
+        java.time.Instant sendAt = SERVICE.now().plusSeconds(3600).truncatedTo(java.time.temporal.ChronoUnit.SECONDS);
+        String id = SERVICE.api().post("/v1/messages", "client-a", "{\"to\":\"" + to + "\",\"body\":\"later\",\"sendAt\":\""
+                + sendAt + "\"}").json().get("id").asText();
+
+        signIn("support-1", "support");
+        type("search-to", to);
+        new org.openqa.selenium.support.ui.Select(browser.findElement(By.id("search-status"))).selectByVisibleText("SCHEDULED");
+        click(By.id("search-submit"));
+        WebElement row = wait.until(ExpectedConditions.visibilityOfElementLocated(row("result-row", id)));
+        assertThat(row.getText()).contains("SCHEDULED");
+        row.findElement(By.cssSelector("[data-test=open]")).click();
+        wait.until(d -> field("status").equals("SCHEDULED"));
+        assertThat(java.time.Instant.parse(field("sendAt"))).isEqualTo(sendAt);
+        wait.until(d -> eventTypes().equals(List.of("ACCEPTED", "SCHEDULED")));
+        assertThat(browser.findElements(By.cssSelector("[data-test=cancel]"))).as("support does not cancel").isEmpty();
+        signOut();
+
+        signIn("admin-1", "admin");
+        type("search-to", to);
+        click(By.id("search-submit"));
+        wait.until(ExpectedConditions.visibilityOfElementLocated(row("result-row", id)))
+                .findElement(By.cssSelector("[data-test=open]")).click();
+        wait.until(d -> field("status").equals("SCHEDULED"));
+        click(By.cssSelector("[data-test=cancel]"));
+        wait.until(d -> field("status").equals("CANCELLED"));
+        wait.until(d -> eventTypes().equals(List.of("ACCEPTED", "SCHEDULED", "CANCELLED")));
+    }
+
     @Test
     void aDeadMessageIsListedSupportCannotRedriveItAndAnAdminRedrivesItUntilSent() {
         SERVICE.simulator().updateConfig(NORMAL.toBuilder().transientErrorRate(1.0).build());

@@ -113,6 +113,28 @@ class CdcFeedTest {
     }
 
     /** A copy of the template message's row (its acceptance) under a new id, in the caller's transaction. */
+    /**
+     * Scheduled send (issue 26) in CDC mode: the slot delivers the scheduled message's row at once, but it is no work
+     * until due (the slot does not carry send_at; the publisher's visibility read counts its SCHEDULED), so only the
+     * REDRIVEN the due scan appends at its time is published, once.
+     */
+    @Test
+    void aScheduledMessageIsPublishedOnlyWhenDue() {
+        java.time.Instant sendAt = SERVICE.now().plusSeconds(60);
+        com.fasterxml.jackson.databind.JsonNode r = SERVICE.api().post("/v1/messages", "client-a", "{\"to\":\""
+                + Messages.recipient() + "\",\"body\":\"later\",\"sendAt\":\"" + sendAt + "\"}").json();
+        String scheduled = r.get("id").asText();
+        String control = Messages.submit(SERVICE, 1).getFirst();
+        await().atMost(WAIT).until(() -> Messages.publications(SERVICE, control) == 1);
+        assertThat(Messages.publications(SERVICE, scheduled)).as("not due: not published").isZero();
+
+        SERVICE.clock().advance(Duration.ofSeconds(61));
+        await().atMost(WAIT).until(() -> Messages.publications(SERVICE, scheduled) == 1);
+        assertThat(Messages.events(SERVICE, scheduled, "REDRIVEN")).isEqualTo(1);
+        assertThat(SERVICE.api().get("/v1/messages/" + scheduled, "client-a").json().get("status").asText())
+                .isEqualTo("ACCEPTED");
+    }
+
     private static void acceptLike(Connection c, String template, UUID id) throws SQLException {
         short shard = Shards.of(id, SHARDS);
         try (PreparedStatement ps = c.prepareStatement("""

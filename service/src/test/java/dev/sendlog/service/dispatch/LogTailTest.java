@@ -90,6 +90,38 @@ class LogTailTest {
                 .extracting(TailRow::messageId).doesNotContain(first, second);
     }
 
+    /**
+     * Scheduled send (issue 26): a scheduled message's row is read like any other, so the cursor moves past it, and
+     * marked, so nothing is published for it until its REDRIVEN DUE; a sendAt not after the acceptance (meaning now) is
+     * not scheduled, and neither is a message without one.
+     */
+    @Test
+    void aScheduledMessagesRowIsReadMarkedSoTheCursorMovesPastIt() throws Exception {
+        short shard = 5;
+        UUID later = IDS.next();
+        UUID past = IDS.next();
+        UUID none = IDS.next();
+        try (Connection c = DB.dataSource().getConnection()) {
+            for (Object[] m : new Object[][] {{later, "now() + interval '1 hour'"}, {past, "now() - interval '1 hour'"},
+                    {none, "NULL"}}) {
+                try (PreparedStatement ps = c.prepareStatement("INSERT INTO messages (id, tenant, shard, recipient, body,"
+                        + " gateway, accepted_at, send_at) VALUES (?, 't', ?, '+4915100000001', 'hello', 'sim', now(), "
+                        + m[1] + ")")) {
+                    ps.setObject(1, m[0]);
+                    ps.setShort(2, shard);
+                    ps.executeUpdate();
+                }
+            }
+        }
+        LogTail tail = new LogTail(DB.dataSource());
+        List<TailRow> rows = await().atMost(Duration.ofSeconds(30)).until(
+                () -> tail.work(List.of(shard), List.of(TailCursor.START), 100), r -> r.size() == 3);
+        assertThat(rows).extracting(TailRow::messageId, TailRow::scheduled)
+                .containsExactly(tuple(later, true), tuple(past, false), tuple(none, false));
+        assertThat(tail.work(List.of(shard), List.of(rows.getFirst().cursor()), 100)).extracting(TailRow::messageId)
+                .as("past the scheduled row, the rest").containsExactly(past, none);
+    }
+
     private static void event(Connection c, UUID id, int seq, int type, Short attempt) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement("""
                 INSERT INTO message_events (message_id, seq, at, type, actor, attempt, shard, xid, position)
