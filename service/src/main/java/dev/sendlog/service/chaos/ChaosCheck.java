@@ -51,8 +51,10 @@ final class ChaosCheck {
      * first saw after it expired, and a cancel answered 200 whose message did not end CANCELLED. An EXPIRED message the
      * provider saw before it expired (an attempt whose answer was lost under the faults, then the validity passed while
      * it waited to retry) is counted apart: sendlog never learnt that the provider had it, and did not send it again.
+     * A scheduled message the provider first saw before its sendAt is a breach too.
      */
-    record Controls(long expired, long cancelled, long cancelsAnswered, long breaches, long expiredAfterLostAnswer) {
+    record Controls(long expired, long cancelled, long cancelsAnswered, long breaches, long expiredAfterLostAnswer,
+                    long scheduled) {
     }
 
     private ChaosCheck() {
@@ -114,6 +116,8 @@ final class ChaosCheck {
         // The ledger's key is the message id (EffectKeys.charge): a second charge of one message cannot exist as a row;
         // a charge of a message never accepted by the provider, or a sent one without its charge, is what can go wrong.
         Map<UUID, Long> charges = counts(ds, "SELECT effect_key, count(*) FROM ledger GROUP BY effect_key");
+        Map<UUID, Long> sendAtMicros = counts(ds, "SELECT id, (extract(epoch FROM send_at) * 1000000)::bigint FROM messages"
+                + " WHERE send_at IS NOT NULL");
         long lost = 0;
         long sent = 0;
         long delivered = 0;
@@ -129,6 +133,7 @@ final class ChaosCheck {
         long cancelled = 0;
         long breaches = 0;
         long expiredAfterLostAnswer = 0;
+        long scheduled = 0;
         for (String text : acceptedIds) {
             UUID id = UUID.fromString(text);
             List<StoredEvent> history = histories.get(id);
@@ -179,6 +184,14 @@ final class ChaosCheck {
             if (cancelledIds.contains(text) && s.phase() != Phase.CANCELLED) {
                 breaches++;
             }
+            Long sendAt = sendAtMicros.get(id);
+            if (sendAt != null) {
+                scheduled++;
+                Long submitted = simulatorRecords.get("sendlog-" + id);
+                if (submitted != null && submitted < sendAt) {
+                    breaches++;
+                }
+            }
             if (s.phase() == Phase.DEAD || s.phase() == Phase.REJECTED || s.phase() == Phase.UNKNOWN) {
                 if (s.lastError() == null || s.lastError().isBlank()) {
                     unfinished++;
@@ -190,7 +203,7 @@ final class ChaosCheck {
                 + "(SELECT 1 FROM callback_outcomes o WHERE o.inbox_id = i.id)");
         return new Result(acceptedIds.size(), sent, delivered, undelivered, unknown, rejected, dead, unfinished, lost,
                 doubleCharged, doubleAccepted, missingKeys, unchargedSent, openCallbacks, callbacksLost,
-                new Controls(expired, cancelled, cancelledIds.size(), breaches, expiredAfterLostAnswer));
+                new Controls(expired, cancelled, cancelledIds.size(), breaches, expiredAfterLostAnswer, scheduled));
     }
 
     private static Map<UUID, Long> counts(DataSource ds, String sql) throws SQLException {

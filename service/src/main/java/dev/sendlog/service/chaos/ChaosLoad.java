@@ -18,8 +18,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * A steady load of messages through both APIs, as a careful client sends them: each with its own Idempotency-Key,
  * sent again with the same key after a failure (bounded). Every id answered with 202 is recorded; so is every
  * message that never got one. Among them, the message controls: one in ten carries a validity of two seconds (under the
- * faults some expire, and the check proves none of those was submitted after it expired or charged), and one in ten is
- * cancelled right after its 202 (the check proves every cancel answered 200 ended CANCELLED, never submitted or charged).
+ * faults some expire, and the check proves none of those was submitted after it expired or charged), one in ten is
+ * cancelled right after its 202 (the check proves every cancel answered 200 ended CANCELLED, never submitted or
+ * charged), and one in ten is scheduled three seconds ahead, half of those cancelled while they wait (the check proves
+ * none reached the provider before its sendAt).
  */
 final class ChaosLoad implements AutoCloseable {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -31,6 +33,7 @@ final class ChaosLoad implements AutoCloseable {
     private final Set<String> accepted = ConcurrentHashMap.newKeySet();
     private final Set<String> neverAccepted = ConcurrentHashMap.newKeySet();
     private final Set<String> cancelled = ConcurrentHashMap.newKeySet();
+    private final java.util.Map<Long, java.time.Instant> sendAts = new ConcurrentHashMap<>();
     private final AtomicLong cancelsRefused = new AtomicLong();
     private final AtomicLong cancelsFailed = new AtomicLong();
     private final AtomicLong failedRequests = new AtomicLong();
@@ -62,6 +65,11 @@ final class ChaosLoad implements AutoCloseable {
     private void send(long n) {
         String key = "chaos-" + n;
         String validity = n % 10 == 3 ? ",\"ttlSeconds\":2" : "";
+        if (n % 10 == 5) {
+            // The same sendAt on every retry of this key, so a retried request is the same request (idempotency).
+            validity = ",\"sendAt\":\"" + sendAts.computeIfAbsent(n, k -> java.time.Instant.now().plusSeconds(3)
+                    .truncatedTo(java.time.temporal.ChronoUnit.MILLIS)) + "\"";
+        }
         String body = "{\"to\":\"+4915" + String.format("%09d", n) + "\",\"body\":\"chaos message " + n + "\",\"reference\":\""
                 + key + "\"" + validity + "}";
         for (int attempt = 0; attempt < 20; attempt++) {
@@ -76,7 +84,7 @@ final class ChaosLoad implements AutoCloseable {
                     JsonNode json = JSON.readTree(r.body());
                     String id = json.get("id").asText();
                     accepted.add(id);
-                    if (n % 10 == 7) {
+                    if (n % 10 == 7 || n % 20 == 15) {
                         cancel(api, id);
                     }
                     return;

@@ -108,9 +108,10 @@ public final class ChaosRun {
                     load.neverAccepted().size());
             ChaosCheck.Controls controls = result.controls();
             out.printf(Locale.ROOT, "controls: expired %d (%d of them seen by the provider before they expired, an answer lost"
-                            + " under the faults), cancelled %d (cancels answered 200: %d, refused 409: %d, failed: %d), breaches %d%n",
+                            + " under the faults), cancelled %d (cancels answered 200: %d, refused 409: %d, failed: %d), scheduled"
+                            + " %d, breaches %d%n",
                     controls.expired(), controls.expiredAfterLostAnswer(), controls.cancelled(), controls.cancelsAnswered(),
-                    load.cancelsRefused(), load.cancelsFailed(), controls.breaches());
+                    load.cancelsRefused(), load.cancelsFailed(), controls.scheduled(), controls.breaches());
             if (!result.passed()) {
                 out.println("CHAOS FAILED: the guarantee did not hold; logs are in " + dir);
             }
