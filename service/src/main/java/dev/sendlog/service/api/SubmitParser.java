@@ -243,16 +243,8 @@ public final class SubmitParser {
         if (until == null) {
             return null;
         }
-        if (!until.isTextual()) {
-            errors.add(new FieldError(path + "validUntil", "must be an RFC 3339 instant as a string, e.g. 2030-01-31T12:00:00Z"));
-            return null;
-        }
-        Instant at;
-        try {
-            at = OffsetDateTime.parse(until.textValue(), DateTimeFormatter.ISO_OFFSET_DATE_TIME).toInstant();
-        } catch (DateTimeException e) {
-            errors.add(new FieldError(path + "validUntil", "is not an RFC 3339 instant with an offset (e.g."
-                    + " 2030-01-31T12:00:00Z or 2030-01-31T13:00:00+01:00)"));
+        Instant at = instant(until, path + "validUntil", errors);
+        if (at == null) {
             return null;
         }
         if (!at.isAfter(now)) {
@@ -266,6 +258,21 @@ public final class SubmitParser {
         return at;
     }
 
+    /** An RFC 3339 instant with its offset, or null with the field's error added. */
+    private static Instant instant(JsonNode value, String field, List<FieldError> errors) {
+        if (!value.isTextual()) {
+            errors.add(new FieldError(field, "must be an RFC 3339 instant as a string, e.g. 2030-01-31T12:00:00Z"));
+            return null;
+        }
+        try {
+            return OffsetDateTime.parse(value.textValue(), DateTimeFormatter.ISO_OFFSET_DATE_TIME).toInstant();
+        } catch (DateTimeException e) {
+            errors.add(new FieldError(field, "is not an RFC 3339 instant with an offset (e.g."
+                    + " 2030-01-31T12:00:00Z or 2030-01-31T13:00:00+01:00)"));
+            return null;
+        }
+    }
+
     /**
      * When a message asks to be sent ({@code sendAt}, issue 26): an RFC 3339 instant with its offset, at most
      * {@link #MAX_SEND_AT_SECONDS} (30 days) ahead. One in the past is accepted and means now (API.md: "in the past:
@@ -277,16 +284,8 @@ public final class SubmitParser {
         if (value == null) {
             return null;
         }
-        if (!value.isTextual()) {
-            errors.add(new FieldError(path + "sendAt", "must be an RFC 3339 instant as a string, e.g. 2030-01-31T12:00:00Z"));
-            return null;
-        }
-        Instant at;
-        try {
-            at = OffsetDateTime.parse(value.textValue(), DateTimeFormatter.ISO_OFFSET_DATE_TIME).toInstant();
-        } catch (DateTimeException e) {
-            errors.add(new FieldError(path + "sendAt", "is not an RFC 3339 instant with an offset (e.g."
-                    + " 2030-01-31T12:00:00Z or 2030-01-31T13:00:00+01:00)"));
+        Instant at = instant(value, path + "sendAt", errors);
+        if (at == null) {
             return null;
         }
         if (at.isAfter(clock.instant().plusSeconds(MAX_SEND_AT_SECONDS))) {
