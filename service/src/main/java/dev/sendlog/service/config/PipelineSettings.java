@@ -21,6 +21,21 @@ public class PipelineSettings {
     @JsonProperty
     public int shards = 16;
 
+    /**
+     * Shards of the {@code high} priority lane, after the {@code shards} of the normal lane (see
+     * {@code dev.sendlog.events.Lanes}): high work has tail cursors, a send stream and workers of its own. Fixed for the
+     * life of a database like {@code shards}; only adding to it is safe.
+     */
+    @Min(1)
+    @Max(64)
+    @JsonProperty
+    public int highShards = 2;
+
+    /** The two lanes' shards: {@code shards} normal ones, then {@code highShards} high ones. */
+    public dev.sendlog.events.Lanes lanes() {
+        return new dev.sendlog.events.Lanes(shards, highShards);
+    }
+
     /** A shard lease lasts this long; it is renewed at a third of it, and a dead poller's shards move after it. */
     @NotNull
     @JsonProperty
@@ -159,6 +174,16 @@ public class PipelineSettings {
         @Max(10_000)
         @JsonProperty
         public int concurrency = 64;
+
+        /**
+         * The {@code high} priority lane's own provider calls in flight at most, beside {@code concurrency}: its own
+         * stream, consumer, semaphores and provider connections, so a normal backlog holding every normal slot never
+         * makes high work wait for one (a share of its own, not a weight).
+         */
+        @Min(1)
+        @Max(10_000)
+        @JsonProperty
+        public int highConcurrency = 8;
 
         /**
          * Jobs held at once (read from the stream and not yet acknowledged) per provider-call slot. With 2, up to twice
