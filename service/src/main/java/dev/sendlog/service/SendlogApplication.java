@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.sendlog.compactor.PartitionManager;
 import dev.sendlog.events.EventCodec;
+import dev.sendlog.events.Priority;
 import dev.sendlog.events.RowCodec;
 import dev.sendlog.log.Actors;
 import dev.sendlog.log.Histories;
@@ -45,6 +46,7 @@ import dev.sendlog.service.dispatch.WorkPublisher;
 import dev.sendlog.service.health.FeedSlotHealthCheck;
 import dev.sendlog.service.dispatch.Poller;
 import dev.sendlog.service.dispatch.Publications;
+import dev.sendlog.service.dispatch.SendStreams;
 import dev.sendlog.service.dispatch.SendWorker;
 import dev.sendlog.service.dispatch.SuppressionCache;
 import dev.sendlog.service.core.SuppressionStore;
@@ -135,7 +137,9 @@ import io.dropwizard.lifecycle.Managed;
 import java.time.Duration;
 import java.time.InstantSource;
 import jakarta.servlet.DispatcherType;
+import java.util.ArrayList;
 import java.util.EnumSet;
+import java.util.Set;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.List;
@@ -424,24 +428,32 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
         PipelineSettings p = config.pipeline;
         Limits limits = new Limits(p.maxAttempts, p.maxPublishes, Duration.ofMillis(p.confirmTimeout.toMilliseconds()),
                 Duration.ofMillis(p.claimTimeout.toMilliseconds()));
-        JobStream sendStream = jobStore(config, env, local.sendRedisUri(), "send", StreamKeys.send(config.redis.keyPrefix),
-                StreamKeys.SEND_GROUP, instance);
+        // One stream per priority lane, each with its own bound, health checks and workers.
+        SendStreams streams = new SendStreams(p.lanes(),
+                jobStore(config, env, local.sendRedisUri(), "send", StreamKeys.send(config.redis.keyPrefix),
+                        StreamKeys.SEND_GROUP, instance),
+                jobStore(config, env, local.sendRedisUri(), "send-high", StreamKeys.sendHigh(config.redis.keyPrefix),
+                        StreamKeys.SEND_GROUP, instance));
         EventAppender appender = new EventAppender(pools.dsl(PoolRole.PIPELINE), events, p.appendWriters, metrics, "append");
         env.lifecycle().manage(appender);
 
         if (config.components.contains(Components.POLLER)) {
-            ShardLeases leases = new ShardLeases(pools.dsl(PoolRole.PIPELINE), "poller-" + instance, p.shards,
+            ShardLeases leases = new ShardLeases(pools.dsl(PoolRole.PIPELINE), "poller-" + instance, p.lanes().total(),
                     Duration.ofMillis(p.leaseTtl.toMilliseconds()), metrics);
             LogTail tail = new LogTail(pools.dataSource(PoolRole.PIPELINE));
             Duration reconcileWindow = Duration.ofMillis(p.reconcileWindow.toMilliseconds());
-            Poller poller = new Poller(leases, tail, pools.dsl(PoolRole.PIPELINE), events.actors(), sendStream, p, clock,
+            // With the change-data-capture feed the slot publishes the normal lane and the high lane is polled (see
+            // ShardOwner); with the polling feed both are polled.
+            Set<Priority> polled = p.feed == PipelineSettings.Feed.CDC ? EnumSet.of(Priority.HIGH) : EnumSet.allOf(Priority.class);
+            Poller poller = new Poller(leases, tail, pools.dsl(PoolRole.PIPELINE), events.actors(), streams, polled, p, clock,
                     "poller-" + instance, faults, metrics);
             CdcFeed cdcFeed = null;
             if (p.feed == PipelineSettings.Feed.CDC) {
                 FeedSlot slot = new FeedSlot(pools.dsl(PoolRole.PIPELINE), p.cdc.slot, p.cdc.publication);
                 slot.prepare();
                 cdcFeed = new CdcFeed(local.database(), pools.dsl(PoolRole.PIPELINE), slot,
-                        new WorkPublisher(pools.dsl(PoolRole.PIPELINE), events.actors(), sendStream, p, clock, "poller-" + instance,
+                        new WorkPublisher(pools.dsl(PoolRole.PIPELINE), events.actors(), streams, EnumSet.of(Priority.NORMAL), p,
+                                clock, "poller-" + instance,
                                 faults, true, metrics),
                         p.cdc, "poller-" + instance, Duration.ofMillis(p.leaseTtl.toMilliseconds()), metrics);
                 FeedSlotHealthCheck slotHealth = new FeedSlotHealthCheck(
@@ -466,26 +478,37 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
             }, owner::resume));
         }
         if (config.components.contains(Components.SEND_WORKER)) {
-            Map<String, Provider> providers = new HashMap<>();
-            config.gateways.forEach((name, gateway) -> {
-                HttpProvider provider = new HttpProvider(name, gateway, p.sendWorker.concurrency);
-                env.lifecycle().manage(managed(() -> closeQuietly(provider)));
-                providers.put(name, provider);
-            });
-            // Started before the consumer: its first load is usually done before the first claim (until then, checks ask
+            // Started before the consumers: its first load is usually done before the first claim (until then, checks ask
             // the database). One connection of its own for LISTEN, outside the pools (PoolBudget counts it).
             SuppressionCache suppressions = new SuppressionCache(new SuppressionStore(pools.dsl(PoolRole.PIPELINE), clock),
                     local.database().unpooled(), p.suppression.maxStaleness.toJavaDuration(), metrics);
             env.lifecycle().manage(suppressions);
-            StreamConsumer consumer = new StreamConsumer("send", sendStream, sendPermits,
-                    Duration.ofMillis(p.sendWorker.reclaimIdle.toMilliseconds()), metrics);
-            SendWorker worker = SendWorker.attach(consumer, new MessageReader(pools.dsl(PoolRole.PIPELINE), events), appender,
-                    providers, new Checks(p.checks, suppressions::suppressed), new Backoff(Duration.ofMillis(p.retryBase.toMilliseconds()),
-                    Duration.ofMillis(p.retryCap.toMilliseconds())), limits, p.shards, config.publicBaseUrl, clock,
-                    "worker-" + instance, faults, p.sendWorker.concurrency, metrics);
-            env.lifecycle().manage(consumer);
-            shutdown.consumer(consumer, worker);
-            pausables.put("send-worker", new Pausable(consumer::pauseReading, consumer::resume));
+            Checks checks = new Checks(p.checks, suppressions::suppressed);
+            Backoff backoff = new Backoff(Duration.ofMillis(p.retryBase.toMilliseconds()), Duration.ofMillis(p.retryCap.toMilliseconds()));
+            List<Pausable> lanePausables = new ArrayList<>();
+            for (Priority lane : Priority.values()) {
+                // Each lane has its own consumer, permits, provider-call semaphore and provider connections: a normal
+                // backlog holding all of its own never makes high work wait for any of them.
+                boolean high = lane == Priority.HIGH;
+                int concurrency = high ? p.sendWorker.highConcurrency : p.sendWorker.concurrency;
+                Semaphore permits = high ? new Semaphore(concurrency * p.sendWorker.jobsPerCallSlot) : sendPermits;
+                Map<String, Provider> providers = new HashMap<>();
+                config.gateways.forEach((name, gateway) -> {
+                    HttpProvider provider = new HttpProvider(name, gateway, concurrency);
+                    env.lifecycle().manage(managed(() -> closeQuietly(provider)));
+                    providers.put(name, provider);
+                });
+                StreamConsumer consumer = new StreamConsumer(high ? "send-high" : "send", streams.of(lane), permits,
+                        Duration.ofMillis(p.sendWorker.reclaimIdle.toMilliseconds()), metrics);
+                SendWorker worker = SendWorker.attach(consumer, new MessageReader(pools.dsl(PoolRole.PIPELINE), events), appender,
+                        providers, checks, backoff, limits, p.shards, config.publicBaseUrl, clock,
+                        "worker-" + instance, faults, concurrency, metrics);
+                env.lifecycle().manage(consumer);
+                shutdown.consumer(consumer, worker);
+                lanePausables.add(new Pausable(consumer::pauseReading, consumer::resume));
+            }
+            pausables.put("send-worker", new Pausable(() -> lanePausables.forEach(l -> l.pause().run()),
+                    () -> lanePausables.forEach(l -> l.resume().run())));
         }
     }
 

@@ -59,13 +59,14 @@ public final class PoolBudget {
                 + d.maintenance + " + migration/probe 1");
         int redis = 0;
         if (config.components.contains(Components.POLLER) || config.components.contains(Components.SEND_WORKER)) {
-            redis += 4;
+            redis += 4 + 3; // and the high lane's stream: publish, read, acknowledge
         }
         if (config.components.contains(Components.API) || config.components.contains(Components.CALLBACK_WORKER)) {
             redis += 4;
         }
         lines.add("redis connections " + redis);
-        lines.add("send workers " + config.pipeline.sendWorker.concurrency + " in flight (sharing the pipeline pool through "
+        lines.add("send workers " + config.pipeline.sendWorker.concurrency + " + high lane "
+                + config.pipeline.sendWorker.highConcurrency + " in flight (sharing the pipeline pool through "
                 + config.pipeline.appendWriters + " group-commit writers)");
         lines.add("callback workers " + config.receipts.concurrency + " in flight (callbacks pool)");
         int listeners = 0;

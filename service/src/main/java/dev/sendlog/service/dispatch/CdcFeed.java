@@ -3,6 +3,7 @@ package dev.sendlog.service.dispatch;
 import com.codahale.metrics.Counter;
 import com.codahale.metrics.Histogram;
 import com.codahale.metrics.MetricRegistry;
+import dev.sendlog.events.Priority;
 import dev.sendlog.service.config.PipelineSettings;
 import dev.sendlog.service.core.Metrics;
 import dev.sendlog.service.db.DatabaseTarget;
@@ -45,6 +46,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A new slot replays nothing committed before it existed, so whoever takes a slot not yet caught up first
  * publishes every work event still owed (the catch-up), then marks it caught up.
+ *
+ * <p>It publishes the normal lane only: the high lane's shards are polled (see {@link ShardOwner}), because the slot is
+ * one ordered stream that waits while the normal stream is at its bound, and high work must not wait behind that.
  */
 public final class CdcFeed {
     private static final Logger LOG = LoggerFactory.getLogger(CdcFeed.class);
@@ -224,7 +228,7 @@ public final class CdcFeed {
 
     private void publish(BooleanSupplier running, PGReplicationStream stream, List<TailRow> rows, long epoch,
                          LogSequenceNumber upTo) throws SQLException {
-        while (publisher.streamFull() && running.getAsBoolean()) {
+        while (publisher.streamFull(Priority.NORMAL) && running.getAsBoolean()) {
             stream.forceUpdateStatus(); // keeps the server from timing the connection out while workers catch up
             pause(200);
         }
@@ -275,7 +279,7 @@ public final class CdcFeed {
         long total = 0;
         while (true) {
             long room;
-            while ((room = publisher.room()) <= 0) {
+            while ((room = publisher.room(Priority.NORMAL)) <= 0) {
                 if (!running.getAsBoolean()) {
                     return false;
                 }

@@ -8,10 +8,12 @@ import com.codahale.metrics.Timer;
 import dev.sendlog.service.config.PipelineSettings;
 import dev.sendlog.service.core.Faults;
 import dev.sendlog.log.Actors;
-import dev.sendlog.service.queue.JobStream;
+import dev.sendlog.events.Lanes;
+import dev.sendlog.events.Priority;
+import java.util.EnumSet;
+import java.util.Set;
 import java.sql.SQLException;
 import java.time.InstantSource;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -24,6 +26,9 @@ import org.jooq.DSLContext;
  * with one pipelined round trip, and in one transaction record the publication and advance the cursors (fenced by the
  * lease epoch); that transaction commits only once the publish has answered, so the cursor moves only after both. It drains: rounds follow each other
  * while a page comes back full, up to a cap, and only an empty tail makes it wait.
+ *
+ * <p>Each priority lane has its own shards and its own send stream: a lane whose stream is at its bound is left out of
+ * the reads until its workers make room, and the other lane's work is read and published meanwhile.
  */
 public final class Poller {
     private final ShardLeases leases;
@@ -34,22 +39,37 @@ public final class Poller {
     private final Timer claimTimer;
     private final Histogram eventsPerBatch;
     private final Counter backpressureWaits;
-    /** The last batch found the send stream full: the next one asks the stream before it reads the tail. */
-    private boolean backpressured;
+    /** Tail rows read only to be left because their lane's stream was full: the waste the length check avoids. */
+    private final Counter droppedRows;
+    private final Lanes lanes;
+    private final Set<Priority> polled;
+    /** The lanes whose stream the last batch found full: the next one asks their stream before it reads their tail. */
+    private final Set<Priority> backpressured = EnumSet.noneOf(Priority.class);
 
-    public Poller(ShardLeases leases, LogTail tail, DSLContext dsl, Actors actors, JobStream stream,
+    /**
+     * @param polled the lanes whose work this poller publishes: both with the polling feed; only the high lane with the
+     *               change-data-capture feed, whose slot is one ordered stream that a full normal stream holds back
+     *               ({@link #follow} keeps the other lanes' cursors)
+     */
+    public Poller(ShardLeases leases, LogTail tail, DSLContext dsl, Actors actors, SendStreams streams, Set<Priority> polled,
                   PipelineSettings settings, InstantSource clock, String actor, Faults faults, MetricRegistry metrics) {
         this.leases = leases;
         this.tail = tail;
-        this.publisher = new WorkPublisher(dsl, actors, stream, settings, clock, actor, faults, false, metrics);
+        this.lanes = streams.lanes();
+        this.polled = Set.copyOf(polled);
+        this.publisher = new WorkPublisher(dsl, actors, streams, polled, settings, clock, actor, faults, false, metrics);
         this.settings = settings;
         this.dsl = dsl;
         this.claimTimer = Metrics.timer(metrics, "poller.claim");
         this.eventsPerBatch = Metrics.histogram(metrics, "poller.events.per.batch");
         this.backpressureWaits = metrics.counter("poller.backpressure.waits");
+        this.droppedRows = metrics.counter("poller.rows.read.for.a.full.stream");
     }
 
-    /** What one batch did: events read, and whether some shard's page came back full (more is waiting). */
+    /**
+     * What one batch did: events read and published, whether some shard's page came back full (more is waiting), and
+     * whether every lane this poller publishes is held back by its full stream (then the owner waits longer).
+     */
     public record Batch(int read, int published, boolean full, boolean backpressure) {
         static final Batch EMPTY = new Batch(0, 0, false, false);
     }
@@ -59,29 +79,50 @@ public final class Poller {
         if (owned.isEmpty()) {
             return Batch.EMPTY;
         }
-        List<Short> shards = new ArrayList<>(owned.keySet());
+        // While a lane's stream stays full, a read of its shards' tail would fetch a page only to drop it: measured at
+        // C=16 in scripts/bench (pg_stat_statements), such reads returned 4 of every 5 tail rows the poller read. So
+        // after a batch that met a lane's full stream, that stream's length (one Redis round trip) is asked first and
+        // the lane's shards are left out while it is full; otherwise the tail is read first, and an idle poller costs
+        // no Redis call. The other lane goes on: a normal backlog at its bound never holds high work back.
+        Set<Priority> open = EnumSet.noneOf(Priority.class);
+        for (Priority lane : polled) {
+            if (backpressured.contains(lane) && publisher.streamFull(lane)) {
+                backpressureWaits.inc();
+            } else {
+                open.add(lane);
+            }
+        }
+        boolean allFull = open.isEmpty();
+        List<Short> shards = owned.keySet().stream().filter(s -> open.contains(lanes.priorityOf(s))).toList();
+        if (shards.isEmpty()) {
+            return new Batch(0, 0, allFull, allFull);
+        }
         List<TailCursor> cursors = shards.stream().map(s -> owned.get(s).publishCursor()).toList();
         int perShard = Math.max(50, settings.pollBatchSize / shards.size());
-        // While the stream stays full, a read of the tail would fetch a page only to drop it: measured at C=16 in
-        // scripts/bench (pg_stat_statements), such reads returned 4 of every 5 tail rows the poller read. So after a
-        // batch that met a full stream, the stream's length (one Redis round trip) is asked first; otherwise the tail
-        // is read first, and an idle poller costs no Redis call.
-        if (backpressured && publisher.streamFull()) {
-            backpressureWaits.inc();
-            return new Batch(0, 0, true, true);
-        }
-        List<TailRow> rows;
+        List<TailRow> read;
         try (Timer.Context ignored = claimTimer.time()) {
-            rows = tail.work(shards, cursors, perShard);
+            read = tail.work(shards, cursors, perShard);
         }
-        if (rows.isEmpty()) {
-            backpressured = false;
+        backpressured.removeAll(open);
+        if (read.isEmpty()) {
             return Batch.EMPTY;
         }
-        backpressured = publisher.streamFull();
-        if (backpressured) {
+        Set<Priority> full = EnumSet.noneOf(Priority.class);
+        for (Priority lane : open) {
+            if (read.stream().anyMatch(r -> lanes.priorityOf(r.shard()) == lane) && publisher.streamFull(lane)) {
+                full.add(lane);
+            }
+        }
+        backpressured.addAll(full);
+        if (!full.isEmpty()) {
             backpressureWaits.inc();
-            return new Batch(rows.size(), 0, true, true);
+        }
+        List<TailRow> rows = full.isEmpty() ? read
+                : read.stream().filter(r -> !full.contains(lanes.priorityOf(r.shard()))).toList();
+        droppedRows.inc(read.size() - rows.size());
+        if (rows.isEmpty()) {
+            boolean nothingOpen = full.containsAll(open);
+            return new Batch(read.size(), 0, nothingOpen, nothingOpen);
         }
         Map<Short, TailCursor> advanced = new LinkedHashMap<>();
         Map<Short, Integer> perShardCount = new HashMap<>();
@@ -97,8 +138,8 @@ public final class Poller {
         });
         advanced.forEach(leases::advanced);
         eventsPerBatch.update(rows.size());
-        boolean full = perShardCount.values().stream().anyMatch(n -> n >= perShard);
-        return new Batch(rows.size(), published, full, false);
+        boolean pageFull = perShardCount.values().stream().anyMatch(n -> n >= perShard);
+        return new Batch(read.size(), published, pageFull, false);
     }
 
     /**
@@ -112,7 +153,11 @@ public final class Poller {
         if (owned.isEmpty()) {
             return 0;
         }
-        List<Short> shards = new ArrayList<>(owned.keySet());
+        // The lanes this poller does not publish: their work comes from the slot.
+        List<Short> shards = owned.keySet().stream().filter(s -> !polled.contains(lanes.priorityOf(s))).toList();
+        if (shards.isEmpty()) {
+            return 0;
+        }
         List<TailCursor> cursors = shards.stream().map(s -> owned.get(s).publishCursor()).toList();
         int perShard = Math.max(50, settings.pollBatchSize / shards.size());
         List<TailRow> rows = tail.work(shards, cursors, perShard);

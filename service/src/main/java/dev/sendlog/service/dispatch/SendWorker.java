@@ -104,6 +104,7 @@ public final class SendWorker {
 
     private final Counter racesGivenUp;
     private final Counter handedBack;
+    private final java.util.concurrent.atomic.LongAdder handedBackHere = new java.util.concurrent.atomic.LongAdder();
     private final ProviderCallGate gate = new ProviderCallGate();
     private final java.util.function.Consumer<NewEvent> beforeResultAppend;
 
@@ -173,7 +174,8 @@ public final class SendWorker {
         this.providerCalls = new Semaphore(providerConcurrency);
         this.publications = new Publications(reader.dsl());
         this.unpublished = metrics.counter("send.jobs.publication.not.recorded");
-        metrics.registerGauge("send.provider.in.flight", () -> providerConcurrency - providerCalls.availablePermits());
+        // Per lane ("send", "send-high"): each lane's worker has its own provider-call bound.
+        metrics.registerGauge(consumer.name() + ".provider.in.flight", () -> providerConcurrency - providerCalls.availablePermits());
     }
 
     /**
@@ -398,6 +400,7 @@ public final class SendWorker {
     private boolean handBack(SendJob job, MessageDetails message, MessageState state, short shard) {
         if (recordUnlessMovedOn(job, message.row(), state, new Redriven(job.attempt(), RedriveReason.HANDED_BACK), shard)) {
             handedBack.inc();
+            handedBackHere.increment();
         }
         return true;
     }
@@ -414,7 +417,7 @@ public final class SendWorker {
 
     /** Jobs handed back so far. */
     public long handedBack() {
-        return handedBack.getCount();
+        return handedBackHere.sum(); // this worker's own: the counter is shared by both lanes' workers
     }
 
     private record ClaimResult(MessageDetails message, MessageState state, Claimed claim) {

@@ -70,8 +70,11 @@ public final class ShardOwner implements Managed {
             threads.add(Thread.ofPlatform().name("poller").daemon(true).start(this::publishLoop));
         } else {
             threads.add(Thread.ofPlatform().name("cdc-feed").daemon(true).start(() -> cdcFeed.run(() -> running)));
-            // The feed publishes; the shard owner keeps its shards' publish cursors past what is already handled.
+            // The feed publishes the normal lane; the shard owner keeps those shards' publish cursors past what is
+            // already handled. The high lane is polled: the slot is one ordered stream, which a normal backlog at its
+            // stream's bound holds back, and high work must not wait behind it.
             threads.add(loop("publish-cursors", 1000, () -> poller.follow() > 0));
+            threads.add(Thread.ofPlatform().name("poller").daemon(true).start(this::publishLoop));
         }
         threads.add(loop(TIMERS, timerIntervalMs, () -> drain(timers::fireSome)));
     }

@@ -3,6 +3,7 @@ package dev.sendlog.service.dispatch;
 import com.codahale.metrics.Counter;
 import com.codahale.metrics.MetricRegistry;
 import com.codahale.metrics.Timer;
+import dev.sendlog.events.Priority;
 import dev.sendlog.log.Actors;
 import dev.sendlog.service.config.PipelineSettings;
 import dev.sendlog.service.core.FaultPoint;
@@ -37,7 +38,8 @@ import org.jooq.DSLContext;
 public final class WorkPublisher {
     private final DSLContext dsl;
     private final boolean checkVisibility;
-    private final JobStream stream;
+    private final SendStreams streams;
+    private final java.util.Set<Priority> lanesPublished;
     private final PipelineSettings settings;
     private final InstantSource clock;
     private final String actor;
@@ -51,15 +53,20 @@ public final class WorkPublisher {
     private final Counter skipped;
 
     /**
+     * @param lanesPublished  the lanes whose work this publisher puts on their streams; rows of other lanes are passed
+     *                        over (the change-data-capture feed leaves the high lane to the polling tail, see
+     *                        {@link ShardOwner})
      * @param checkVisibility whether the rows may not be visible to this session yet (they come from a replication
      *                        slot): then each message's row is read too, and a batch with one not visible is refused
      */
-    public WorkPublisher(DSLContext dsl, Actors actors, JobStream stream, PipelineSettings settings, InstantSource clock,
-                         String actor, Faults faults, boolean checkVisibility, MetricRegistry metrics) {
+    public WorkPublisher(DSLContext dsl, Actors actors, SendStreams streams, java.util.Set<Priority> lanesPublished,
+                         PipelineSettings settings, InstantSource clock, String actor, Faults faults, boolean checkVisibility,
+                         MetricRegistry metrics) {
         this.dsl = dsl;
         this.checkVisibility = checkVisibility;
         this.actors = actors;
-        this.stream = stream;
+        this.streams = streams;
+        this.lanesPublished = java.util.Set.copyOf(lanesPublished);
         this.settings = settings;
         this.clock = clock;
         this.actor = actor;
@@ -79,14 +86,19 @@ public final class WorkPublisher {
         }
     }
 
-    /** Whether the send stream is at its bound: then nothing is published until workers catch up. */
-    boolean streamFull() {
-        return room() <= 0;
+    /** Whether the lane's send stream is at its bound: then none of its work is published until workers catch up. */
+    boolean streamFull(Priority lane) {
+        return room(lane) <= 0;
     }
 
-    /** How many more entries the send stream may take before its bound ({@code maxStreamEntries}). */
-    long room() {
-        return settings.maxStreamEntries - stream.length();
+    /** How many more entries the lane's send stream may take before its bound ({@code maxStreamEntries}). */
+    long room(Priority lane) {
+        return settings.maxStreamEntries - streams.of(lane).length();
+    }
+
+    /** The lane a row's work belongs to (its shard's). */
+    Priority laneOf(TailRow row) {
+        return streams.lanes().priorityOf(row.shard());
     }
 
     /**
@@ -114,7 +126,8 @@ public final class WorkPublisher {
         java.util.Set<String> alreadyPublished = checkVisibility ? publishedSince(rows) : java.util.Set.of();
         List<TailRow> owed = new ArrayList<>();
         for (TailRow row : rows) {
-            if (!row.scheduled() && Integer.valueOf(row.seq()).equals(latest.get(row.messageId()))
+            if (!row.scheduled() && lanesPublished.contains(laneOf(row))
+                    && Integer.valueOf(row.seq()).equals(latest.get(row.messageId()))
                     && !alreadyPublished.contains(row.messageId() + "/" + row.seq())) {
                 owed.add(row);
             } else {
@@ -123,13 +136,16 @@ public final class WorkPublisher {
         }
         long publication = owed.isEmpty() ? 0 : publicationIds.next();
         List<SendJob> jobs = new ArrayList<>(owed.size());
+        Map<Priority, List<Map<String, String>>> perLane = new java.util.EnumMap<>(Priority.class);
         UUID[] ids = new UUID[owed.size()];
         Integer[] seqs = new Integer[owed.size()];
         Long[] epochs = new Long[owed.size()];
         for (int i = 0; i < owed.size(); i++) {
             TailRow row = owed.get(i);
             long epoch = epochOf.applyAsLong(row.shard());
-            jobs.add(new SendJob(row.messageId(), row.attempt(), row.shard(), epoch, now.toEpochMilli(), row.seq(), publication));
+            SendJob job = new SendJob(row.messageId(), row.attempt(), row.shard(), epoch, now.toEpochMilli(), row.seq(), publication);
+            jobs.add(job);
+            perLane.computeIfAbsent(laneOf(row), lane -> new ArrayList<>()).add(job.toFields());
             ids[i] = row.messageId();
             seqs[i] = row.seq();
             epochs[i] = epoch;
@@ -140,7 +156,8 @@ public final class WorkPublisher {
         // transaction back, and the rows are read and published again (a worker that got a job of the rolled-back
         // publication finds no such publication and leaves the job, see SendWorker).
         long started = System.nanoTime();
-        JobStream.Publishing sending = stream.publishStart(jobs.stream().map(SendJob::toFields).toList());
+        List<JobStream.Publishing> sending = new ArrayList<>(perLane.size());
+        perLane.forEach((lane, fields) -> sending.add(streams.of(lane).publishStart(fields)));
         long sent = System.nanoTime();
         long[] waited = new long[1];
         int actorId = owed.isEmpty() ? 0 : actors.id(actor);
@@ -151,7 +168,7 @@ public final class WorkPublisher {
             }
             long waitFrom = System.nanoTime();
             try {
-                sending.await();
+                sending.forEach(JobStream.Publishing::await);
             } finally {
                 waited[0] = System.nanoTime() - waitFrom;
                 publishRoundTrip.update(System.nanoTime() - started, TimeUnit.NANOSECONDS);

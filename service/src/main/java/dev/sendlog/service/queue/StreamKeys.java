@@ -15,6 +15,11 @@ public final class StreamKeys {
         return prefix + "{send}:stream";
     }
 
+    /** The high priority lane's send stream: a hash tag of its own, so on a cluster it may sit on another node. */
+    public static String sendHigh(String prefix) {
+        return prefix + "{send-high}:stream";
+    }
+
     public static String callback(String prefix) {
         return prefix + "{callback}:stream";
     }

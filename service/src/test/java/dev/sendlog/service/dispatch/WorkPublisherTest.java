@@ -58,7 +58,9 @@ class WorkPublisherTest {
         dsl = DSL.using(DB.dataSource(), SQLDialect.POSTGRES);
         store = EventStore.of(DB.dataSource());
         new PartitionManager(DB.dataSource(), Duration.ofSeconds(5)).ensure(LocalDate.now(ZoneOffset.UTC), 1);
-        publisher = new WorkPublisher(dsl, store.actors(), stream, new PipelineSettings(), InstantSource.system(), "test-poller",
+        PipelineSettings settings = new PipelineSettings();
+        publisher = new WorkPublisher(dsl, store.actors(), SendStreams.single(settings.lanes(), stream),
+                java.util.EnumSet.allOf(dev.sendlog.events.Priority.class), settings, InstantSource.system(), "test-poller",
                 Faults.NONE, true, new MetricRegistry());
     }
 
