@@ -1,19 +1,12 @@
 package dev.sendlog.service.loadtest;
 
-import dev.sendlog.infra.LocalPostgres;
-import dev.sendlog.infra.RedisOptions;
-import dev.sendlog.infra.RedisProcess;
 import dev.sendlog.service.chaos.ServiceProcess;
-import java.io.IOException;
 import java.io.PrintStream;
-import java.net.ServerSocket;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -31,8 +24,6 @@ import java.util.Map;
  */
 public final class FeedBench {
     private static final String KEY = "demo-client-key";
-    /** Tasks on the admin port need an admin key (API.md, "Admin port"). */
-    private static final String ADMIN_KEY = "demo-admin-key";
 
     private final String jar;
     private final Path dir;
@@ -41,10 +32,7 @@ public final class FeedBench {
     private final int pacedSeconds;
     private final List<Integer> pollerCounts;
     private final List<String> feeds;
-    private LocalPostgres postgres;
-    private RedisProcess redis;
-    private ServiceProcess simulator;
-    private int simulatorPort;
+    private BenchServers servers;
 
     public FeedBench(String jar, Path dir, int messages, int pacedRate, int pacedSeconds, List<Integer> pollerCounts,
                      List<String> feeds) {
@@ -62,20 +50,11 @@ public final class FeedBench {
     }
 
     public void run(PrintStream out) throws Exception {
-        Files.createDirectories(dir.resolve("tmp"));
         List<Cell> cells = new ArrayList<>();
-        try {
-            // Commit timestamps let the bench measure from the accepting transaction's commit, not only from accept.
-            postgres = LocalPostgres.start(dir.resolve("postgres"), 0, Map.of("max_connections", "300",
-                    "track_commit_timestamp", "on"));
-            redis = RedisProcess.start(RedisOptions.inDirectory(dir.resolve("redis")));
-            simulatorPort = port();
-            Path simConfig = dir.resolve("simulator.json");
-            Files.writeString(simConfig, "{\"latencyMs\": 20, \"receiptMode\": \"NONE\"}");
-            simulator = new ServiceProcess("simulator", ServiceProcess.javaCommand(jar, List.of("-Xmx256m"),
-                    List.of("simulator", "--port", Integer.toString(simulatorPort), "--config", simConfig.toString())),
-                    Map.of(), dir.resolve("simulator.log"), simulatorPort);
-            simulator.start();
+        // Commit timestamps let the bench measure from the accepting transaction's commit, not only from accept.
+        try (BenchServers started = BenchServers.start(jar, dir, Map.of("max_connections", "300",
+                "track_commit_timestamp", "on"), 20)) {
+            servers = started;
             out.printf(Locale.ROOT, "## Feeds: %d cores, simulator 20 ms, %d messages per burst, then %d s at %d msg/s (%s)%n",
                     Runtime.getRuntime().availableProcessors(), messages, pacedSeconds, pacedRate, Instant.now());
             // Alternate the feeds within each poller count, so drift on a shared machine hits both alike.
@@ -87,16 +66,6 @@ public final class FeedBench {
                                     + "commit->PUBLISHED p50 %.1f ms p99 %.1f ms%n", feed, pollers, cell.feedPerSecond(), cell.perSecond(),
                             cell.publishP50Ms(), cell.publishP99Ms(), cell.commitP50Ms(), cell.commitP99Ms());
                 }
-            }
-        } finally {
-            if (simulator != null) {
-                simulator.stop();
-            }
-            if (redis != null) {
-                redis.close();
-            }
-            if (postgres != null) {
-                postgres.close();
             }
         }
         out.println();
@@ -125,25 +94,20 @@ public final class FeedBench {
     }
 
     private Cell cell(String feed, int pollers, PrintStream out) throws Exception {
-        recreateDatabase();
-        String prefix = "feeds-" + feed + "-" + pollers + "-" + System.nanoTime() + ":";
-        Map<String, String> env = Map.of("SENDLOG_DATABASE_URL", "jdbc:postgresql://127.0.0.1:" + postgres.endpoint().port() + "/sendlog",
-                "SENDLOG_REDIS_SEND_URI", redis.endpoint().uri(), "SENDLOG_REDIS_CALLBACK_URI", redis.endpoint().uri(),
-                "SENDLOG_REDIS_PREFIX", prefix, "SENDLOG_SIMULATOR", "false",
-                "SENDLOG_SIM_URL", "http://127.0.0.1:" + simulatorPort, "SENDLOG_FEED", feed);
-        ServiceProcess.migrate(jar, env, dir.resolve("migrate.log"));
+        Map<String, String> env = servers.environment("feeds-" + feed + "-" + pollers + "-" + System.nanoTime() + ":", feed);
+        servers.freshDatabase(env);
         List<ServiceProcess> fleet = new ArrayList<>();
         try {
-            int apiPort = port();
-            int adminPort = port();
-            fleet.add(process("api-" + feed + "-" + pollers, "server", apiPort, adminPort, env, List.of("-Xmx1g",
+            int apiPort = BenchServers.port();
+            int adminPort = BenchServers.port();
+            fleet.add(servers.process("api-" + feed + "-" + pollers, "server", apiPort, adminPort, env, List.of("-Xmx1g",
                     "-Ddw.components=API,SEND_WORKER,CALLBACK_WORKER,MAINTENANCE", "-Ddw.pipeline.sendWorker.concurrency=256")));
             List<Integer> pollerAdmins = new ArrayList<>();
             for (int i = 1; i <= pollers; i++) {
-                int pollerAdmin = port();
+                int pollerAdmin = BenchServers.port();
                 pollerAdmins.add(pollerAdmin);
                 // No stream bound on the pollers: the feed-only phase measures the feed, not the workers behind it.
-                fleet.add(process("poller-" + feed + "-" + pollers + "-" + i, "poller", port(), pollerAdmin, env, List.of("-Xmx512m",
+                fleet.add(servers.process("poller-" + feed + "-" + pollers + "-" + i, "poller", BenchServers.port(), pollerAdmin, env, List.of("-Xmx512m",
                         "-Ddw.database.pools.api=1", "-Ddw.database.pools.callbacks=1", "-Ddw.database.pools.pipeline=6",
                         "-Ddw.pipeline.maxStreamEntries=1000000")));
             }
@@ -170,18 +134,6 @@ public final class FeedBench {
         }
     }
 
-    private ServiceProcess process(String name, String command, int port, int adminPort, Map<String, String> env,
-                                   List<String> extra) throws IOException {
-        List<String> options = new ArrayList<>(List.of("-XX:+UseSerialGC", "-Djava.io.tmpdir=" + dir.resolve("tmp"),
-                "-Ddw.server.applicationConnectors[0].port=" + port, "-Ddw.server.adminConnectors[0].port=" + adminPort,
-                "-Ddw.logging.level=WARN"));
-        options.addAll(extra);
-        ServiceProcess p = new ServiceProcess(name, ServiceProcess.javaCommand(jar, options, List.of(command, "config.yml")),
-                env, dir.resolve(name + ".log"), adminPort);
-        p.start();
-        return p;
-    }
-
     /**
      * The feed's own rate: the pollers pause (with CDC the slot keeps what commits meanwhile), a backlog of
      * {@code messages} is accepted, the pollers resume; the backlog over the span of its PUBLISHED events (first to
@@ -189,15 +141,15 @@ public final class FeedBench {
      */
     private double feedOnly(E2eLoad load, List<Integer> pollerAdmins) throws Exception {
         for (int admin : pollerAdmins) {
-            task(admin, "pause");
+            BenchServers.task(admin, "pause", "poller");
         }
         Instant from = Instant.now();
         load.accept(messages, 5_000_000);
         for (int admin : pollerAdmins) {
-            task(admin, "resume");
+            BenchServers.task(admin, "resume", "poller");
         }
         long deadline = System.nanoTime() + Duration.ofMinutes(5).toNanos();
-        try (Connection c = postgres.endpoint().connect("sendlog"); PreparedStatement st = c.prepareStatement("""
+        try (Connection c = servers.postgres().endpoint().connect("sendlog"); PreparedStatement st = c.prepareStatement("""
                 SELECT count(DISTINCT m.id), extract(epoch FROM max(p.published_at) - min(p.published_at))
                 FROM publications p CROSS JOIN unnest(p.message_ids, p.seqs) AS u(message_id, seq)
                 JOIN messages m ON m.id = u.message_id
@@ -218,16 +170,6 @@ public final class FeedBench {
         }
     }
 
-    private static void task(int adminPort, String name) throws IOException, InterruptedException {
-        var response = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(
-                        java.net.URI.create("http://127.0.0.1:" + adminPort + "/tasks/" + name + "?component=poller"))
-                .header("Authorization", "Bearer " + ADMIN_KEY).POST(java.net.http.HttpRequest.BodyPublishers.noBody()).build(), java.net.http.HttpResponse.BodyHandlers.ofString());
-        if (response.statusCode() != 200) {
-            throw new IllegalStateException("task " + name + " on :" + adminPort + " answered " + response.statusCode()
-                    + ": " + response.body());
-        }
-    }
-
     /**
      * The median and p99 of accept -> published, then of commit -> published, over the messages accepted since
      * {@code from}, from the log: the messages rows and the publications that name them. Times are the rows' own, and
@@ -235,7 +177,7 @@ public final class FeedBench {
      * holds the full xid8, the server wants its low 32 bits).
      */
     private double[] toPublished(Instant from) throws SQLException {
-        try (Connection c = postgres.endpoint().connect("sendlog"); PreparedStatement st = c.prepareStatement("""
+        try (Connection c = servers.postgres().endpoint().connect("sendlog"); PreparedStatement st = c.prepareStatement("""
                      SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY accept_ms), percentile_cont(0.99) WITHIN GROUP (ORDER BY accept_ms),
                             percentile_cont(0.5) WITHIN GROUP (ORDER BY commit_ms), percentile_cont(0.99) WITHIN GROUP (ORDER BY commit_ms)
                      FROM (SELECT extract(epoch FROM p.published_at - m.accepted_at) * 1000 AS accept_ms,
@@ -249,21 +191,6 @@ public final class FeedBench {
                 rs.next();
                 return new double[] {rs.getDouble(1), rs.getDouble(2), rs.getDouble(3), rs.getDouble(4)};
             }
-        }
-    }
-
-    private void recreateDatabase() throws SQLException {
-        try (Connection c = postgres.endpoint().connect(LocalPostgres.ADMIN_DATABASE); Statement st = c.createStatement()) {
-            st.execute("SELECT pg_terminate_backend(active_pid, 10000) FROM pg_replication_slots WHERE database = 'sendlog' AND active");
-            st.execute("SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE database = 'sendlog'");
-            st.execute("DROP DATABASE IF EXISTS sendlog WITH (FORCE)");
-            st.execute("CREATE DATABASE sendlog");
-        }
-    }
-
-    private static int port() throws IOException {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
         }
     }
 }

@@ -63,12 +63,12 @@ public final class StreamConsumer implements Managed {
         metrics.registerGauge(name + ".in.flight", inFlight::get);
     }
 
-    /** Sets what to do with each read (the entries' permits are held until they are dispatched or finished). */
     /** The job type it reads ("send", "send-high", "callbacks"): the prefix of its metrics. */
     public String name() {
         return name;
     }
 
+    /** Sets what to do with each read (the entries' permits are held until they are dispatched or finished). */
     public void onEntries(Consumer<List<StreamEntry>> handler) {
         this.handler = handler;
     }
