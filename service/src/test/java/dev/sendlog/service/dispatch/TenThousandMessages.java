@@ -3,6 +3,7 @@ package dev.sendlog.service.dispatch;
 import dev.sendlog.events.EventType;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.sendlog.service.support.Messages;
 import dev.sendlog.service.support.ServiceHarness;
@@ -51,14 +52,20 @@ abstract class TenThousandMessages {
 
         try (RedisClient client = service.redisClient(); StatefulRedisConnection<String, String> redis = client.connect()) {
             String stream = service.redisPrefix() + "{send}:stream";
-            assertThat(redis.sync().xlen(stream)).isZero();
-            assertThat(redis.sync().xpending(stream, "send-workers").getCount()).isZero();
-            List<String> keys = redis.sync().scan(ScanArgs.Builder.matches(service.redisPrefix() + "*").limit(1000)).getKeys();
-            // The two job streams and one health-probe key per process and store; no key per message.
+            String high = service.redisPrefix() + "{send-high}:stream";
             String callbacks = service.redisPrefix() + "{callback}:stream";
-            assertThat(redis.sync().xlen(callbacks)).isZero();
-            assertThat(keys).allMatch(k -> k.equals(stream) || k.equals(callbacks)
-                    || k.startsWith(service.redisPrefix() + "health:") || k.startsWith(service.redisPrefix() + "{callback}:health:"));
+            // Finished jobs are acknowledged together a moment after their outcome is recorded.
+            await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+                assertThat(redis.sync().xlen(stream)).isZero();
+                assertThat(redis.sync().xpending(stream, "send-workers").getCount()).isZero();
+                assertThat(redis.sync().xlen(callbacks)).isZero();
+            });
+            List<String> keys = redis.sync().scan(ScanArgs.Builder.matches(service.redisPrefix() + "*").limit(1000)).getKeys();
+            // The job streams (both send lanes' and the callbacks') and one health-probe key per process and store; no
+            // key per message.
+            assertThat(keys).allMatch(k -> k.equals(stream) || k.equals(high) || k.equals(callbacks)
+                    || k.startsWith(service.redisPrefix() + "health:") || k.startsWith(service.redisPrefix() + "{callback}:health:")
+                    || k.startsWith(service.redisPrefix() + "{send-high}:health:"));
         }
     }
 }

@@ -42,10 +42,11 @@ class RedisClusterTest {
         for (int i = 0; i < nodes.size(); i++) {
             try (LocalRedisCluster.Node node = new LocalRedisCluster.Node(nodes.get(i))) {
                 for (String key : node.commands().keys(SERVICE.redisPrefix() + "*")) {
-                    String tag = key.contains("{send}") ? "send" : key.contains("{callback}") ? "callback" : "untagged: " + key;
+                    String tag = key.contains("{send}") ? "send" : key.contains("{send-high}") ? "send-high"
+                            : key.contains("{callback}") ? "callback" : "untagged: " + key;
                     nodesByTag.computeIfAbsent(tag, t -> new TreeSet<>()).add(i);
                 }
-                for (String tag : List.of("send", "callback")) {
+                for (String tag : List.of("send", "send-high", "callback")) {
                     int slot = node.commands().clusterKeyslot("{" + tag + "}").intValue();
                     if (node.commands().clusterCountKeysInSlot(slot) > 0) {
                         slotNodeByTag.put(tag, i);
@@ -53,11 +54,14 @@ class RedisClusterTest {
                 }
             }
         }
-        assertThat(nodesByTag.keySet()).as("every key carries its job type's hash tag").containsExactlyInAnyOrder("send", "callback");
+        assertThat(nodesByTag.keySet()).as("every key carries its job type's hash tag").containsExactlyInAnyOrder("send", "send-high", "callback");
         assertThat(nodesByTag.get("send")).as("nodes holding send keys").containsExactly(slotNodeByTag.get("send"));
+        assertThat(nodesByTag.get("send-high")).as("nodes holding the high lane's send keys")
+                .containsExactly(slotNodeByTag.get("send-high"));
         assertThat(nodesByTag.get("callback")).as("nodes holding callback keys").containsExactly(slotNodeByTag.get("callback"));
 
-        for (String check : List.of("redis-send", "redis-callback", "workers-send", "workers-callback")) {
+        for (String check : List.of("redis-send", "redis-send-high", "redis-callback", "workers-send", "workers-send-high",
+                "workers-callback")) {
             assertThat(SERVICE.healthy(check)).as(check + ": " + SERVICE.healthMessage(check)).isTrue();
         }
     }

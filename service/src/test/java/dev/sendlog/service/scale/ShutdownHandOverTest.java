@@ -31,6 +31,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 class ShutdownHandOverTest {
     private static final int SHARDS = 8;
+    /** Every shard the pollers share: the normal ones and the high priority lane's. */
+    private static final int TOTAL_SHARDS = SHARDS + new dev.sendlog.service.config.PipelineSettings().highShards;
     /** The production lease: without the hand-over, the stopped process's shards would move only after it. */
     private static final Duration LEASE = Duration.ofSeconds(15);
     private static final Duration CLAIM_TIMEOUT = Duration.ofSeconds(40);
@@ -86,7 +88,7 @@ class ShutdownHandOverTest {
             String worker = "worker-proc-" + stopped.owner().substring("poller-proc-".length());
             await().atMost(Duration.ofSeconds(60)).until(() -> claimsBy(worker) >= 50);
             List<Short> itsShards = owned(stopped.owner());
-            assertThat(itsShards).hasSize(SHARDS / 2);
+            assertThat(itsShards).hasSize(TOTAL_SHARDS / 2);
 
             HttpClient http = HttpClient.newHttpClient();
             String someId = accepted.getFirst();
@@ -161,7 +163,7 @@ class ShutdownHandOverTest {
 
     private static void awaitSplit(String a, String b) {
         await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100))
-                .until(() -> owned(a).size() == SHARDS / 2 && owned(b).size() == SHARDS / 2);
+                .until(() -> owned(a).size() == TOTAL_SHARDS / 2 && owned(b).size() == TOTAL_SHARDS / 2);
     }
 
     /** The shards {@code owner} holds with a valid lease now. */
