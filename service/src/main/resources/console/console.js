@@ -13,7 +13,8 @@
   // Statuses that change without anyone acting: an open message in one of these is read again every few seconds.
   const MOVING = new Set(["SCHEDULED", "ACCEPTED", "SENDING", "RETRYING"]);
   const FOLLOW_MS = 2000;
-  const FIELDS = ["id", "tenant", "status", "to", "from", "validUntil", "sendAt", "reference", "gateway", "providerId", "attempts", "segments", "acceptedAt",
+  // "priority" is shown only when the API names one: it names only high (normal is the default).
+  const FIELDS = ["id", "tenant", "status", "priority", "to", "from", "validUntil", "sendAt", "reference", "gateway", "providerId", "attempts", "segments", "acceptedAt",
     "updatedAt", "lastError"];
   const NO_MESSAGE = "00000000-0000-0000-0000-000000000000";
 
@@ -259,10 +260,16 @@
     return el("span", { class: `status status-${String(status).toLowerCase()}`, "data-test": "status" }, text(status));
   }
 
+  /** A mark beside the status of a high-priority message; nothing for a normal one. */
+  function priorityBadge(priority) {
+    return priority ? el("span", { class: `priority priority-${String(priority).toLowerCase()}`, "data-test": "priority" },
+      String(priority)) : null;
+  }
+
   function messageRow(m, test, extra) {
     return el("tr", { "data-test": test, "data-id": m.id, "data-status": m.status },
       el("td", {}, openLink(m.id)),
-      el("td", {}, statusBadge(m.status)),
+      el("td", {}, statusBadge(m.status), priorityBadge(m.priority)),
       el("td", {}, text(m.to)),
       el("td", {}, text(m.reference)),
       el("td", {}, text(m.tenant)),
@@ -545,7 +552,7 @@
     if (state.openId !== id) {
       return;
     }
-    $("message-fields").replaceChildren(...FIELDS.flatMap((name) => [
+    $("message-fields").replaceChildren(...FIELDS.filter((name) => name !== "priority" || message.priority).flatMap((name) => [
       el("dt", {}, name),
       el("dd", { "data-field": name, id: name === "status" ? "message-status" : null },
         name === "status" ? statusBadge(message.status) : text(message[name])),

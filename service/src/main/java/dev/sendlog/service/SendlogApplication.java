@@ -390,7 +390,7 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
                     Duration.ofMillis(config.pipeline.sendWorker.reclaimIdle.toMilliseconds()), batchThreads, metrics);
             new CallbackWorker(consumer, pools.dsl(PoolRole.CALLBACKS), new MessageReader(pools.dsl(PoolRole.CALLBACKS), events),
                     new ReceiptMatcher(pools.dsl(PoolRole.CALLBACKS)), recorder, vocabularies,
-                    Duration.ofMillis(r.holdWindow.toMilliseconds()), config.pipeline.shards, r.batchSize, clock, "callbacks-" + instance,
+                    Duration.ofMillis(r.holdWindow.toMilliseconds()), r.batchSize, clock, "callbacks-" + instance,
                     metrics);
             env.lifecycle().manage(consumer);
             shutdown.consumer(consumer, null);
@@ -542,8 +542,9 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
         env.jersey().register(RolesAllowedDynamicFeature.class);
         env.jersey().register(new AuthValueFactoryProvider.Binder<>(Caller.class));
 
-        AcceptWriter writer = new AcceptWriter(pools.dsl(PoolRole.API), new MessageIds(clock), clock,
-                config.pipeline.shards, Duration.ofMillis(config.accept.idempotencyTtl.toMilliseconds()));
+        dev.sendlog.events.Lanes lanes = config.pipeline.lanes();
+        AcceptWriter writer = new AcceptWriter(pools.dsl(PoolRole.API), new MessageIds(clock), clock, lanes,
+                Duration.ofMillis(config.accept.idempotencyTtl.toMilliseconds()));
         GroupCommit<Submission> groupCommitter = null;
         if (config.accept.groupCommit) {
             groupCommitter = new GroupCommit<>("accept", writer::write, config.accept.writers,
@@ -556,7 +557,7 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
                 config.pipeline.checks.recipientPattern, clock);
         MessageReader reader = new MessageReader(pools.dsl(PoolRole.API), events);
         env.jersey().register(new MessagesResource(parser, accept, reader, codec, config.publicBaseUrl,
-                new Cancellation(pools.dsl(PoolRole.API), events, reader, clock, config.pipeline.shards)));
+                new Cancellation(pools.dsl(PoolRole.API), events, reader, clock), lanes));
         env.jersey().register(new OpenApiResource());
         env.jersey().register(new SuppressionsResource(new SuppressionStore(pools.dsl(PoolRole.API), clock),
                 config.pipeline.checks.recipientPattern));
@@ -565,9 +566,8 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
                     env.getObjectMapper(), config.publicBaseUrl, metrics)).addMappingForUrlPatterns(EnumSet.of(DispatcherType.REQUEST), true,
                     DirectSubmit.PATH, DirectSubmit.BATCH_PATH);
         }
-        env.jersey().register(new AdminResource(reader, new AdminActions(pools.dsl(PoolRole.API), events, reader, clock,
-                config.pipeline.shards), new ParkedStore(pools.dsl(PoolRole.API), events, reader, clock, config.pipeline.shards),
-                metrics));
+        env.jersey().register(new AdminResource(reader, new AdminActions(pools.dsl(PoolRole.API), events, reader, clock),
+                new ParkedStore(pools.dsl(PoolRole.API), events, reader, clock), lanes, metrics));
     }
 
     private Pausable pausable(String component) {

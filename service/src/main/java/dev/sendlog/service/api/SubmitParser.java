@@ -10,6 +10,7 @@ import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.cfg.JsonNodeFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
+import dev.sendlog.events.Priority;
 import dev.sendlog.service.core.MessageDraft;
 import dev.sendlog.service.errors.ApiProblem;
 import dev.sendlog.service.errors.FieldError;
@@ -30,15 +31,17 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.regex.Pattern;
 
 /**
  * Turns a submitted JSON body into {@link MessageDraft}s, naming every field problem at once
- * (API.md: to 1–64, body 1–1600, reference ≤ 128, metadata an object ≤ 4 KiB, gateway configured,
- * unknown fields refused, {@code to} matching the recipient pattern). Strings must be storable verbatim: no NUL, no
- * lone surrogate. Read bodies with {@link #read}: it refuses bytes after the JSON value and keeps every number exactly.
+ * (API.md: to 1–64, body 1–1600, reference ≤ 128, metadata an object ≤ 4 KiB, gateway configured, priority
+ * {@code high} or {@code normal}, unknown fields refused, {@code to} matching the recipient pattern). Strings must be
+ * storable verbatim: no NUL, no lone surrogate. Read bodies with {@link #read}: it refuses bytes after the JSON value
+ * and keeps every number exactly.
  *
  * <p>Numbers in {@code metadata} are kept at their exact decimal value in the form PostgreSQL's {@code jsonb} stores
  * and returns: plain notation, the exponent applied, the digits after the point as sent ({@code 1E+2} is stored as
@@ -60,9 +63,9 @@ public final class SubmitParser {
     public static final long MAX_SEND_AT_SECONDS = 30L * 24 * 3600;
 
     private static final Set<String> FIELDS = Set.of("to", "body", "reference", "gateway", "from", "validUntil",
-            "ttlSeconds", "sendAt", "metadata");
+            "ttlSeconds", "sendAt", "metadata", "priority");
     private static final Set<String> BATCH_ITEM_FIELDS = Set.of("to", "body", "reference", "gateway", "from", "validUntil",
-            "ttlSeconds", "sendAt", "metadata", "idempotencyKey");
+            "ttlSeconds", "sendAt", "metadata", "priority", "idempotencyKey");
 
     /**
      * Reads request bodies: a duplicated key or anything after the JSON value is an error, and every number that is
@@ -208,6 +211,7 @@ public final class SubmitParser {
         }
         Instant validUntil = validity(node, path, errors);
         Instant sendAt = sendAt(node, path, errors);
+        Priority priority = priority(node, path, errors);
         String metadataJson = metadata(node.get("metadata"), path + "metadata", errors);
         if (!errors.isEmpty()) {
             return null;
@@ -216,8 +220,8 @@ public final class SubmitParser {
         return new MessageDraft(to, body, reference, gateway, from, metadataJson, idempotencyKey,
                 hash(to, body, reference, sentGateway == null || sentGateway.isNull() ? null : sentGateway.textValue(),
                         from, present(node.get("validUntil")), present(node.get("ttlSeconds")),
-                        present(node.get("sendAt")), metadataJson == null ? null : node.get("metadata")), validUntil,
-                sendAt);
+                        present(node.get("sendAt")), priority, metadataJson == null ? null : node.get("metadata")), validUntil,
+                sendAt, priority);
     }
 
     /**
@@ -293,6 +297,24 @@ public final class SubmitParser {
             return null;
         }
         return at.truncatedTo(java.time.temporal.ChronoUnit.MICROS);
+    }
+
+    /**
+     * The lane a message asks for ({@code priority}, issue 26): exactly {@code high} or {@code normal}, no other spelling
+     * or type (a client that sends {@code "HIGH"} learns of it at once rather than being sent at normal priority). Absent
+     * or null means {@code normal}, like every optional field. Null with the field's error added otherwise.
+     */
+    private static Priority priority(JsonNode node, String path, List<FieldError> errors) {
+        JsonNode value = present(node.get("priority"));
+        if (value == null) {
+            return Priority.NORMAL;
+        }
+        Optional<Priority> named = value.isTextual() ? Priority.fromWire(value.textValue()) : Optional.empty();
+        if (named.isEmpty()) {
+            errors.add(new FieldError(path + "priority", "must be \"high\" or \"normal\" (absent: normal)"));
+            return null;
+        }
+        return named.get();
     }
 
     private static JsonNode present(JsonNode value) {
@@ -497,14 +519,17 @@ public final class SubmitParser {
      * {@code {"body":..,"gateway":..,"metadata":..,"reference":..,"to":..}}, absent fields as null (an explicit
      * {@code null} is absent too); {@code "from"} (after {@code "body"}) only when the request names a sender, so that the
      * bytes of every request without one are those of the versions before it; {@code "ttlSeconds"},
-     * {@code "validUntil"} and {@code "sendAt"} likewise, as sent (a replay of the same ttl is the same request, though its instant differs). The metadata is its stored form ({@link #canonicalText}): numbers at their exact value.
+     * {@code "validUntil"} and {@code "sendAt"} likewise, as sent (a replay of the same ttl is the same request, though
+     * its instant differs); {@code "priority": "high"} only for a high message: {@code normal} named or left out is the
+     * same message, and hashes as every request did before priorities. The metadata is its stored form
+     * ({@link #canonicalText}): numbers at their exact value.
      * Stored with the idempotency key and compared on every replay, so these bytes must not change between versions
      * ({@code RequestHashTest} holds vectors of the first version; the two bugs it hashed wrongly, a {@code null}
      * gateway and rounded numbers, changed their bytes). Written field by field into a digest cloned from one looked up
      * once.
      */
     private byte[] hash(String to, String body, String reference, String gateway, String from, JsonNode validUntil,
-                        JsonNode ttlSeconds, JsonNode sendAt, JsonNode metadata) {
+                        JsonNode ttlSeconds, JsonNode sendAt, Priority priority, JsonNode metadata) {
         MessageDigest digest = sha256();
         OutputStream digesting = new DigestOutputStream(OutputStream.nullOutputStream(), digest);
         try (JsonGenerator out = canonical.getFactory().createGenerator(digesting)) {
@@ -520,6 +545,9 @@ public final class SubmitParser {
             } else {
                 // Written again rather than copied as text: the same bytes as the first version's for the same tree.
                 writeCanonical(out, metadata);
+            }
+            if (priority == Priority.HIGH) {
+                out.writeStringField("priority", priority.wireName());
             }
             writeTextOrNull(out, "reference", reference);
             if (sendAt != null) {

@@ -3,8 +3,8 @@ package dev.sendlog.service.core;
 import static dev.sendlog.schema.jooq.Tables.IDEMPOTENCY_KEYS;
 import static dev.sendlog.schema.jooq.Tables.MESSAGES;
 
+import dev.sendlog.events.Lanes;
 import dev.sendlog.events.MessageIds;
-import dev.sendlog.events.Shards;
 import dev.sendlog.log.Histories;
 import dev.sendlog.service.errors.FieldError;
 import java.sql.PreparedStatement;
@@ -32,7 +32,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Writes submissions in one transaction: idempotency keys and message rows. A message row is its acceptance (the
- * history shows it as ACCEPTED, seq 1) and carries the tail columns the poller reads: nothing else is appended.
+ * history shows it as ACCEPTED, seq 1) and carries the tail columns the poller reads: nothing else is appended. Its
+ * shard, chosen here by its id and priority ({@link Lanes}), is where its priority is kept: every later event of the
+ * message carries the same shard.
  * Completes each submission's future only after the commit (invariant 1), or with the reason nothing
  * was written. Submissions of one call never share an idempotency key (the caller defers repeats).
  */
@@ -43,14 +45,14 @@ public final class AcceptWriter {
     private final DSLContext dsl;
     private final MessageIds ids;
     private final InstantSource clock;
-    private final int shardCount;
+    private final Lanes lanes;
     private final Duration idempotencyTtl;
 
-    public AcceptWriter(DSLContext dsl, MessageIds ids, InstantSource clock, int shardCount, Duration idempotencyTtl) {
+    public AcceptWriter(DSLContext dsl, MessageIds ids, InstantSource clock, Lanes lanes, Duration idempotencyTtl) {
         this.dsl = dsl;
         this.ids = ids;
         this.clock = clock;
-        this.shardCount = shardCount;
+        this.lanes = lanes;
         this.idempotencyTtl = idempotencyTtl;
     }
 
@@ -140,8 +142,7 @@ public final class AcceptWriter {
                     continue;
                 }
                 MessageDraft d = s.drafts().get(i);
-                short shard = Shards.of(item.id(), shardCount);
-                messages.add(new NewMessage(item.id(), s.tenant(), shard, d));
+                messages.add(new NewMessage(item.id(), s.tenant(), lanes.shardOf(item.id(), d.priority()), d));
             }
             outcomes.put(s, new SubmissionOutcome.Committed(items));
         }

@@ -1,7 +1,6 @@
 package dev.sendlog.service.core;
 
 import dev.sendlog.events.Redriven;
-import dev.sendlog.events.Shards;
 import dev.sendlog.projections.Decisions;
 import dev.sendlog.service.db.EventStore;
 import dev.sendlog.service.db.NewEvent;
@@ -18,14 +17,12 @@ public final class AdminActions {
     private final EventStore events;
     private final MessageReader reader;
     private final InstantSource clock;
-    private final int shardCount;
 
-    public AdminActions(DSLContext dsl, EventStore events, MessageReader reader, InstantSource clock, int shardCount) {
+    public AdminActions(DSLContext dsl, EventStore events, MessageReader reader, InstantSource clock) {
         this.dsl = dsl;
         this.events = events;
         this.reader = reader;
         this.clock = clock;
-        this.shardCount = shardCount;
     }
 
     /**
@@ -39,7 +36,7 @@ public final class AdminActions {
             throw ApiProblem.conflict("a message in status " + m.state().status()
                     + " cannot be re-driven; only DEAD, UNKNOWN before it was sent, or RETRYING", List.of());
         }
-        NewEvent event = new NewEvent(id, m.state().nextSeq(), Shards.of(id, shardCount), actor, clock.instant(), redrive.get());
+        NewEvent event = new NewEvent(id, m.state().nextSeq(), m.row().shard(), actor, clock.instant(), redrive.get());
         try {
             dsl.transaction(cfg -> events.append(cfg.dsl(), List.of(event)));
         } catch (RuntimeException e) {

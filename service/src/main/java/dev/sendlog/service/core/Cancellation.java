@@ -2,7 +2,6 @@ package dev.sendlog.service.core;
 
 import dev.sendlog.events.Cancelled;
 import dev.sendlog.events.FinalStatus;
-import dev.sendlog.events.Shards;
 import dev.sendlog.projections.Decisions;
 import dev.sendlog.projections.Phase;
 import dev.sendlog.service.db.EventStore;
@@ -28,14 +27,12 @@ public final class Cancellation {
     private final EventStore events;
     private final MessageReader reader;
     private final InstantSource clock;
-    private final int shardCount;
 
-    public Cancellation(DSLContext dsl, EventStore events, MessageReader reader, InstantSource clock, int shardCount) {
+    public Cancellation(DSLContext dsl, EventStore events, MessageReader reader, InstantSource clock) {
         this.dsl = dsl;
         this.events = events;
         this.reader = reader;
         this.clock = clock;
-        this.shardCount = shardCount;
     }
 
     /**
@@ -56,7 +53,7 @@ public final class Cancellation {
                         + ": only a message no worker has claimed yet (SCHEDULED or ACCEPTED) can be cancelled", List.of());
             }
             Cancelled cancelled = cancel.get();
-            NewEvent event = new NewEvent(id, m.state().nextSeq(), Shards.of(id, shardCount), actor, clock.instant(), cancelled)
+            NewEvent event = new NewEvent(id, m.state().nextSeq(), m.row().shard(), actor, clock.instant(), cancelled)
                     .withFinal(FinalStatus.CANCELLED, m.row().tenant());
             try {
                 dsl.transaction(cfg -> events.append(cfg.dsl(), List.of(event)));

@@ -1,5 +1,8 @@
 package dev.sendlog.service.core;
 
+import dev.sendlog.events.Priority;
+import java.util.Objects;
+
 /**
  * A validated submission before it has an id.
  *
@@ -9,19 +12,25 @@ package dev.sendlog.service.core;
  * @param requestHash    hash of the request's content, to tell a replay from a different request with the same key
  * @param validUntil     when the message must no longer leave sendlog (its validUntil, or now + ttlSeconds), or null
  * @param sendAt         when the client asked it to be sent (its sendAt), or null; one not after the acceptance means now
+ * @param priority       its lane: it picks the message's shard at acceptance ({@code normal} when the client named none)
  */
 public record MessageDraft(String to, String body, String reference, String gateway, String from, String metadataJson,
                            String idempotencyKey, byte[] requestHash, java.time.Instant validUntil,
-                           java.time.Instant sendAt) {
+                           java.time.Instant sendAt, Priority priority) {
 
-    /** A draft to send at once (no sendAt). */
+    public MessageDraft {
+        Objects.requireNonNull(priority, "priority");
+    }
+
+    /** A normal draft to send at once (no sendAt). */
     public MessageDraft(String to, String body, String reference, String gateway, String from, String metadataJson,
                         String idempotencyKey, byte[] requestHash, java.time.Instant validUntil) {
-        this(to, body, reference, gateway, from, metadataJson, idempotencyKey, requestHash, validUntil, null);
+        this(to, body, reference, gateway, from, metadataJson, idempotencyKey, requestHash, validUntil, null, Priority.NORMAL);
     }
 
     /** The same draft going out as {@code sender} (the tenant's default filled in). */
     public MessageDraft withFrom(String sender) {
-        return new MessageDraft(to, body, reference, gateway, sender, metadataJson, idempotencyKey, requestHash, validUntil, sendAt);
+        return new MessageDraft(to, body, reference, gateway, sender, metadataJson, idempotencyKey, requestHash, validUntil,
+                sendAt, priority);
     }
 }

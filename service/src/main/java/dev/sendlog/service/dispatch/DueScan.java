@@ -6,7 +6,6 @@ import dev.sendlog.events.Expired;
 import dev.sendlog.events.FinalStatus;
 import dev.sendlog.events.MessageEvent;
 import dev.sendlog.events.Redriven;
-import dev.sendlog.events.Shards;
 import dev.sendlog.events.StoredEvent;
 import dev.sendlog.projections.Decisions;
 import dev.sendlog.projections.Limits;
@@ -59,16 +58,14 @@ final class DueScan {
     private final EventStore store;
     private final DSLContext dsl;
     private final Limits limits;
-    private final int shardCount;
     private final Counter due;
     private final Counter expired;
     private final Counter lostRaces;
 
-    DueScan(MessageReader reader, Limits limits, int shardCount, MetricRegistry metrics) {
+    DueScan(MessageReader reader, Limits limits, MetricRegistry metrics) {
         this.store = reader.events();
         this.dsl = reader.dsl();
         this.limits = limits;
-        this.shardCount = shardCount;
         this.due = metrics.counter("scheduled.due");
         this.expired = metrics.counter("messages.expired");
         this.lostRaces = metrics.counter("scheduled.lost.races");
@@ -115,7 +112,7 @@ final class DueScan {
             if (fire.isEmpty()) {
                 continue; // not due by the fold (a clock between processes behind): the row stays for a later round
             }
-            NewEvent event = new NewEvent(id, s.nextSeq(), Shards.of(id, shardCount), ACTOR, now, fire.get());
+            NewEvent event = new NewEvent(id, s.nextSeq(), d.row().shard(), ACTOR, now, fire.get());
             Optional<FinalStatus> ends = Decisions.finalStatusAfter(s, new StoredEvent(id, event.seq(), now, ACTOR,
                     fire.get()));
             if (ends.isPresent()) {

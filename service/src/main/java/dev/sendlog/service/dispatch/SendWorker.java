@@ -294,7 +294,7 @@ public final class SendWorker {
         }
         MessageEvent event = Decisions.expiry(state, details.row().validUntil(), now).<MessageEvent>map(x -> x)
                 .orElse(claim.get());
-        NewEvent appended = new NewEvent(job.messageId(), state.nextSeq(), Shards.of(job.messageId(), shardCount), actor, now,
+        NewEvent appended = new NewEvent(job.messageId(), state.nextSeq(), details.row().shard(), actor, now,
                 event).withPublication(job.publication());
         if (event instanceof Expired) {
             appended = appended.withFinal(FinalStatus.EXPIRED, details.row().tenant());
@@ -317,7 +317,7 @@ public final class SendWorker {
         MessageState state = claimed.state();
         Claimed claim = claimed.claim();
         faults.at(FaultPoint.AFTER_CLAIM);
-        short shard = Shards.of(job.messageId(), shardCount);
+        short shard = message.row().shard();
         Optional<Rejected> refusal;
         try (Timer.Context ignored = checkTimer.time()) {
             refusal = checks.rejection(message.row());

@@ -10,7 +10,6 @@ import dev.sendlog.events.MessageEvent;
 import dev.sendlog.events.OutcomeUnknown;
 import dev.sendlog.events.Published;
 import dev.sendlog.events.Redriven;
-import dev.sendlog.events.Shards;
 import dev.sendlog.events.StoredEvent;
 import dev.sendlog.log.Actors;
 import dev.sendlog.projections.Decisions;
@@ -66,7 +65,6 @@ public final class Timers {
     private final Actors actors;
     private final Limits limits;
     private final Duration reconcileWindow;
-    private final int shardCount;
     private final InstantSource clock;
     private final Timer roundTimer;
     private final Counter redriven;
@@ -76,15 +74,26 @@ public final class Timers {
     private final Counter checked;
     private final DueScan dueScan;
 
+    /**
+     * The timers as wired before events carried their message's stored shard.
+     *
+     * @deprecated {@code shardCount} is not used: every event takes the shard its message was stored with (a high
+     *             message's is not {@code Shards.of(id, shardCount)}). Use the constructor without it.
+     */
+    @Deprecated(forRemoval = true)
     public Timers(Publications publications, MessageReader reader, EventAppender appender, Actors actors, Limits limits,
                   Duration reconcileWindow, int shardCount, InstantSource clock, MetricRegistry metrics) {
+        this(publications, reader, appender, actors, limits, reconcileWindow, clock, metrics);
+    }
+
+    public Timers(Publications publications, MessageReader reader, EventAppender appender, Actors actors, Limits limits,
+                  Duration reconcileWindow, InstantSource clock, MetricRegistry metrics) {
         this.publications = publications;
         this.reader = reader;
         this.appender = appender;
         this.actors = actors;
         this.limits = limits;
         this.reconcileWindow = reconcileWindow;
-        this.shardCount = shardCount;
         this.clock = clock;
         this.roundTimer = Metrics.timer(metrics, "timers.round");
         this.redriven = metrics.counter("timers.redriven");
@@ -92,7 +101,7 @@ public final class Timers {
         this.unknown = metrics.counter("messages.unknown");
         this.expired = metrics.counter("messages.expired");
         this.checked = metrics.counter("timers.publications.checked");
-        this.dueScan = new DueScan(reader, limits, shardCount, metrics);
+        this.dueScan = new DueScan(reader, limits, metrics);
     }
 
     /** Checks every publication due now, and brings every scheduled message due now; returns the publications' events. */
@@ -195,7 +204,7 @@ public final class Timers {
             if (fire.isEmpty()) {
                 return new Check(null, nextDeadline(s, validUntil));
             }
-            NewEvent event = new NewEvent(s.messageId(), s.nextSeq(), Shards.of(s.messageId(), shardCount), ACTOR, now, fire.get());
+            NewEvent event = new NewEvent(s.messageId(), s.nextSeq(), d.row().shard(), ACTOR, now, fire.get());
             if (viaPublication) {
                 event = event.withPublication(p.id());
             }

@@ -5,6 +5,7 @@ import dev.sendlog.compactor.Compactor;
 import dev.sendlog.compactor.PartitionManager;
 import dev.sendlog.events.Claimed;
 import dev.sendlog.events.EventCodec;
+import dev.sendlog.events.Lanes;
 import dev.sendlog.events.MessageIds;
 import dev.sendlog.events.ProviderAccepted;
 import dev.sendlog.events.Receipt;
@@ -256,14 +257,14 @@ public final class WriteCost {
     private void eventLog() throws Exception {
         EventStore store = EventStore.of(ds);
         Instant at = day.atTime(12, 0).toInstant(ZoneOffset.UTC);
-        AcceptWriter accept = new AcceptWriter(dsl, new MessageIds(() -> at), () -> at, 16, Duration.ofHours(24));
+        AcceptWriter accept = new AcceptWriter(dsl, new MessageIds(() -> at), () -> at, new Lanes(16, 2), Duration.ofHours(24));
         EventAppender appender = new EventAppender(dsl, store, 4, new MetricRegistry(), "writecost-append");
         Publications publications = new Publications(dsl);
         IdBlocks publicationIds = new IdBlocks(dsl, "publications_id_seq", 64);
         MessageReader reader = new MessageReader(dsl, store);
         Instant afterConfirm = at.plusSeconds(31);
         Timers timers = new Timers(publications, reader, appender, store.actors(), new Limits(8, 100, Duration.ofSeconds(30),
-                Duration.ofSeconds(60)), Duration.ofHours(48), 16, () -> afterConfirm, new MetricRegistry());
+                Duration.ofSeconds(60)), Duration.ofHours(48), () -> afterConfirm, new MetricRegistry());
         int pollerId = store.actors().id("poller");
         appender.start();
         try (ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor()) {

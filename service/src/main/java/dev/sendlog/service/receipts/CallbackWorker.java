@@ -6,7 +6,6 @@ import com.codahale.metrics.MetricRegistry;
 import com.codahale.metrics.Timer;
 import dev.sendlog.events.Receipt;
 import dev.sendlog.events.ReceiptKind;
-import dev.sendlog.events.Shards;
 import dev.sendlog.events.StoredEvent;
 import dev.sendlog.projections.Decisions;
 import dev.sendlog.projections.MessageFold;
@@ -72,7 +71,6 @@ public final class CallbackWorker {
     private final CallbackRecorder recorder;
     private final Map<String, Vocabulary> vocabularies;
     private final Duration holdWindow;
-    private final int shardCount;
     private final int batchSize;
     private final InstantSource clock;
     private final String actor;
@@ -85,7 +83,7 @@ public final class CallbackWorker {
     private final Counter held;
 
     public CallbackWorker(StreamConsumer consumer, DSLContext dsl, MessageReader reader, ReceiptMatcher matcher,
-                          CallbackRecorder recorder, Map<String, Vocabulary> vocabularies, Duration holdWindow, int shardCount,
+                          CallbackRecorder recorder, Map<String, Vocabulary> vocabularies, Duration holdWindow,
                           int batchSize, InstantSource clock, String actor, MetricRegistry metrics) {
         if (batchSize < 1) {
             throw new IllegalArgumentException("batchSize must be at least 1");
@@ -97,7 +95,6 @@ public final class CallbackWorker {
         this.recorder = recorder;
         this.vocabularies = Map.copyOf(vocabularies);
         this.holdWindow = holdWindow;
-        this.shardCount = shardCount;
         this.batchSize = batchSize;
         this.clock = clock;
         this.actor = actor;
@@ -353,7 +350,7 @@ public final class CallbackWorker {
                         "message " + messageId + " has no provider acceptance recorded", messageId);
                 case DUPLICATE -> Optional.of(new CallbackDecision.Duplicate(p.inboxId, messageId));
                 case APPEND -> Optional.of(new CallbackDecision.AppendReceipt(p.inboxId, withFinal(new NewEvent(messageId,
-                        state.nextSeq(), Shards.of(messageId, shardCount), actor, clock.instant(), receipt), state, row.tenant())));
+                        state.nextSeq(), row.shard(), actor, clock.instant(), receipt), state, row.tenant())));
             };
         }
 

@@ -2,7 +2,6 @@ package dev.sendlog.service.receipts;
 
 import dev.sendlog.events.ReceiptKind;
 import dev.sendlog.events.Resolved;
-import dev.sendlog.events.Shards;
 import dev.sendlog.projections.MessageState;
 import dev.sendlog.service.api.ParkedView;
 import dev.sendlog.service.core.MessageDetails;
@@ -31,14 +30,12 @@ public final class ParkedStore {
     private final EventStore events;
     private final MessageReader reader;
     private final InstantSource clock;
-    private final int shardCount;
 
-    public ParkedStore(DSLContext dsl, EventStore events, MessageReader reader, InstantSource clock, int shardCount) {
+    public ParkedStore(DSLContext dsl, EventStore events, MessageReader reader, InstantSource clock) {
         this.dsl = dsl;
         this.events = events;
         this.reader = reader;
         this.clock = clock;
-        this.shardCount = shardCount;
     }
 
     /** Unresolved parked rows, newest first, with one more than asked when there is a next page. */
@@ -106,7 +103,7 @@ public final class ParkedStore {
         NewEvent event = null;
         if (message != null) {
             MessageState state = message.state();
-            NewEvent e = new NewEvent(target, state.nextSeq(), Shards.of(target, shardCount), actor, now, resolved);
+            NewEvent e = new NewEvent(target, state.nextSeq(), message.row().shard(), actor, now, resolved);
             event = Decisions.finalStatusAfter(state, new StoredEvent(target, e.seq(), now, actor, resolved))
                     .map(s -> e.withFinal(s, message.row().tenant())).orElse(e);
         }

@@ -2,6 +2,7 @@ package dev.sendlog.service.resources;
 
 import com.codahale.metrics.MetricRegistry;
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.sendlog.events.Lanes;
 import dev.sendlog.service.metrics.PipelineBreakdown;
 import dev.sendlog.service.api.MessageView;
 import dev.sendlog.service.api.ParkedView;
@@ -37,12 +38,14 @@ public final class AdminResource {
     private final MessageReader reader;
     private final AdminActions actions;
     private final ParkedStore parked;
+    private final Lanes lanes;
     private final MetricRegistry metrics;
 
-    public AdminResource(MessageReader reader, AdminActions actions, ParkedStore parked, MetricRegistry metrics) {
+    public AdminResource(MessageReader reader, AdminActions actions, ParkedStore parked, Lanes lanes, MetricRegistry metrics) {
         this.reader = reader;
         this.actions = actions;
         this.parked = parked;
+        this.lanes = lanes;
         this.metrics = metrics;
     }
 
@@ -96,7 +99,7 @@ public final class AdminResource {
     public SearchPage dead(@Auth Caller caller, @QueryParam("limit") String limit, @QueryParam("cursor") String cursor) {
         var query = SearchParams.parse(caller, null, null, "DEAD", null, null, limit, cursor, null);
         SearchResult page = reader.search(query);
-        return new SearchPage(page.items().stream().map(MessageView::of).toList(),
+        return new SearchPage(page.items().stream().map(m -> MessageView.of(m, lanes)).toList(),
                 page.next() == null ? null : page.next().toString());
     }
 

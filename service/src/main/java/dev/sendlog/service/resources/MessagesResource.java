@@ -2,6 +2,7 @@ package dev.sendlog.service.resources;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import dev.sendlog.events.EventCodec;
+import dev.sendlog.events.Lanes;
 import dev.sendlog.projections.History;
 import dev.sendlog.service.api.BatchResponse;
 import dev.sendlog.service.api.ActorNames;
@@ -52,11 +53,16 @@ public final class MessagesResource {
     private final EventCodec codec;
     private final String locationPrefix;
     private final Cancellation cancellation;
+    private final Lanes lanes;
 
-    /** @param publicBaseUrl where clients reach the API: the base of every {@code Location}, never the request's Host */
+    /**
+     * @param publicBaseUrl where clients reach the API: the base of every {@code Location}, never the request's Host
+     * @param lanes         the configured lanes, by which a message's stored shard shows its priority
+     */
     public MessagesResource(SubmitParser parser, AcceptService accept, MessageReader reader, EventCodec codec,
-                            String publicBaseUrl, Cancellation cancellation) {
+                            String publicBaseUrl, Cancellation cancellation, Lanes lanes) {
         this.cancellation = cancellation;
+        this.lanes = lanes;
         this.parser = parser;
         this.accept = accept;
         this.reader = reader;
@@ -119,7 +125,7 @@ public final class MessagesResource {
     @Path("/{id}")
     @RolesAllowed({Role.CLIENT_NAME, Role.SUPPORT_NAME, Role.ADMIN_NAME})
     public MessageView get(@Auth Caller caller, @PathParam("id") String id) {
-        return MessageView.of(visible(caller, id));
+        return MessageView.of(visible(caller, id), lanes);
     }
 
     /**
@@ -132,7 +138,7 @@ public final class MessagesResource {
     @RolesAllowed({Role.CLIENT_NAME, Role.ADMIN_NAME})
     public MessageView cancel(@Auth Caller caller, @PathParam("id") String id) {
         UUID uuid = MessageIdParam.parse(id);
-        return MessageView.of(cancellation.cancel(uuid, caller.actor(), caller::mayRead));
+        return MessageView.of(cancellation.cancel(uuid, caller.actor(), caller::mayRead), lanes);
     }
 
     @GET
@@ -160,7 +166,7 @@ public final class MessagesResource {
                              @QueryParam("tenant") String tenant) {
         SearchQuery query = SearchParams.parse(caller, to, reference, status, since, until, limit, cursor, tenant);
         SearchResult page = reader.search(query);
-        return new SearchPage(page.items().stream().map(MessageView::of).toList(),
+        return new SearchPage(page.items().stream().map(m -> MessageView.of(m, lanes)).toList(),
                 page.next() == null ? null : page.next().toString());
     }
 

@@ -95,6 +95,24 @@ class RequestHashTest {
         }
     }
 
+    /**
+     * A priority is part of the request as the priority it means: {@code normal}, named or not, hashes as every request
+     * did before priorities (so keys stored before them still replay), and {@code high} adds
+     * {@code "priority":"high"} in its sorted place.
+     */
+    @Test
+    void aNormalPriorityHashesAsNoPriorityAndHighAsAnotherRequest() throws Exception {
+        String base = "{\"to\":\"+4915112345678\",\"body\":\"Hello\"";
+        byte[] none = hash(base + "}", "k");
+        assertThat(HexFormat.of().formatHex(none)).isEqualTo(VECTORS.getFirst().sha256());
+        assertThat(hash(base + ",\"priority\":\"normal\"}", "k")).isEqualTo(none);
+        assertThat(hash(base + ",\"priority\":null}", "k")).as("null is absent").isEqualTo(none);
+        byte[] high = hash(base + ",\"priority\":\"high\"}", "k");
+        assertThat(high).isEqualTo(MessageDigest.getInstance("SHA-256").digest(("{\"body\":\"Hello\",\"gateway\":null,"
+                + "\"metadata\":null,\"priority\":\"high\",\"reference\":null,\"to\":\"+4915112345678\"}")
+                .getBytes(StandardCharsets.UTF_8)));
+    }
+
     @Test
     void numbersAreHashedAtTheirExactValue() throws Exception {
         String[][] different = {{"1e400", "2e400"}, {"1e400", "\"Infinity\""}, {"0.12345678901234567890", "0.12345678901234567891"},

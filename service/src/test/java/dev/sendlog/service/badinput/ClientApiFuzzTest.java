@@ -111,6 +111,9 @@ class ClientApiFuzzTest {
             if (notes.contains("bad-send-at")) {
                 return "accepted a sendAt more than 30 days ahead, unparseable or not a string (issue 26)";
             }
+            if (notes.contains("bad-priority")) {
+                return "accepted a priority other than \"high\" or \"normal\" (issue 26)";
+            }
             if (notes.contains("bad-recipient")) {
                 return "accepted a recipient that does not match the pattern (issue 24 item 17)";
             }

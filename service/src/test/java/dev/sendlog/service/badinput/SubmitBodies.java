@@ -99,6 +99,10 @@ final class SubmitBodies {
             fields.add(new String[] {Junk.quote("sendAt"), Junk.quote(java.time.Instant.now()
                     .plusSeconds(junk.between(-86_400, 29 * 86_400)).toString())});
         }
+        if (junk.chance(0.1)) {
+            // A valid priority (issue 26).
+            fields.add(new String[] {Junk.quote("priority"), Junk.quote(junk.pick("high", "normal"))});
+        }
         if (batchItem && junk.chance(0.3)) {
             fields.add(new String[] {Junk.quote("idempotencyKey"), Junk.quote(idempotencyKey())});
         }
@@ -126,7 +130,15 @@ final class SubmitBodies {
 
     private void mutate(List<String[]> fields, boolean batchItem) {
         String field = junk.pick(FIELDS);
-        switch (junk.below(16)) {
+        switch (junk.below(17)) {
+            case 16 -> {
+                // Issue 26: a priority is exactly "high" or "normal"; any other spelling or type is a 400 naming it.
+                fields.removeIf(f -> f[0].equals(Junk.quote("priority")));
+                fields.add(new String[] {Junk.quote("priority"), junk.pick(Junk.quote("urgent"), "1", Junk.quote("HIGH"),
+                        Junk.quote("Normal"), Junk.quote(" high"), Junk.quote(""), Junk.quote("low"), "true", "0", "[]", "{}",
+                        "[\"high\"]", Junk.quote("p-" + junk.text(6)))});
+                notes.add("bad-priority");
+            }
             case 15 -> {
                 // Issue 26: a sendAt more than 30 days ahead, unparseable or not a string is a 400 naming it.
                 fields.removeIf(f -> f[0].equals(Junk.quote("sendAt")));

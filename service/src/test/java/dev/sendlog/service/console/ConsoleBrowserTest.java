@@ -404,6 +404,32 @@ class ConsoleBrowserTest {
         });
     }
 
+    /** Priority (issue 26): a high message is marked high in the result list and on its page; a normal one is not. */
+    @Test
+    void aHighMessageIsMarkedHighInTheListAndOnItsPage() {
+        String to = Messages.recipient();
+        String high = SERVICE.api().post("/v1/messages", "client-a", "{\"to\":\"" + to + "\",\"body\":\"urgent\","
+                + "\"priority\":\"high\"}").json().get("id").asText();
+        String normal = Messages.submitOne(SERVICE, to);
+
+        signIn("support-1", "support");
+        type("search-to", to);
+        click(By.id("search-submit"));
+        WebElement highRow = wait.until(ExpectedConditions.visibilityOfElementLocated(row("result-row", high)));
+        WebElement normalRow = wait.until(ExpectedConditions.visibilityOfElementLocated(row("result-row", normal)));
+        assertThat(highRow.findElement(By.cssSelector("[data-test=priority]")).getText()).isEqualTo("high");
+        assertThat(normalRow.findElements(By.cssSelector("[data-test=priority]"))).isEmpty();
+
+        highRow.findElement(By.cssSelector("[data-test=open]")).click();
+        wait.until(d -> field("id").equals(high));
+        assertThat(field("priority")).isEqualTo("high");
+        click(By.id("message-back"));
+        wait.until(ExpectedConditions.visibilityOfElementLocated(row("result-row", normal)))
+                .findElement(By.cssSelector("[data-test=open]")).click();
+        wait.until(d -> field("id").equals(normal));
+        assertThat(field("priority")).as("no priority field for a normal message").isEmpty();
+    }
+
     private static By row(String test, String id) {
         return By.cssSelector(rowCss(test, id));
     }
