@@ -463,7 +463,7 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
             }
             Timers timers = new Timers(new Publications(pools.dsl(PoolRole.MAINTENANCE)),
                     new MessageReader(pools.dsl(PoolRole.MAINTENANCE), events), appender, events.actors(), limits,
-                    reconcileWindow, p.shards, clock, metrics);
+                    reconcileWindow, clock, metrics);
             ShardOwner owner = new ShardOwner(leases, poller, cdcFeed, timers,
                     Duration.ofMillis(p.leaseTtl.toMilliseconds()), p.maxBatchesPerRound, p.idlePollMs,
                     p.timerIntervalMs, metrics);
@@ -501,7 +501,7 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
                 StreamConsumer consumer = new StreamConsumer(high ? "send-high" : "send", streams.of(lane), permits,
                         Duration.ofMillis(p.sendWorker.reclaimIdle.toMilliseconds()), metrics);
                 SendWorker worker = SendWorker.attach(consumer, new MessageReader(pools.dsl(PoolRole.PIPELINE), events), appender,
-                        providers, checks, backoff, limits, p.shards, config.publicBaseUrl, clock,
+                        providers, checks, backoff, limits, config.publicBaseUrl, clock,
                         "worker-" + instance, faults, concurrency, metrics);
                 env.lifecycle().manage(consumer);
                 shutdown.consumer(consumer, worker);

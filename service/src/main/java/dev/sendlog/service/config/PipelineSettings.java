@@ -13,7 +13,7 @@ import java.util.List;
 /** How work is spread and bounded: shards, the poller, the send workers, timers and retries. */
 public class PipelineSettings {
     /**
-     * Logical shards; each message belongs to one (hash of its id) and pollers own shards by lease.
+     * Logical shards of the normal lane; a normal message belongs to one (hash of its id) and pollers own shards by lease.
      * Fixed for the life of a database: changing it moves messages between shards.
      */
     @Min(1)

@@ -14,7 +14,6 @@ import dev.sendlog.events.ProviderAccepted;
 import dev.sendlog.events.RedriveReason;
 import dev.sendlog.events.Redriven;
 import dev.sendlog.events.Rejected;
-import dev.sendlog.events.Shards;
 import dev.sendlog.projections.Decisions;
 import dev.sendlog.projections.Limits;
 import dev.sendlog.projections.MessageFold;
@@ -80,7 +79,6 @@ public final class SendWorker {
     private final Checks checks;
     private final Backoff backoff;
     private final Limits limits;
-    private final int shardCount;
     private final String publicBaseUrl;
     private final InstantSource clock;
     private final String actor;
@@ -114,14 +112,14 @@ public final class SendWorker {
      */
     public static SendWorker attach(StreamConsumer consumer, MessageReader reader, EventAppender appender,
                                     Map<String, Provider> providers, Checks checks, Backoff backoff, Limits limits,
-                                    int shardCount, String publicBaseUrl, InstantSource clock, String actor, Faults faults,
+                                    String publicBaseUrl, InstantSource clock, String actor, Faults faults,
                                     int providerConcurrency, MetricRegistry metrics) {
-        return attach(consumer, reader, appender, providers, checks, backoff, limits, shardCount, publicBaseUrl, clock, actor,
+        return attach(consumer, reader, appender, providers, checks, backoff, limits, publicBaseUrl, clock, actor,
                 faults, providerConcurrency, metrics, event -> { });
     }
 
     /**
-     * As {@link #attach(StreamConsumer, MessageReader, EventAppender, Map, Checks, Backoff, Limits, int, String,
+     * As {@link #attach(StreamConsumer, MessageReader, EventAppender, Map, Checks, Backoff, Limits, String,
      * InstantSource, String, Faults, int, MetricRegistry)}, with a test seam: {@code beforeResultAppend} is handed each
      * result of an attempt (REJECTED, ATTEMPT_FAILED, DEAD, handed back; not the acceptance) just before its append,
      * after the state it was decided on was read. A test commits a competing event
@@ -130,17 +128,17 @@ public final class SendWorker {
      */
     static SendWorker attach(StreamConsumer consumer, MessageReader reader, EventAppender appender,
                              Map<String, Provider> providers, Checks checks, Backoff backoff, Limits limits,
-                             int shardCount, String publicBaseUrl, InstantSource clock, String actor, Faults faults,
+                             String publicBaseUrl, InstantSource clock, String actor, Faults faults,
                              int providerConcurrency, MetricRegistry metrics,
                              java.util.function.Consumer<NewEvent> beforeResultAppend) {
-        SendWorker worker = new SendWorker(consumer, reader, appender, providers, checks, backoff, limits, shardCount,
+        SendWorker worker = new SendWorker(consumer, reader, appender, providers, checks, backoff, limits,
                 publicBaseUrl, clock, actor, faults, providerConcurrency, metrics, beforeResultAppend);
         consumer.onEntries(worker::claimAndDispatch);
         return worker;
     }
 
     private SendWorker(StreamConsumer consumer, MessageReader reader, EventAppender appender, Map<String, Provider> providers,
-                       Checks checks, Backoff backoff, Limits limits, int shardCount, String publicBaseUrl, InstantSource clock,
+                       Checks checks, Backoff backoff, Limits limits, String publicBaseUrl, InstantSource clock,
                        String actor, Faults faults, int providerConcurrency, MetricRegistry metrics,
                        java.util.function.Consumer<NewEvent> beforeResultAppend) {
         this.faults = faults;
@@ -151,7 +149,6 @@ public final class SendWorker {
         this.checks = checks;
         this.backoff = backoff;
         this.limits = limits;
-        this.shardCount = shardCount;
         this.publicBaseUrl = publicBaseUrl.replaceAll("/+$", "");
         this.clock = clock;
         this.actor = actor;

@@ -74,18 +74,6 @@ public final class Timers {
     private final Counter checked;
     private final DueScan dueScan;
 
-    /**
-     * The timers as wired before events carried their message's stored shard.
-     *
-     * @deprecated {@code shardCount} is not used: every event takes the shard its message was stored with (a high
-     *             message's is not {@code Shards.of(id, shardCount)}). Use the constructor without it.
-     */
-    @Deprecated(forRemoval = true)
-    public Timers(Publications publications, MessageReader reader, EventAppender appender, Actors actors, Limits limits,
-                  Duration reconcileWindow, int shardCount, InstantSource clock, MetricRegistry metrics) {
-        this(publications, reader, appender, actors, limits, reconcileWindow, clock, metrics);
-    }
-
     public Timers(Publications publications, MessageReader reader, EventAppender appender, Actors actors, Limits limits,
                   Duration reconcileWindow, InstantSource clock, MetricRegistry metrics) {
         this.publications = publications;

@@ -196,7 +196,7 @@ class SendWorkerTest {
         PipelineSettings.CheckSettings checks = new PipelineSettings.CheckSettings();
         checks.blockedTenants = List.of(BLOCKED_TENANT);
         return SendWorker.attach(consumer, new MessageReader(dsl, store), appender, Map.of(), new Checks(checks, (tenant, recipient) -> false),
-                new Backoff(Duration.ofMillis(100), Duration.ofSeconds(1)), Limits.defaults(), SHARDS, "http://127.0.0.1:1",
+                new Backoff(Duration.ofMillis(100), Duration.ofSeconds(1)), Limits.defaults(), "http://127.0.0.1:1",
                 InstantSource.system(), "worker-test", Faults.NONE, 2, metrics, beforeResultAppend);
     }
 
