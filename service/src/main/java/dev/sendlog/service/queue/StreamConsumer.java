@@ -23,10 +23,17 @@ import org.slf4j.LoggerFactory;
  * measuring switch {@code sharedWorkerBound} makes two share a semaphore. Entries a crashed consumer left
  * unacknowledged are reclaimed after {@code reclaimIdle}. The batch handler must hand every entry to
  * {@link #dispatch}, {@link #dispatchBatch} or {@link #finished}, which release its permit exactly once.
+ *
+ * <p>Single jobs are acknowledged together: a finished job queues its entry id and one thread acknowledges what has
+ * queued (an {@code XACK} and an {@code XDEL} for all of them) every {@value #ACK_LINGER_MS} ms at most, instead of two
+ * commands and a wait per job. An acknowledgement is no part of the guarantee (the outcome is in the log before it);
+ * one lost to a crash only makes the entry come back as a stale job, which is dropped.
  */
 public final class StreamConsumer implements Managed {
     private static final Logger LOG = LoggerFactory.getLogger(StreamConsumer.class);
     private static final Duration READ_BLOCK = Duration.ofMillis(500);
+    private static final long ACK_LINGER_MS = 2;
+    private static final int MAX_ACK_BATCH = 1000;
 
     private final String name;
     private final JobStream stream;
@@ -40,6 +47,9 @@ public final class StreamConsumer implements Managed {
     private volatile boolean paused;
     private volatile java.util.concurrent.CountDownLatch idle = new java.util.concurrent.CountDownLatch(1);
     private Thread loop;
+    private final java.util.concurrent.LinkedBlockingQueue<String> toAck = new java.util.concurrent.LinkedBlockingQueue<>();
+    private volatile boolean acking;
+    private Thread acker;
 
     public StreamConsumer(String name, JobStream stream, Semaphore permits, Duration reclaimIdle, MetricRegistry metrics) {
         this(name, stream, permits, reclaimIdle, 0, metrics);
@@ -76,7 +86,9 @@ public final class StreamConsumer implements Managed {
     @Override
     public void start() {
         running = true;
+        acking = true;
         stream.ensureGroup();
+        acker = Thread.ofPlatform().name(name + "-acker").daemon(true).start(this::ackLoop);
         loop = Thread.ofPlatform().name(name + "-reader").daemon(true).start(this::readLoop);
     }
 
@@ -90,6 +102,34 @@ public final class StreamConsumer implements Managed {
         if (!jobs.awaitTermination(30, TimeUnit.SECONDS)) {
             LOG.warn("{} jobs still running at shutdown; their entries stay pending and are reclaimed", name);
             jobs.shutdownNow();
+        }
+        acking = false; // the acker sends what is queued, then ends
+        if (acker != null) {
+            acker.join(TimeUnit.SECONDS.toMillis(5));
+        }
+    }
+
+    /** Acknowledges the queued entry ids together, a short linger after the first, until stopped and drained. */
+    private void ackLoop() {
+        List<String> ids = new java.util.ArrayList<>();
+        while (acking || !toAck.isEmpty()) {
+            try {
+                String first = toAck.poll(100, TimeUnit.MILLISECONDS);
+                if (first == null) {
+                    continue;
+                }
+                if (acking) {
+                    Thread.sleep(ACK_LINGER_MS); // lets the jobs finishing meanwhile join this acknowledgement
+                }
+                ids.add(first);
+                toAck.drainTo(ids, MAX_ACK_BATCH - 1);
+                ackIds(ids);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            } finally {
+                ids.clear();
+            }
         }
     }
 
@@ -178,7 +218,7 @@ public final class StreamConsumer implements Managed {
         jobs.submit(() -> {
             try {
                 if (work.getAsBoolean()) {
-                    ack(List.of(entry));
+                    toAck.add(entry.id());
                 }
             } catch (RuntimeException e) {
                 failed.inc();
@@ -216,7 +256,7 @@ public final class StreamConsumer implements Managed {
 
     /** Acknowledges entries that need nothing more and releases their permits. */
     public void finished(List<StreamEntry> entries) {
-        ack(entries);
+        entries.forEach(e -> toAck.add(e.id()));
         permits.release(entries.size());
     }
 
@@ -226,14 +266,18 @@ public final class StreamConsumer implements Managed {
     }
 
     private void ack(List<StreamEntry> entries) {
-        if (entries.isEmpty()) {
+        ackIds(entries.stream().map(StreamEntry::id).toList());
+    }
+
+    private void ackIds(List<String> ids) {
+        if (ids.isEmpty()) {
             return;
         }
         try {
-            stream.ack(entries.stream().map(StreamEntry::id).toList());
+            stream.ack(ids);
         } catch (RuntimeException e) {
             // Their outcomes are in the log; a later delivery of one is a stale job and is dropped then.
-            LOG.warn("acknowledging {} {} entries failed: {}", entries.size(), name, e.toString());
+            LOG.warn("acknowledging {} {} entries failed: {}", ids.size(), name, e.toString());
         }
     }
 
