@@ -1,6 +1,7 @@
 package dev.sendlog.service.cli;
 
 import dev.sendlog.service.loadtest.FeedBench;
+import dev.sendlog.service.loadtest.PriorityBench;
 import dev.sendlog.service.loadtest.LoadTest;
 import dev.sendlog.service.loadtest.SearchBench;
 import dev.sendlog.service.loadtest.WriteCost;
@@ -28,6 +29,12 @@ public final class LoadTestCommand extends Command {
         subparser.addArgument("--feeds").action(Arguments.storeTrue())
                 .help("the feed benchmark: polling against cdc with --pollers poller processes, on a PostgreSQL, Redis and "
                         + "simulator of its own; a burst of --messages, then --paced-seconds at --paced-rate msg/s");
+        subparser.addArgument("--priority").action(Arguments.storeTrue())
+                .help("the priority benchmark: high messages at --high-rate for --high-seconds, alone and then behind "
+                        + "--backlog queued normal messages, on a PostgreSQL, Redis and simulator of its own");
+        subparser.addArgument("--backlog").type(Integer.class).setDefault(100_000).help("priority mode: normal messages queued");
+        subparser.addArgument("--high-rate").type(Integer.class).setDefault(10).help("priority mode: high messages per second");
+        subparser.addArgument("--high-seconds").type(Integer.class).setDefault(30).help("priority mode: seconds of high messages");
         subparser.addArgument("--pollers").setDefault("1,2,3").help("feeds mode: comma-separated poller process counts");
         subparser.addArgument("--paced-rate").type(Integer.class).setDefault(200).help("feeds mode: msg/s of the paced part");
         subparser.addArgument("--paced-seconds").type(Integer.class).setDefault(20).help("feeds mode: length of the paced part");
@@ -61,8 +68,11 @@ public final class LoadTestCommand extends Command {
             new SearchBench(namespace.getString("database_url"), namespace.getInt("messages")).run(System.out);
         } else if (namespace.getBoolean("write_cost")) {
             new WriteCost(namespace.getString("database_url"), "postgres", namespace.getInt("messages")).run(System.out);
+        } else if (namespace.getBoolean("priority")) {
+            new PriorityBench(jar(), java.nio.file.Path.of("target", "bench", "priority-" + System.currentTimeMillis()),
+                    namespace.getInt("backlog"), namespace.getInt("high_rate"), namespace.getInt("high_seconds")).run(System.out);
         } else if (namespace.getBoolean("feeds")) {
-            String jar = java.nio.file.Path.of(LoadTestCommand.class.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
+            String jar = jar();
             java.util.List<Integer> pollers = java.util.Arrays.stream(namespace.getString("pollers").split(","))
                     .map(String::trim).map(Integer::parseInt).toList();
             new FeedBench(jar, java.nio.file.Path.of("target", "bench", "feeds-" + System.currentTimeMillis()),
@@ -73,5 +83,10 @@ public final class LoadTestCommand extends Command {
         } else {
             LoadTest.fromArguments(namespace).run(System.out);
         }
+    }
+
+    /** The service jar this command runs from: the benchmarks start more processes from it. */
+    private static String jar() throws java.net.URISyntaxException {
+        return java.nio.file.Path.of(LoadTestCommand.class.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
     }
 }
