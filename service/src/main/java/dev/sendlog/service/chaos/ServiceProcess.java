@@ -36,6 +36,11 @@ public final class ServiceProcess {
         return name;
     }
 
+    /** The process id of the running JVM (for a benchmark that reads its threads' scheduling figures). */
+    public synchronized long pid() {
+        return process.pid();
+    }
+
     public synchronized void start() throws IOException {
         ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));

@@ -34,6 +34,9 @@ public final class LoadTestCommand extends Command {
                         + "--backlog queued normal messages, on a PostgreSQL, Redis and simulator of its own");
         subparser.addArgument("--backlog").type(Integer.class).setDefault(100_000).help("priority mode: normal messages queued");
         subparser.addArgument("--high-rate").type(Integer.class).setDefault(10).help("priority mode: high messages per second");
+        subparser.addArgument("--normal-concurrency").type(Integer.class).setDefault(64)
+                .help("priority mode: the normal lane's provider calls in flight (64, the default, drains the backlog as fast "
+                        + "as the machine can; a lower one stands for a gateway's own throughput limit)");
         subparser.addArgument("--high-seconds").type(Integer.class).setDefault(30).help("priority mode: seconds of high messages");
         subparser.addArgument("--pollers").setDefault("1,2,3").help("feeds mode: comma-separated poller process counts");
         subparser.addArgument("--paced-rate").type(Integer.class).setDefault(200).help("feeds mode: msg/s of the paced part");
@@ -70,7 +73,8 @@ public final class LoadTestCommand extends Command {
             new WriteCost(namespace.getString("database_url"), "postgres", namespace.getInt("messages")).run(System.out);
         } else if (namespace.getBoolean("priority")) {
             new PriorityBench(jar(), java.nio.file.Path.of("target", "bench", "priority-" + System.currentTimeMillis()),
-                    namespace.getInt("backlog"), namespace.getInt("high_rate"), namespace.getInt("high_seconds")).run(System.out);
+                    namespace.getInt("backlog"), namespace.getInt("high_rate"), namespace.getInt("high_seconds"),
+                    namespace.getInt("normal_concurrency")).run(System.out);
         } else if (namespace.getBoolean("feeds")) {
             String jar = jar();
             java.util.List<Integer> pollers = java.util.Arrays.stream(namespace.getString("pollers").split(","))

@@ -67,7 +67,7 @@ public final class PoolBudget {
         lines.add("redis connections " + redis);
         lines.add("send workers " + config.pipeline.sendWorker.concurrency + " + high lane "
                 + config.pipeline.sendWorker.highConcurrency + " in flight (sharing the pipeline pool through "
-                + config.pipeline.appendWriters + " group-commit writers)");
+                + config.pipeline.appendWriters + " group-commit writers and the high lane's own one)");
         lines.add("callback workers " + config.receipts.concurrency + " in flight (callbacks pool)");
         int listeners = 0;
         if (config.components.contains(Components.SEND_WORKER)) {

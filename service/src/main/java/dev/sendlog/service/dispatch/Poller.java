@@ -14,10 +14,13 @@ import java.util.EnumSet;
 import java.util.Set;
 import java.sql.SQLException;
 import java.time.InstantSource;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.function.Consumer;
 import org.jooq.DSLContext;
 
 /**
@@ -45,6 +48,17 @@ public final class Poller {
     private final Set<Priority> polled;
     /** The lanes whose stream the last batch found full: the next one asks their stream before it reads their tail. */
     private final Set<Priority> backpressured = EnumSet.noneOf(Priority.class);
+    /**
+     * Whether this poller publishes committed work past the snapshot fence (the high lane's alone, see
+     * {@link LogTail#workAhead}); its cursors still move only over fenced rows.
+     */
+    private final boolean readAhead;
+    /**
+     * The work (message/seq) published ahead of the fence, and its shard: skipped when read again, forgotten once the
+     * cursor has passed it (or the shard has moved). Another poller taking the shard may publish it again: a second
+     * job for the same work finds it claimed and is acknowledged as stale.
+     */
+    private final Map<String, Short> publishedAhead = new HashMap<>();
 
     /**
      * @param polled the lanes whose work this poller publishes: both with the polling feed; only the high lane with the
@@ -57,6 +71,9 @@ public final class Poller {
         this.tail = tail;
         this.lanes = streams.lanes();
         this.polled = Set.copyOf(polled);
+        // The high lane is a trickle beside the normal one: re-reading its few rows past the fence costs little, and
+        // its latency must not be the oldest open transaction's age (the normal lane's full-rate commits).
+        this.readAhead = this.polled.equals(Set.of(Priority.HIGH));
         this.publisher = new WorkPublisher(dsl, actors, streams, polled, settings, clock, actor, faults, false, metrics);
         this.settings = settings;
         this.dsl = dsl;
@@ -64,6 +81,11 @@ public final class Poller {
         this.eventsPerBatch = Metrics.histogram(metrics, "poller.events.per.batch");
         this.backpressureWaits = metrics.counter("poller.backpressure.waits");
         this.droppedRows = metrics.counter("poller.rows.read.for.a.full.stream");
+    }
+
+    /** The name of this poller's thread: {@code poller-high}, {@code poller-normal}, or {@code poller} for several lanes. */
+    public String name() {
+        return polled.size() == 1 ? "poller-" + polled.iterator().next().name().toLowerCase(Locale.ROOT) : "poller";
     }
 
     /**
@@ -100,8 +122,14 @@ public final class Poller {
         List<TailCursor> cursors = shards.stream().map(s -> owned.get(s).publishCursor()).toList();
         int perShard = Math.max(50, settings.pollBatchSize / shards.size());
         List<TailRow> read;
+        LogTail.Ahead ahead = null;
         try (Timer.Context ignored = claimTimer.time()) {
-            read = tail.work(shards, cursors, perShard);
+            if (readAhead) {
+                ahead = tail.workAhead(shards, cursors, perShard);
+                read = ahead.rows();
+            } else {
+                read = tail.work(shards, cursors, perShard);
+            }
         }
         backpressured.removeAll(open);
         if (read.isEmpty()) {
@@ -126,20 +154,48 @@ public final class Poller {
         }
         Map<Short, TailCursor> advanced = new LinkedHashMap<>();
         Map<Short, Integer> perShardCount = new HashMap<>();
+        List<TailRow> toPublish = new ArrayList<>(rows.size());
         for (TailRow row : rows) {
-            advanced.put(row.shard(), row.cursor());
-            perShardCount.merge(row.shard(), 1, Integer::sum);
+            // A cursor moves only over fenced rows: past the fence, an open transaction may still commit before them.
+            if (ahead == null || ahead.fenced(row)) {
+                advanced.put(row.shard(), row.cursor());
+            }
+            if (!publishedAhead.containsKey(key(row))) {
+                toPublish.add(row);
+                perShardCount.merge(row.shard(), 1, Integer::sum);
+            }
         }
-        int published = publisher.publish(rows, shard -> owned.get(shard).epoch(), tx -> {
+        Consumer<DSLContext> cursorWrites = tx -> {
             leases.boundLockHold(tx);
             for (Map.Entry<Short, TailCursor> e : advanced.entrySet()) {
                 ShardLeases.writePublishCursor(tx, leases.owner(), owned.get(e.getKey()), e.getValue());
             }
-        });
+        };
+        int published = 0;
+        if (!toPublish.isEmpty()) {
+            published = publisher.publish(toPublish, shard -> owned.get(shard).epoch(), cursorWrites);
+        } else if (!advanced.isEmpty()) {
+            dsl.transaction(cfg -> cursorWrites.accept(cfg.dsl())); // only rows published ahead, now behind the fence
+        }
         advanced.forEach(leases::advanced);
-        eventsPerBatch.update(rows.size());
+        if (ahead != null) {
+            // Published past the fence: remembered until the cursor passes them, so they are not published again.
+            for (TailRow row : rows) {
+                if (ahead.fenced(row)) {
+                    publishedAhead.remove(key(row));
+                } else {
+                    publishedAhead.put(key(row), row.shard());
+                }
+            }
+            publishedAhead.values().removeIf(shard -> !owned.containsKey(shard));
+        }
+        eventsPerBatch.update(toPublish.size());
         boolean pageFull = perShardCount.values().stream().anyMatch(n -> n >= perShard);
         return new Batch(read.size(), published, pageFull, false);
+    }
+
+    private static String key(TailRow row) {
+        return row.messageId() + "/" + row.seq();
     }
 
     /**

@@ -13,7 +13,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * What a poller process does for the shards it owns, each on its own thread so a slow one never delays
- * another: renew leases (at a third of the lease time), publish work (the latency-critical loop), fire timers (the
+ * another: renew leases (at a third of the lease time), publish work (the latency-critical loop, one per priority
+ * lane so a normal backlog's rounds never delay high work), fire timers (the
  * publications' checks, shared with every other poller process). Gives its shards back on a clean shutdown.
  */
 public final class ShardOwner implements Managed {
@@ -23,7 +24,8 @@ public final class ShardOwner implements Managed {
     private static final String TIMERS = "timers";
 
     private final ShardLeases leases;
-    private final Poller poller;
+    /** One per polled lane, each on its own thread; with the change-data-capture feed only the high lane's. */
+    private final List<Poller> pollers;
     private final CdcFeed cdcFeed;
     private final Timers timers;
     private final Duration leaseTtl;
@@ -36,10 +38,10 @@ public final class ShardOwner implements Managed {
     private volatile boolean running;
 
     /** {@code cdcFeed} null: work is found by polling the log; otherwise the feed reads it from the slot. */
-    public ShardOwner(ShardLeases leases, Poller poller, CdcFeed cdcFeed, Timers timers, Duration leaseTtl,
+    public ShardOwner(ShardLeases leases, List<Poller> pollers, CdcFeed cdcFeed, Timers timers, Duration leaseTtl,
                       int maxBatchesPerRound, int idlePollMs, int timerIntervalMs, MetricRegistry metrics) {
         this.leases = leases;
-        this.poller = poller;
+        this.pollers = List.copyOf(pollers);
         this.cdcFeed = cdcFeed;
         this.timers = timers;
         this.leaseTtl = leaseTtl;
@@ -66,15 +68,21 @@ public final class ShardOwner implements Managed {
             }
             return false;
         }));
-        if (cdcFeed == null) {
-            threads.add(Thread.ofPlatform().name("poller").daemon(true).start(this::publishLoop));
-        } else {
+        if (cdcFeed != null) {
             threads.add(Thread.ofPlatform().name("cdc-feed").daemon(true).start(() -> cdcFeed.run(() -> running)));
             // The feed publishes the normal lane; the shard owner keeps those shards' publish cursors past what is
             // already handled. The high lane is polled: the slot is one ordered stream, which a normal backlog at its
             // stream's bound holds back, and high work must not wait behind it.
-            threads.add(loop("publish-cursors", 1000, () -> poller.follow() > 0));
-            threads.add(Thread.ofPlatform().name("poller").daemon(true).start(this::publishLoop));
+            threads.add(loop("publish-cursors", 1000, () -> {
+                int moved = 0;
+                for (Poller poller : pollers) {
+                    moved += poller.follow();
+                }
+                return moved > 0;
+            }));
+        }
+        for (Poller poller : pollers) {
+            threads.add(Thread.ofPlatform().name(poller.name()).daemon(true).start(() -> publishLoop(poller)));
         }
         threads.add(loop(TIMERS, timerIntervalMs, () -> drain(timers::fireSome)));
     }
@@ -126,7 +134,7 @@ public final class ShardOwner implements Managed {
     }
 
     /** The publisher drains: batches follow each other while pages come back full, up to the cap per round. */
-    private void publishLoop() {
+    private void publishLoop(Poller poller) {
         long failurePauseMs = 100;
         while (running) {
             try {

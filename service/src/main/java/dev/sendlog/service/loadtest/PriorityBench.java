@@ -38,11 +38,13 @@ public final class PriorityBench {
     private final int backlog;
     private final int rate;
     private final int seconds;
+    private final int normalConcurrency;
     private final HttpClient http = HttpClient.newHttpClient();
     private BenchServers servers;
     private long recipients = 4917000000000L;
 
-    public PriorityBench(String jar, Path dir, int backlog, int rate, int seconds) {
+    public PriorityBench(String jar, Path dir, int backlog, int rate, int seconds, int normalConcurrency) {
+        this.normalConcurrency = normalConcurrency;
         this.jar = jar;
         this.dir = dir;
         this.backlog = backlog;
@@ -63,19 +65,24 @@ public final class PriorityBench {
             int adminPort = BenchServers.port();
             // No re-drives while the backlog waits on the stream with its workers paused.
             ServiceProcess service = servers.process("priority", "server", apiPort, adminPort, env,
-                    List.of("-Xmx1g", "-Ddw.pipeline.confirmTimeout=10m"));
+                    List.of("-Xmx1g", "-Ddw.pipeline.confirmTimeout=10m",
+                            "-Ddw.pipeline.sendWorker.concurrency=" + normalConcurrency,
+                            "-Xlog:gc:file=" + dir.toAbsolutePath().resolve("gc.log") + ":uptime"));
             try {
                 if (!service.awaitReady(Duration.ofMinutes(3))) {
                     throw new IllegalStateException("the service did not start; see its log in " + dir);
                 }
                 String api = "http://127.0.0.1:" + apiPort;
                 String admin = "http://127.0.0.1:" + adminPort;
-                out.printf(Locale.ROOT, "## Priority: %d cores, simulator 20 ms, %d normal queued, high at %d/s for %d s (%s)%n",
-                        Runtime.getRuntime().availableProcessors(), backlog, rate, seconds, Instant.now());
+                out.printf(Locale.ROOT, "## Priority: %d cores, simulator 20 ms, %d normal queued (normal lane %d calls in "
+                                + "flight), high at %d/s for %d s (%s)%n",
+                        Runtime.getRuntime().availableProcessors(), backlog, normalConcurrency, rate, seconds, Instant.now());
                 E2eLoad load = new E2eLoad(api, admin, admin, KEY);
                 load.run("warm-up", 5_000, Duration.ofMinutes(5));
 
+                CpuWaits.Sample quietFrom = CpuWaits.take(service.pid(), "poller-high");
                 List<UUID> quiet = paced(api, "high", null);
+                String quietCpu = CpuWaits.between(quietFrom, CpuWaits.take(service.pid(), "poller-high"), "the high poller");
                 Latency alone = latency(quiet, Duration.ofMinutes(2));
 
                 BenchServers.task(adminPort, "pause", "send-worker");
@@ -85,7 +92,12 @@ public final class PriorityBench {
                 Instant backlogFrom = Instant.now();
                 BenchServers.task(adminPort, "resume", "send-worker");
                 List<UUID> control = new ArrayList<>();
+                OldestTransaction oldest = OldestTransaction.start(servers);
+                CpuWaits.Sample backlogCpuFrom = CpuWaits.take(service.pid(), "poller-high");
                 List<UUID> high = paced(api, "high", control);
+                String backlogCpu = CpuWaits.between(backlogCpuFrom, CpuWaits.take(service.pid(), "poller-high"),
+                        "the high poller");
+                String fence = oldest.stop();
                 long left = backlogLeft(backlogFrom);
                 Latency behind = latency(high, Duration.ofMinutes(2));
                 Latency normal = latency(control, Duration.ofMinutes(15));
@@ -98,6 +110,16 @@ public final class PriorityBench {
                 row(out, "high, nothing queued", alone);
                 row(out, "high, " + backlog + " normal queued", behind);
                 row(out, "normal (control), " + backlog + " normal queued", normal);
+                out.println();
+                out.println("CPU, nothing queued: " + quietCpu);
+                out.println("CPU, " + backlog + " normal queued: " + backlogCpu);
+                out.println("the oldest transaction holding an xid while the high messages were sent (the tail's snapshot "
+                        + "fence waits for it), sampled every 10 ms: " + fence);
+                out.println();
+                out.println("| high messages, p50 / p99 ms | accept->published | published->claimed | claimed->provider accepted |");
+                out.println("|---|---:|---:|---:|");
+                stages(out, "nothing queued", quiet);
+                stages(out, backlog + " normal queued", high);
                 out.printf(Locale.ROOT, "%nhigh p99 with the backlog / without: %.2fx (target at most 2x); the control's p99 is "
                         + "%.0fx the high one's%n", behind.p99() / alone.p99(), normal.p99() / behind.p99());
             } finally {
@@ -154,6 +176,79 @@ public final class PriorityBench {
                 rs.next();
                 return rs.getLong(1);
             }
+        }
+    }
+
+    /**
+     * Where a message's time went, per stage: acceptance to the publication that put its claimed job on the stream
+     * (the poller), the publication to the CLAIMED event (the stream and the worker's read), CLAIMED to
+     * PROVIDER_ACCEPTED (the provider call and the append).
+     */
+    private void stages(PrintStream out, String label, List<UUID> ids) throws SQLException {
+        try (Connection c = servers.postgres().endpoint().connect("sendlog"); PreparedStatement st = c.prepareStatement("""
+                SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY pub), percentile_cont(0.99) WITHIN GROUP (ORDER BY pub),
+                       percentile_cont(0.5) WITHIN GROUP (ORDER BY claim), percentile_cont(0.99) WITHIN GROUP (ORDER BY claim),
+                       percentile_cont(0.5) WITHIN GROUP (ORDER BY send), percentile_cont(0.99) WITHIN GROUP (ORDER BY send)
+                FROM (SELECT extract(epoch FROM p.published_at - m.accepted_at) * 1000 AS pub,
+                             extract(epoch FROM cl.at - p.published_at) * 1000 AS claim,
+                             extract(epoch FROM pa.at - cl.at) * 1000 AS send
+                      FROM messages m
+                      JOIN message_events cl ON cl.message_id = m.id AND cl.type = 3
+                      JOIN publications p ON p.id = cl.publication
+                      JOIN message_events pa ON pa.message_id = m.id AND pa.type = 4
+                      WHERE m.id = ANY(?)) t""")) {
+            st.setArray(1, c.createArrayOf("uuid", ids.toArray()));
+            try (ResultSet rs = st.executeQuery()) {
+                rs.next();
+                out.printf(Locale.ROOT, "| %s | %.1f / %.1f | %.1f / %.1f | %.1f / %.1f |%n", label, rs.getDouble(1),
+                        rs.getDouble(2), rs.getDouble(3), rs.getDouble(4), rs.getDouble(5), rs.getDouble(6));
+            }
+        }
+    }
+
+    /**
+     * Samples the age of the oldest open transaction that holds an xid: the log's tail shows a committed row only once
+     * every transaction that began before its commit has ended (snapshot-safe reads), so this is what a message waits
+     * before any poller can see it.
+     */
+    private static final class OldestTransaction {
+        private final Thread thread;
+        private final List<Double> ages = java.util.Collections.synchronizedList(new ArrayList<>());
+        private volatile boolean running = true;
+
+        private OldestTransaction(BenchServers servers) {
+            thread = Thread.ofPlatform().daemon(true).start(() -> {
+                try (Connection c = servers.postgres().endpoint().connect("sendlog"); PreparedStatement st = c.prepareStatement("""
+                        SELECT coalesce(extract(epoch FROM max(clock_timestamp() - xact_start)) * 1000, 0)
+                        FROM pg_stat_activity WHERE backend_xid IS NOT NULL AND pid <> pg_backend_pid()""")) {
+                    while (running) {
+                        try (ResultSet rs = st.executeQuery()) {
+                            rs.next();
+                            ages.add(rs.getDouble(1));
+                        }
+                        Thread.sleep(10); // the sampling interval
+                    }
+                } catch (SQLException | InterruptedException e) {
+                    ages.add(-1.0);
+                }
+            });
+        }
+
+        static OldestTransaction start(BenchServers servers) {
+            return new OldestTransaction(servers);
+        }
+
+        String stop() throws InterruptedException {
+            running = false;
+            thread.join();
+            List<Double> sorted = new ArrayList<>(ages);
+            sorted.sort(null);
+            if (sorted.isEmpty()) {
+                return "no samples";
+            }
+            return String.format(Locale.ROOT, "p50 %.1f ms, p99 %.1f ms, max %.1f ms over %d samples",
+                    sorted.get(sorted.size() / 2), sorted.get((int) Math.min(sorted.size() - 1, sorted.size() * 0.99)),
+                    sorted.get(sorted.size() - 1), sorted.size());
         }
     }
 
