@@ -60,16 +60,23 @@ final class ChaosCheck {
     private ChaosCheck() {
     }
 
+    /** The provider's records (idempotency key to the epoch microseconds of its first accepted submit), fetched on demand. */
+    interface ProviderRecords {
+        Map<String, Long> fetch() throws Exception;
+    }
+
     /**
      * @param acceptedIds   every id a client got a 202 for
-     * @param simulatorRecords every idempotency key the provider saw, with the epoch microseconds of its first submit
+     * @param simulatorRecords every idempotency key the provider saw, with the epoch microseconds of its first submit;
+     *                         asked for after the log is read, so that everything the log shows the provider accepted was
+     *                         recorded by the provider by then (asked before, a send in the moment between made a
+     *                         "key the provider never saw" that the provider had seen: a CI run of 2026-12-04)
      * @param cancelledIds  every id whose cancel was answered 200
      * @param callbacksLost callbacks the provider gave up on or that reached no inbox row (a stored callback still
      *                      waiting for its outcome is open, not lost; the run passes only once none is open either)
      */
-    static Result check(DataSource ds, Set<String> acceptedIds, Map<String, Long> simulatorRecords, Set<String> cancelledIds,
-                        long callbacksLost) throws SQLException {
-        Set<String> simulatorKeys = simulatorRecords.keySet();
+    static Result check(DataSource ds, Set<String> acceptedIds, ProviderRecords providerRecords, Set<String> cancelledIds,
+                        long callbacksLost) throws Exception {
         Histories assembler = new Histories(new RowCodec(new EventCodec()));
         Actors actors = new Actors(ds);
         Map<UUID, List<StoredEvent>> histories = new HashMap<>();
@@ -118,6 +125,8 @@ final class ChaosCheck {
         Map<UUID, Long> charges = counts(ds, "SELECT effect_key, count(*) FROM ledger GROUP BY effect_key");
         Map<UUID, Long> sendAtMicros = counts(ds, "SELECT id, (extract(epoch FROM send_at) * 1000000)::bigint FROM messages"
                 + " WHERE send_at IS NOT NULL");
+        Map<String, Long> simulatorRecords = providerRecords.fetch();
+        Set<String> simulatorKeys = simulatorRecords.keySet();
         long lost = 0;
         long sent = 0;
         long delivered = 0;

@@ -288,7 +288,7 @@ public final class ChaosRun {
             JsonNode stats = json("http://127.0.0.1:" + simulatorPort + "/v1/stats");
             long pending = stats.path("callbacksSent").asLong() - stats.path("callbacksDelivered").asLong()
                     - stats.path("callbacksFailed").asLong();
-            result = ChaosCheck.check(ds, load.accepted(), records(), load.cancelled(), stats.path("callbacksFailed").asLong());
+            result = ChaosCheck.check(ds, load.accepted(), this::records, load.cancelled(), stats.path("callbacksFailed").asLong());
             boolean drained = result.unfinished() == 0 && result.openCallbacks() == 0 && pending == 0;
             if (drained || System.nanoTime() > deadline) {
                 if (!drained) {
