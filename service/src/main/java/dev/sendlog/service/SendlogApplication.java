@@ -583,7 +583,8 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
         config.webhooks.devKeyWarnings().forEach(LOG::warn);
         env.jersey().register(new WebhookResource(new WebhookStore(pools.dsl(PoolRole.API),
                 SecretBox.fromBase64(config.webhooks.secretKey), clock),
-                new WebhookTargets(config.webhooks.allowPrivateTargets, WebhookTargets.SYSTEM)));
+                new WebhookTargets(config.webhooks.allowPrivateTargets,
+                        WebhookTargets.bounded(WebhookTargets.SYSTEM, WebhookTargets.RESOLVE_TIMEOUT))));
         if (config.accept.directSubmit) {
             env.servlets().addFilter("direct-submit", new DirectSubmit(authenticator, parser, accept, MAX_BODY_BYTES,
                     env.getObjectMapper(), config.publicBaseUrl, metrics)).addMappingForUrlPatterns(EnumSet.of(DispatcherType.REQUEST), true,

@@ -4,6 +4,11 @@ import java.net.InetAddress;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.net.UnknownHostException;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.Arrays;
 import java.util.Locale;
 import java.util.Set;
@@ -38,6 +43,49 @@ public final class WebhookTargets {
     }
 
     public static final Resolver SYSTEM = InetAddress::getAllByName;
+    /** How long registration waits for the system resolver (its own timeout and retries can take tens of seconds). */
+    public static final Duration RESOLVE_TIMEOUT = Duration.ofSeconds(2);
+
+    /** A lookup that took longer than the bound: refused, since an address that cannot be seen cannot be checked. */
+    static final class ResolveTimeout extends UnknownHostException {
+        private static final long serialVersionUID = 1L;
+
+        ResolveTimeout(String host, Duration timeout) {
+            super(host + " did not resolve within " + timeout.toMillis() + " ms");
+        }
+    }
+
+    /**
+     * {@code resolver} with a bound: the lookup runs on a virtual thread and the caller waits at most {@code timeout};
+     * a lookup still running then is left to finish (or fail) on its own, holding no request thread.
+     */
+    public static Resolver bounded(Resolver resolver, Duration timeout) {
+        return host -> {
+            CompletableFuture<InetAddress[]> result = new CompletableFuture<>();
+            Thread.ofVirtual().name("webhook-resolve").start(() -> {
+                try {
+                    result.complete(resolver.resolve(host));
+                } catch (Throwable t) {
+                    result.completeExceptionally(t);
+                }
+            });
+            try {
+                return result.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (TimeoutException e) {
+                throw new ResolveTimeout(host, timeout);
+            } catch (ExecutionException e) {
+                if (e.getCause() instanceof UnknownHostException unknown) {
+                    throw unknown;
+                }
+                UnknownHostException failed = new UnknownHostException(host);
+                failed.initCause(e.getCause());
+                throw failed;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new UnknownHostException(host + ": interrupted while resolving");
+            }
+        };
+    }
 
     private final boolean allowPrivateTargets;
     private final Resolver resolver;
@@ -119,6 +167,8 @@ public final class WebhookTargets {
         InetAddress[] addresses;
         try {
             addresses = resolver.resolve(host);
+        } catch (ResolveTimeout e) {
+            return "host " + host + " did not resolve within " + RESOLVE_TIMEOUT.toMillis() + " ms; try again";
         } catch (UnknownHostException e) {
             return "host " + host + " does not resolve; it is checked against private addresses at registration";
         }

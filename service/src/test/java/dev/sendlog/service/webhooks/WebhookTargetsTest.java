@@ -152,6 +152,31 @@ class WebhookTargetsTest {
         assertThat(STRICT.allowsPrivateTargets()).isFalse();
     }
 
+    @Test
+    void aLookupIsBoundedAndASlowOneIsRefused() throws Exception {
+        java.util.concurrent.CountDownLatch never = new java.util.concurrent.CountDownLatch(1);
+        WebhookTargets.Resolver stuck = host -> {
+            try {
+                never.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            throw new UnknownHostException(host);
+        };
+        WebhookTargets slow = new WebhookTargets(false, WebhookTargets.bounded(stuck, java.time.Duration.ofMillis(200)));
+        long start = System.nanoTime();
+        String refusal = slow.refusal("https://slow.example.com/hook");
+        long tookMs = (System.nanoTime() - start) / 1_000_000;
+        never.countDown();
+
+        assertThat(refusal).contains("did not resolve within");
+        assertThat(tookMs).isBetween(150L, 5_000L);
+        WebhookTargets bounded = new WebhookTargets(false, WebhookTargets.bounded(TABLE, java.time.Duration.ofSeconds(5)));
+        assertThat(bounded.refusal("https://hooks.example.com/x")).isNull();
+        assertThat(bounded.refusal("https://intranet.example.com/x")).contains("private");
+        assertThat(bounded.refusal("https://nowhere.example.com/x")).contains("does not resolve");
+    }
+
     private static List<String> concat(List<String> a, List<String> b) {
         List<String> all = new ArrayList<>(a);
         all.addAll(b);
