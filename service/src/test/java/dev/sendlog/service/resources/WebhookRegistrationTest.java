@@ -208,6 +208,33 @@ class WebhookRegistrationTest {
         assertThat(delete("?tenant=suspended", "admin-1").status()).isEqualTo(204);
     }
 
+    /** Of first registrations racing, one makes the secret and the others find it: one secret shown, one REGISTERED. */
+    @Test
+    void racingFirstRegistrationsShowOneSecret() throws Exception {
+        long before = lastChange();
+        List<java.util.concurrent.Future<ApiResponse>> answers = new ArrayList<>();
+        try (var pool = java.util.concurrent.Executors.newFixedThreadPool(8)) {
+            for (int i = 0; i < 8; i++) {
+                answers.add(pool.submit(() -> put(SERVICE.api(), "admin-1", "{\"url\":\"https://203.0.113.60/race\"}", "?tenant=suspended")));
+            }
+        }
+        int secrets = 0;
+        for (var answer : answers) {
+            ApiResponse r = answer.get();
+            assertThat(r.status()).as(r.raw()).isEqualTo(200);
+            secrets += r.json().has("secret") ? 1 : 0;
+        }
+        assertThat(secrets).isEqualTo(1);
+        assertThat(changes("suspended", before)).singleElement().asString().startsWith("REGISTERED");
+
+        // A second rotation within the 24 hours drops the oldest secret at once: at most two sign.
+        String second = rotate("?tenant=suspended", "admin-1").json().get("secret").asText();
+        String third = rotate("?tenant=suspended", "admin-1").json().get("secret").asText();
+        assertThat(store().signingSecrets("suspended", SERVICE.now()))
+                .containsExactly(WebhookSecret.of(third), WebhookSecret.of(second));
+        assertThat(delete("?tenant=suspended", "admin-1").status()).isEqualTo(204);
+    }
+
     @Test
     void aTenantSeesOnlyItsOwnAndRolesAreAsApiMdSays() {
         assertThat(put(SERVICE.api(), "admin-1", "{\"url\":\"https://203.0.113.40/a\"}", "?tenant=acme").status()).isEqualTo(200);
