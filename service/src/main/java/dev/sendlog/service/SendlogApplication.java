@@ -51,6 +51,10 @@ import dev.sendlog.service.dispatch.SendWorker;
 import dev.sendlog.service.dispatch.SuppressionCache;
 import dev.sendlog.service.core.SuppressionStore;
 import dev.sendlog.service.resources.SuppressionsResource;
+import dev.sendlog.service.resources.WebhookResource;
+import dev.sendlog.service.webhooks.SecretBox;
+import dev.sendlog.service.webhooks.WebhookStore;
+import dev.sendlog.service.webhooks.WebhookTargets;
 import dev.sendlog.service.dispatch.ShardLeases;
 import dev.sendlog.service.dispatch.ShardOwner;
 import dev.sendlog.service.dispatch.Timers;
@@ -572,6 +576,15 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
         env.jersey().register(new OpenApiResource());
         env.jersey().register(new SuppressionsResource(new SuppressionStore(pools.dsl(PoolRole.API), clock),
                 config.pipeline.checks.recipientPattern));
+        if (config.webhooks.secretKey.isBlank()) {
+            throw new IllegalStateException("refusing to start the API: webhooks.secretKey is not set (base64 of 32 random "
+                    + "bytes, e.g. SENDLOG_WEBHOOK_SECRET_KEY=$(openssl rand -base64 32)); webhook secrets are stored under it");
+        }
+        config.webhooks.devKeyWarnings().forEach(LOG::warn);
+        env.jersey().register(new WebhookResource(new WebhookStore(pools.dsl(PoolRole.API),
+                SecretBox.fromBase64(config.webhooks.secretKey), clock),
+                new WebhookTargets(config.webhooks.allowPrivateTargets,
+                        WebhookTargets.bounded(WebhookTargets.SYSTEM, WebhookTargets.RESOLVE_TIMEOUT))));
         if (config.accept.directSubmit) {
             env.servlets().addFilter("direct-submit", new DirectSubmit(authenticator, parser, accept, MAX_BODY_BYTES,
                     env.getObjectMapper(), config.publicBaseUrl, metrics)).addMappingForUrlPatterns(EnumSet.of(DispatcherType.REQUEST), true,

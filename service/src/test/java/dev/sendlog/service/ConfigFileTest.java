@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sendlog.service.config.GatewaySettings;
 import dev.sendlog.service.config.SendlogConfiguration;
+import dev.sendlog.service.config.WebhookSettings;
 import io.dropwizard.configuration.EnvironmentVariableSubstitutor;
 import io.dropwizard.configuration.FileConfigurationSourceProvider;
 import io.dropwizard.configuration.SubstitutingSourceProvider;
@@ -106,5 +107,29 @@ class ConfigFileTest {
         assertThat(bindHost(server.getAdminConnectors())).isEqualTo("10.1.2.3");
         assertThat(bindHost(server.getApplicationConnectors())).isEqualTo("127.0.0.1");
         assertThat(admin.adminPort.allowedHosts).containsExactly("node-7.internal", "node-7.internal:18081");
+    }
+
+    /** Issue 27: webhooks allow private targets in the shipped (demo) config, and its secret key is a labelled dev key. */
+    @Test
+    void theWebhookSettingsShipADevelopmentKeyThatIsWarnedAboutAndTheEnvironmentOverrides() throws Exception {
+        SendlogConfiguration shipped = withEnvironment(Map.of());
+        assertThat(shipped.webhooks.allowPrivateTargets).isTrue();
+        assertThat(shipped.webhooks.secretKey).isEqualTo(WebhookSettings.DEV_SECRET_KEY);
+        assertThat(shipped.webhooks.devKeyWarnings()).singleElement().asString().contains("SENDLOG_WEBHOOK_SECRET_KEY")
+                .doesNotContain(WebhookSettings.DEV_SECRET_KEY);
+        assertThat(new WebhookSettings().allowPrivateTargets).as("the code's default refuses private targets").isFalse();
+
+        String key = java.util.Base64.getEncoder().encodeToString(new byte[32]);
+        SendlogConfiguration real = withEnvironment(Map.of("SENDLOG_WEBHOOK_SECRET_KEY", key, "SENDLOG_WEBHOOK_ALLOW_PRIVATE", "false"));
+        assertThat(real.webhooks.secretKey).isEqualTo(key);
+        assertThat(real.webhooks.allowPrivateTargets).isFalse();
+        assertThat(real.webhooks.devKeyWarnings()).isEmpty();
+        assertThat(real.webhooks.isSecretKeyWellFormed()).isTrue();
+
+        WebhookSettings wrong = new WebhookSettings();
+        wrong.secretKey = "c2hvcnQ=";
+        assertThat(wrong.isSecretKeyWellFormed()).as("8 bytes").isFalse();
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> withEnvironment(Map.of("SENDLOG_WEBHOOK_SECRET_KEY", "c2hvcnQ=")))
+                .hasMessageContaining("webhooks.secretKey");
     }
 }

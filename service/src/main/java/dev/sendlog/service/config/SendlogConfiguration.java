@@ -63,6 +63,12 @@ public class SendlogConfiguration extends Configuration {
     @JsonProperty
     public AuthSettings auth = new AuthSettings();
 
+    /** Status webhooks: whether private targets are allowed, and the key their secrets are stored encrypted under. */
+    @Valid
+    @NotNull
+    @JsonProperty
+    public WebhookSettings webhooks = new WebhookSettings();
+
     /** Named adminPort because Dropwizard's own {@code admin} (tasks, health check settings) takes "admin". */
     @Valid
     @NotNull

@@ -57,7 +57,11 @@ class AccessControlTest {
                 new Call("PUT", "/v1/suppressions/+4915112345678?tenant=acme", "{\"reason\":\"user replied STOP\"}"),
                 new Call("DELETE", "/v1/suppressions/+4915112345678?tenant=acme", null),
                 new Call("GET", "/v1/suppressions?tenant=acme", null),
-                new Call("GET", "/v1/suppressions/+4915112345678/changes?tenant=acme", null));
+                new Call("GET", "/v1/suppressions/+4915112345678/changes?tenant=acme", null),
+                new Call("PUT", "/v1/webhook?tenant=acme", "{\"url\":\"https://203.0.113.50/hooks\"}"),
+                new Call("POST", "/v1/webhook/rotate-secret?tenant=acme", ""),
+                new Call("DELETE", "/v1/webhook?tenant=acme", null),
+                new Call("GET", "/v1/webhook?tenant=acme", null));
     }
 
     @Test
@@ -156,6 +160,22 @@ class AccessControlTest {
         assertThat(suppressions.get(0).as("admin-1").status()).isEqualTo(200);
         assertThat(suppressions.get(1).as("admin-1").status()).isEqualTo(204);
         assertThat(suppressions.get(1).as("admin-1").status()).as("no longer listed").isEqualTo(404);
+    }
+
+    @Test
+    void aSupportKeyReadsTheWebhookButOnlyClientAndAdminKeysChangeIt() {
+        List<Call> webhook = everyEndpoint().subList(13, 17);
+        for (Call change : webhook.subList(0, 3)) {
+            ApiResponse r = change.as("support-1");
+            assertThat(r.status()).as(change.toString()).isEqualTo(403);
+            assertThat(r.contentType()).startsWith("application/problem+json");
+        }
+        assertThat(webhook.get(3).as("support-1").status()).as("none registered yet").isEqualTo(404);
+        assertThat(webhook.get(0).as("admin-1").status()).isEqualTo(200);
+        assertThat(webhook.get(3).as("support-1").status()).isEqualTo(200);
+        assertThat(webhook.get(1).as("admin-1").status()).isEqualTo(200);
+        assertThat(webhook.get(2).as("admin-1").status()).isEqualTo(204);
+        assertThat(webhook.get(2).as("admin-1").status()).as("no longer registered").isEqualTo(404);
     }
 
     @Test

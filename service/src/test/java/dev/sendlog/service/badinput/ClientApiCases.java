@@ -8,7 +8,8 @@ import java.util.UUID;
 /**
  * Requests to the client API: submissions and batches (bodies from {@link SubmitBodies}), reads of one message and
  * of its events, searches with garbage parameters, the suppression list (PUT, DELETE, list, changes) with odd
- * recipients, reasons and parameters, and odd methods and paths; each with odd headers, content types, framing and
+ * recipients, reasons and parameters, the webhook registration (PUT, GET, DELETE, rotate-secret) with bad URLs, private
+ * targets and bad events, and odd methods and paths; each with odd headers, content types, framing and
  * keys sometimes. A client reading another tenant's message must get exactly 404.
  */
 final class ClientApiCases {
@@ -45,8 +46,11 @@ final class ClientApiCases {
         if (roll < 85) {
             return search();
         }
-        if (roll < 94) {
+        if (roll < 90) {
             return suppression();
+        }
+        if (roll < 95) {
+            return webhook();
         }
         return other();
     }
@@ -125,6 +129,60 @@ final class ClientApiCases {
             b.note("bad-reason");
         }
         return new FuzzCase(FuzzCase.Kind.SUPPRESSION, b.build(), Set.of(), tenant);
+    }
+
+    /**
+     * A request to the webhook registration (issue 27). The service runs with private targets refused here, and every
+     * host is an address literal or a name refused before any lookup, so no case reaches DNS. Notes say what is wrong
+     * ("bad-url", "bad-events", "bad-body"), so that a 2xx answer to one is a failure (ClientApiFuzzTest).
+     */
+    private FuzzCase webhook() {
+        String method = junk.pick("PUT", "PUT", "PUT", "GET", "DELETE", "POST");
+        String target = method.equals("POST") ? junk.pick("/v1/webhook/rotate-secret", "/v1/webhook/rotate-secret",
+                "/v1/webhook", "/v1/webhook/rotate") : "/v1/webhook";
+        if (junk.chance(0.2)) {
+            target += "?tenant=" + junk.pick("acme", "globex", "ops", "", "%00", "nosuch", UrlJunk.encode(junk.text(10)));
+        }
+        RawRequest.Builder b = RawRequest.method(method, target);
+        String tenant = headers.authorization(b, 0.9, HeaderJunk.CLIENT_A, HeaderJunk.CLIENT_B, "support-1", "admin-1");
+        headers.accept(b);
+        if (method.equals("PUT")) {
+            headers.contentType(b, 0.9);
+            String url;
+            if (junk.chance(0.4)) {
+                url = junk.pick("https://203.0.113.10/hooks", "http://198.51.100.7:8080/in?x=1", "https://[2001:db8::10]/h",
+                        "https://203.0.113.10/" + UrlJunk.encode(junk.text(20)));
+            } else {
+                b.note("bad-url");
+                url = junk.pick("ftp://203.0.113.10/x", "file:///etc/passwd", "javascript:alert(1)", "gopher://203.0.113.10/",
+                        "http://127.0.0.1:8080/hook", "http://10.1.2.3/", "http://172.16.0.1/", "http://192.168.1.1/",
+                        "http://100.64.0.1/", "http://169.254.169.254/latest/meta-data/", "http://[::1]/", "http://[::]/",
+                        "http://[fe80::1]/", "http://[fd00:ec2::254]/", "http://[::ffff:10.0.0.1]/", "http://[::ffff:127.0.0.1]/",
+                        "http://0.0.0.0/", "http://localhost/", "http://metadata.google.internal/", "http://2130706433/",
+                        "http://0x7f.1/", "https://u:p@203.0.113.10/", "https://203.0.113.10:0/", "https://203.0.113.10:65536/",
+                        "https://203.0.113.10/" + "a".repeat(junk.between(2030, 3000)), "", "https://", "203.0.113.10/x",
+                        "https://203.0.113.10/a b", "http://[224.0.0.1]/");
+            }
+            String events = switch (junk.below(8)) {
+                case 0, 1, 2 -> null;
+                case 3 -> "[\"DELIVERED\",\"UNDELIVERED\"]";
+                case 4 -> "[\"" + junk.pick(STATUSES) + "\"]";
+                default -> {
+                    b.note("bad-events");
+                    yield junk.pick("[]", "[\"NOPE\"]", "[\"delivered\"]", "[\"DELIVERED\",\"DELIVERED\"]", "\"DELIVERED\"",
+                            "[7]", "[null]", "{}", "[\"DELIVERED \"]", "[" + "\"SENT\",".repeat(20) + "\"SENT\"]");
+                }
+            };
+            String body = "{\"url\":" + com.fasterxml.jackson.databind.node.TextNode.valueOf(url)
+                    + (events == null ? "" : ",\"events\":" + events) + "}";
+            if (junk.chance(0.1)) {
+                b.note("bad-body");
+                body = junk.pick("{", "[]", "\"x\"", body + " {}", "{\"url\":\"https://203.0.113.10/\",\"secret\":\"whsec_x\"}",
+                        "{\"url\":\"https://203.0.113.10/\",\"url\":\"https://203.0.113.11/\"}", "");
+            }
+            b.body(body);
+        }
+        return new FuzzCase(FuzzCase.Kind.WEBHOOK, b.build(), Set.of(), tenant);
     }
 
     private FuzzCase submit(boolean batch) {

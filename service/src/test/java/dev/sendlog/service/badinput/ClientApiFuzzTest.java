@@ -16,14 +16,16 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Generated requests to the client API (submit, batch, read one and its events, search, the suppression list, odd
- * methods and paths).
+ * Generated requests to the client API (submit, batch, read one and its events, search, the suppression list, the
+ * webhook registration, odd methods and paths).
  * Every one is answered with a 4xx problem+json or accepted; every accepted message is committed with its
  * ACCEPTED event and reads back; no client ever sees another tenant's message; nothing is logged as failed.
  */
 class ClientApiFuzzTest {
     @RegisterExtension
-    static final ServiceHarness SERVICE = new ServiceHarness("components", "API,MAINTENANCE");
+    static final ServiceHarness SERVICE = new ServiceHarness("components", "API,MAINTENANCE",
+            // As in production: webhook registrations to private targets must be refused (ClientApiCases.webhook).
+            "webhooks.allowPrivateTargets", "false");
 
     static final int CASES = Integer.getInteger("sendlog.fuzz.clientCases", 8000);
     private static final int THREADS = 4;
@@ -93,6 +95,26 @@ class ClientApiFuzzTest {
             }
             if (notes.contains("bad-reason")) {
                 return "took a suppression without a valid reason";
+            }
+            return null;
+        }
+        if (c.kind() == FuzzCase.Kind.WEBHOOK) {
+            String notes = c.request().describe();
+            if (c.tenant() == null) {
+                return "answered " + r.status() + " without a valid key";
+            }
+            if (notes.contains("bad-url")) {
+                return "registered a webhook URL that is not http(s), malformed, too long or a private target (issue 27)";
+            }
+            if (notes.contains("bad-events")) {
+                return "registered a webhook with empty, unknown or repeated events (issue 27)";
+            }
+            if (notes.contains("bad-body")) {
+                return "registered a webhook from a body that is not one valid object (issue 27)";
+            }
+            JsonNode json = r.json();
+            if (json != null && json.has("secret") && !json.get("secret").asText().startsWith("whsec_")) {
+                return "answered a secret that is not whsec_...";
             }
             return null;
         }

@@ -33,7 +33,7 @@ class OpenApiDocumentTest {
 
     /** The JAX-RS resources of the application port; the direct (servlet) paths answer the same shapes as these. */
     private static final List<Class<?>> RESOURCES = List.of(MessagesResource.class, AdminResource.class,
-            CallbackResource.class, OpenApiResource.class, SuppressionsResource.class);
+            CallbackResource.class, OpenApiResource.class, SuppressionsResource.class, WebhookResource.class);
 
     @Test
     void theDocumentIsServedWithoutAKeyAsTheJarShipsIt() throws Exception {
