@@ -59,6 +59,16 @@ public class PipelineSettings {
     public int idlePollMs = 20;
 
     /**
+     * How long the high lane's poller waits after finding its tail empty while it listens for the accepts' notifications
+     * (dispatch.HighWorkSignal): a high message wakes it at once; this bounds only the work no accept announces (a
+     * retry, a scheduled send come due). Without the listener it waits {@code idlePollMs}.
+     */
+    @Min(1)
+    @Max(60_000)
+    @JsonProperty
+    public int highIdlePollMs = 250;
+
+    /**
      * The poller stops publishing while the send stream holds this many entries. The backlog waits in the log,
      * not in Redis: the queue store stays small and bounded, and a published job is claimed long before its
      * confirm-by deadline (a job that waits longer than that is published again for nothing).

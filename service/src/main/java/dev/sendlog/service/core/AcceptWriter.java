@@ -4,6 +4,7 @@ import static dev.sendlog.schema.jooq.Tables.IDEMPOTENCY_KEYS;
 import static dev.sendlog.schema.jooq.Tables.MESSAGES;
 
 import dev.sendlog.events.Lanes;
+import dev.sendlog.events.Priority;
 import dev.sendlog.events.MessageIds;
 import dev.sendlog.log.Histories;
 import dev.sendlog.service.errors.FieldError;
@@ -41,6 +42,8 @@ import org.slf4j.LoggerFactory;
 public final class AcceptWriter {
     private static final Logger LOG = LoggerFactory.getLogger(AcceptWriter.class);
     private static final int MAX_RETRIES = 3;
+    /** The channel an accept holding a high message notifies, for the high lane's pollers. */
+    public static final String HIGH_WORK_CHANNEL = "sendlog_high_work";
 
     private final DSLContext dsl;
     private final MessageIds ids;
@@ -149,6 +152,10 @@ public final class AcceptWriter {
         releaseKeys(tx, releasedKeys, keyed);
         if (!messages.isEmpty()) {
             insertMessages(tx, messages, now);
+            if (messages.stream().anyMatch(m -> lanes.priorityOf(m.shard()) == Priority.HIGH)) {
+                // Wakes the high lane's pollers at commit (dispatch.HighWorkSignal); one per transaction, whatever it holds.
+                tx.execute("NOTIFY " + HIGH_WORK_CHANNEL);
+            }
         }
         return outcomes;
     }

@@ -74,6 +74,10 @@ public final class PoolBudget {
             listeners = 1;
             lines.add("suppression listener 1 (LISTEN, outside the pools)");
         }
+        if (config.components.contains(Components.POLLER)) {
+            listeners += 1;
+            lines.add("high work listener 1 (LISTEN, outside the pools)");
+        }
         int total = d.api + d.pipeline + d.callbacks + d.maintenance + 1 + listeners;
         return new Budget(lines, total, max, config.database.reservedConnections, others);
     }

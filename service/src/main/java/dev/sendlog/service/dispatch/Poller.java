@@ -53,6 +53,7 @@ public final class Poller {
      * {@link LogTail#workAhead}); its cursors still move only over fenced rows.
      */
     private final boolean readAhead;
+    private final HighWorkSignal signal;
     /**
      * The work (message/seq) published ahead of the fence, and its shard: skipped when read again, forgotten once the
      * cursor has passed it (or the shard has moved). Another poller taking the shard may publish it again: a second
@@ -67,6 +68,14 @@ public final class Poller {
      */
     public Poller(ShardLeases leases, LogTail tail, DSLContext dsl, Actors actors, SendStreams streams, Set<Priority> polled,
                   PipelineSettings settings, InstantSource clock, String actor, Faults faults, MetricRegistry metrics) {
+        this(leases, tail, dsl, actors, streams, polled, settings, clock, actor, faults, metrics, null);
+    }
+
+    /** @param signal what wakes this poller when its tail is empty; null: it reads again after {@code idlePollMs} */
+    public Poller(ShardLeases leases, LogTail tail, DSLContext dsl, Actors actors, SendStreams streams, Set<Priority> polled,
+                  PipelineSettings settings, InstantSource clock, String actor, Faults faults, MetricRegistry metrics,
+                  HighWorkSignal signal) {
+        this.signal = signal;
         this.leases = leases;
         this.tail = tail;
         this.lanes = streams.lanes();
@@ -81,6 +90,15 @@ public final class Poller {
         this.eventsPerBatch = Metrics.histogram(metrics, "poller.events.per.batch");
         this.backpressureWaits = metrics.counter("poller.backpressure.waits");
         this.droppedRows = metrics.counter("poller.rows.read.for.a.full.stream");
+    }
+
+    /** Waits, after a batch found nothing, until work may be there: a notification, or {@code idlePollMs}. */
+    public void awaitWork() throws InterruptedException {
+        if (signal != null) {
+            signal.await();
+        } else {
+            Thread.sleep(settings.idlePollMs);
+        }
     }
 
     /** The name of this poller's thread: {@code poller-high}, {@code poller-normal}, or {@code poller} for several lanes. */

@@ -150,8 +150,10 @@ public final class ShardOwner implements Managed {
                     roundTimer.update(System.nanoTime() - roundStart, TimeUnit.NANOSECONDS);
                 }
                 failurePauseMs = 100;
-                if (!batch.full() || batch.backpressure()) {
-                    pause(batch.backpressure() ? 200 : idlePollMs);
+                if (batch.backpressure()) {
+                    pause(200);
+                } else if (!batch.full()) {
+                    idle(poller);
                 }
             } catch (LeaseLostException e) {
                 leases.lost(e.shard());
@@ -190,6 +192,15 @@ public final class ShardOwner implements Managed {
                 }
             }
         });
+    }
+
+    private void idle(Poller poller) {
+        try {
+            poller.awaitWork();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            running = false;
+        }
     }
 
     private void pause(long ms) {
