@@ -145,10 +145,21 @@ class ScheduledSendTest {
             ids.add(submitted(",\"sendAt\":\"" + sendAt + "\""));
         }
         java.util.Map<String, Integer> answers = new java.util.concurrent.ConcurrentHashMap<>();
-        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(8);
+        // A thread per cancel (and one for the clock): each is sent at its own jittered moment, not queued behind others.
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(ids.size() + 1);
         try {
-            SERVICE.clock().advance(Duration.ofSeconds(2)); // all due now: the next timer round takes them
+            // The clock moves past the sendAt (all due: the next timer round takes them) 400 ms into the 1.2 s of
+            // jittered cancels, so that both outcomes occur whatever the machine's speed: the cancels before it find
+            // the messages waiting and win; those well after it find them claimed, since a due scan, a publish and a
+            // claim take far less than the 800 ms left (in CI, a pipeline quicker than the earliest jittered cancel
+            // once left no cancel winning when the clock moved first).
+            java.util.concurrent.Future<?> due = pool.submit(() -> {
+                Thread.sleep(400); // when the messages come due, inside the jitter window
+                SERVICE.clock().advance(Duration.ofSeconds(2));
+                return null;
+            });
             List<java.util.concurrent.Future<?>> sent = new java.util.ArrayList<>();
+            sent.add(due);
             for (String id : ids) {
                 long delay = random.nextInt(1200);
                 sent.add(pool.submit(() -> {
