@@ -185,9 +185,7 @@ public final class Poller {
         }
         Consumer<DSLContext> cursorWrites = tx -> {
             leases.boundLockHold(tx);
-            for (Map.Entry<Short, TailCursor> e : advanced.entrySet()) {
-                ShardLeases.writePublishCursor(tx, leases.owner(), owned.get(e.getKey()), e.getValue());
-            }
+            ShardLeases.writePublishCursors(tx, leases.owner(), byLease(owned, advanced));
         };
         int published = 0;
         if (!toPublish.isEmpty()) {
@@ -210,6 +208,12 @@ public final class Poller {
         eventsPerBatch.update(toPublish.size());
         boolean pageFull = perShardCount.values().stream().anyMatch(n -> n >= perShard);
         return new Batch(read.size(), published, pageFull, false);
+    }
+
+    private static Map<ShardLease, TailCursor> byLease(Map<Short, ShardLease> owned, Map<Short, TailCursor> advanced) {
+        Map<ShardLease, TailCursor> cursors = new LinkedHashMap<>();
+        advanced.forEach((shard, cursor) -> cursors.put(owned.get(shard), cursor));
+        return cursors;
     }
 
     private static String key(TailRow row) {
@@ -259,9 +263,7 @@ public final class Poller {
         }
         dsl.transaction(cfg -> {
             leases.boundLockHold(cfg.dsl());
-            for (Map.Entry<Short, TailCursor> e : advanced.entrySet()) {
-                ShardLeases.writePublishCursor(cfg.dsl(), leases.owner(), owned.get(e.getKey()), e.getValue());
-            }
+            ShardLeases.writePublishCursors(cfg.dsl(), leases.owner(), byLease(owned, advanced));
         });
         advanced.forEach(leases::advanced);
         return advanced.size();

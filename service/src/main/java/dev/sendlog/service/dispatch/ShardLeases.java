@@ -191,13 +191,36 @@ public final class ShardLeases {
 
     /** A fenced cursor write: only the owner at this epoch may move it. Throws {@link LeaseLostException} otherwise. */
     public static void writePublishCursor(DSLContext tx, String owner, ShardLease lease, TailCursor cursor) {
-        int n = tx.update(SHARD_LEASES)
-                .set(SHARD_LEASES.PUBLISH_XID, cursor.xid()).set(SHARD_LEASES.PUBLISH_POSITION, cursor.position())
-                .where(SHARD_LEASES.SHARD.eq(lease.shard())).and(SHARD_LEASES.OWNER.eq(owner))
-                .and(SHARD_LEASES.EPOCH.eq(lease.epoch()))
-                .execute();
-        if (n != 1) {
-            throw new LeaseLostException(lease.shard(), lease.epoch());
+        writePublishCursors(tx, owner, Map.of(lease, cursor));
+    }
+
+    private static final String CURSORS_SQL = """
+            UPDATE shard_leases l SET publish_xid = c.xid, publish_position = c.position
+            FROM unnest(?::int2[], ?::int8[], ?::int8[], ?::int8[]) AS c(shard, epoch, xid, position)
+            WHERE l.shard = c.shard AND l.epoch = c.epoch AND l.owner = ?
+            RETURNING l.shard""";
+
+    /**
+     * The cursors of a batch's shards in one fenced statement (a poller batch moves up to every shard it owns: one
+     * UPDATE each took 3% of the service's CPU samples in a JFR profile of scripts/bench at C=16). Throws
+     * {@link LeaseLostException} naming a shard this owner no longer holds at its epoch; the caller's transaction then
+     * rolls back, so no cursor of the batch moves.
+     */
+    public static void writePublishCursors(DSLContext tx, String owner, Map<ShardLease, TailCursor> cursors) {
+        if (cursors.isEmpty()) {
+            return;
+        }
+        List<ShardLease> leases = new ArrayList<>(cursors.keySet());
+        Short[] shards = leases.stream().map(ShardLease::shard).toArray(Short[]::new);
+        Long[] epochs = leases.stream().map(ShardLease::epoch).toArray(Long[]::new);
+        Long[] xids = leases.stream().map(l -> cursors.get(l).xid()).toArray(Long[]::new);
+        Long[] positions = leases.stream().map(l -> cursors.get(l).position()).toArray(Long[]::new);
+        java.util.Set<Short> written = new java.util.HashSet<>(
+                tx.resultQuery(CURSORS_SQL, shards, epochs, xids, positions, owner).fetch(0, Short.class));
+        for (ShardLease lease : leases) {
+            if (!written.contains(lease.shard())) {
+                throw new LeaseLostException(lease.shard(), lease.epoch());
+            }
         }
     }
 }

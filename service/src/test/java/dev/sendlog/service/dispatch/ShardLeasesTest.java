@@ -8,6 +8,8 @@ import com.codahale.metrics.MetricRegistry;
 import dev.sendlog.testkit.TestDatabaseExtension;
 import java.time.Duration;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.List;
 import java.util.Set;
 import java.util.stream.IntStream;
@@ -87,6 +89,36 @@ class ShardLeasesTest {
                 .isInstanceOf(LeaseLostException.class);
         ShardLeases.writePublishCursor(dsl, "poller-new", current, new TailCursor(20, 20));
         assertThat(dsl.fetchValue("SELECT publish_xid FROM shard_leases WHERE shard = " + stale.shard())).isEqualTo(20L);
+    }
+
+    @Test
+    void aBatchsCursorsMoveTogetherOrNotAtAllWhenOneOfItsLeasesIsStale() {
+        ShardLeases owner = poller("poller-a", Duration.ofSeconds(30));
+        owner.init();
+        owner.refresh();
+        List<ShardLease> held = List.copyOf(owner.owned().values());
+        DSLContext dsl = DSL.using(DB.dataSource(), SQLDialect.POSTGRES);
+        Map<ShardLease, TailCursor> all = new LinkedHashMap<>();
+        held.forEach(l -> all.put(l, new TailCursor(100 + l.shard(), 7)));
+        dsl.transaction(cfg -> ShardLeases.writePublishCursors(cfg.dsl(), "poller-a", all));
+        for (ShardLease l : held) {
+            assertThat(dsl.fetchValue("SELECT publish_xid FROM shard_leases WHERE shard = " + l.shard()))
+                    .isEqualTo(100L + l.shard());
+        }
+
+        // One lease of the batch taken over meanwhile (a new epoch): the statement moves the others, the caller's
+        // transaction rolls back on the exception, and no cursor of the batch has moved.
+        ShardLease taken = held.get(3);
+        dsl.execute("UPDATE shard_leases SET epoch = epoch + 1 WHERE shard = " + taken.shard());
+        Map<ShardLease, TailCursor> next = new LinkedHashMap<>();
+        held.forEach(l -> next.put(l, new TailCursor(500, 7)));
+        assertThatThrownBy(() -> dsl.transaction(cfg -> ShardLeases.writePublishCursors(cfg.dsl(), "poller-a", next)))
+                .isInstanceOf(LeaseLostException.class)
+                .hasMessageContaining("lease of shard " + taken.shard() + " ");
+        for (ShardLease l : held) {
+            assertThat(dsl.fetchValue("SELECT publish_xid FROM shard_leases WHERE shard = " + l.shard()))
+                    .isEqualTo(100L + l.shard());
+        }
     }
 
     @Test
