@@ -210,32 +210,9 @@ public final class SuppressionsResource {
         return DEFAULT_LIMIT;
     }
 
-    /**
-     * Whose list: a client key's own tenant (naming another is refused); staff must name one, and it must be a tenant
-     * some client key belongs to, so that a typo does not start a list nobody's messages meet.
-     */
+    /** Whose list: see {@link TenantScope}. */
     private String tenant(Caller caller, String tenant, List<FieldError> errors) {
-        if (tenant != null) {
-            String unstorable = SubmitParser.unstorable(tenant);
-            if (unstorable != null) {
-                errors.add(new FieldError("tenant", unstorable));
-                return null;
-            }
-        }
-        if (caller.role() == Role.CLIENT) {
-            if (tenant != null && !tenant.equals(caller.tenant())) {
-                errors.add(new FieldError("tenant", "a client key manages its own tenant's list only"));
-            }
-            return caller.tenant();
-        }
-        if (tenant == null || tenant.isEmpty()) {
-            errors.add(new FieldError("tenant", "required with a support or admin key: the tenant whose list this is"));
-            return null;
-        }
-        if (errors.isEmpty() && !store.tenantExists(tenant)) {
-            errors.add(new FieldError("tenant", "no client key belongs to tenant " + tenant));
-        }
-        return tenant;
+        return TenantScope.tenant(caller, tenant, errors, store::tenantExists, "list");
     }
 
     /** The list's cursor: the last recipient shown, base64url (a raw + in a query string would read as a space). */

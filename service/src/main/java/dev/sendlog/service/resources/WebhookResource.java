@@ -206,31 +206,8 @@ public final class WebhookResource {
         return scope;
     }
 
-    /**
-     * Whose registration: a client key's own tenant (naming another is refused); staff must name one, and it must be a
-     * tenant some client key belongs to, so that a typo does not register an endpoint nobody's messages reach.
-     */
+    /** Whose webhook: see {@link TenantScope}. */
     private String tenant(Caller caller, String tenant, List<FieldError> errors) {
-        if (tenant != null) {
-            String unstorable = SubmitParser.unstorable(tenant);
-            if (unstorable != null) {
-                errors.add(new FieldError("tenant", unstorable));
-                return null;
-            }
-        }
-        if (caller.role() == Role.CLIENT) {
-            if (tenant != null && !tenant.equals(caller.tenant())) {
-                errors.add(new FieldError("tenant", "a client key manages its own tenant's webhook only"));
-            }
-            return caller.tenant();
-        }
-        if (tenant == null || tenant.isEmpty()) {
-            errors.add(new FieldError("tenant", "required with a support or admin key: the tenant whose webhook this is"));
-            return null;
-        }
-        if (errors.isEmpty() && !store.tenantExists(tenant)) {
-            errors.add(new FieldError("tenant", "no client key belongs to tenant " + tenant));
-        }
-        return tenant;
+        return TenantScope.tenant(caller, tenant, errors, store::tenantExists, "webhook");
     }
 }
