@@ -28,6 +28,8 @@ public final class WebhookStore {
     public static final String CHANGED = "CHANGED";
     public static final String ROTATED = "ROTATED";
     public static final String DELETED = "DELETED";
+    /** How often a PUT tries again when the row its insert ran into was deleted before it could lock it. */
+    static final int PUT_ATTEMPTS = 5;
     private static final Webhooks W = WEBHOOKS;
     private static final WebhookChanges C = WEBHOOK_CHANGES;
 
@@ -67,26 +69,37 @@ public final class WebhookStore {
             DSLContext tx = cfg.dsl();
             Instant now = now();
             String[] eventArray = events.toArray(String[]::new);
-            WebhookSecret secret = WebhookSecret.generate();
-            // Inserting first, not reading first: of two first PUTs racing, one inserts and the other finds its row.
-            boolean inserted = tx.insertInto(W, W.TENANT, W.URL, W.EVENTS, W.SECRET, W.CREATED_AT, W.UPDATED_AT)
-                    .values(tenant, url, eventArray, box.seal(secret, tenant), now, now)
-                    .onConflict(W.TENANT).doNothing()
-                    .execute() == 1;
-            if (inserted) {
-                append(tx, tenant, REGISTERED, url, eventArray, actor, now);
-                return new Saved(new Registration(tenant, url, List.copyOf(events), now, now, null), secret, true);
+            // Inserting first, not reading first: of two first PUTs racing, one inserts and the other finds its row. The
+            // row found by the conflict may be deleted before it is locked (a DELETE committing in between): then this
+            // PUT comes after that DELETE and registers anew. Each turn needs another committed DELETE, so the loop ends
+            // unless deletes keep winning, which the bound turns into an error instead of a spin.
+            for (int attempt = 1; attempt <= PUT_ATTEMPTS; attempt++) {
+                WebhookSecret secret = WebhookSecret.generate();
+                boolean inserted = tx.insertInto(W, W.TENANT, W.URL, W.EVENTS, W.SECRET, W.CREATED_AT, W.UPDATED_AT)
+                        .values(tenant, url, eventArray, box.seal(secret, tenant), now, now)
+                        .onConflict(W.TENANT).doNothing()
+                        .execute() == 1;
+                if (inserted) {
+                    append(tx, tenant, REGISTERED, url, eventArray, actor, now);
+                    return new Saved(new Registration(tenant, url, List.copyOf(events), now, now, null), secret, true);
+                }
+                Optional<WebhooksRecord> found = tx.selectFrom(W).where(W.TENANT.eq(tenant)).forUpdate().fetchOptional();
+                if (found.isEmpty()) {
+                    continue;
+                }
+                WebhooksRecord row = found.get();
+                if (row.getUrl().equals(url) && List.of(row.getEvents()).equals(events)) {
+                    return new Saved(registration(row), null, false);
+                }
+                row.setUrl(url);
+                row.setEvents(eventArray);
+                row.setUpdatedAt(now);
+                row.update();
+                append(tx, tenant, CHANGED, url, eventArray, actor, now);
+                return new Saved(registration(row), null, true);
             }
-            WebhooksRecord row = tx.selectFrom(W).where(W.TENANT.eq(tenant)).forUpdate().fetchSingle();
-            if (row.getUrl().equals(url) && List.of(row.getEvents()).equals(events)) {
-                return new Saved(registration(row), null, false);
-            }
-            row.setUrl(url);
-            row.setEvents(eventArray);
-            row.setUpdatedAt(now);
-            row.update();
-            append(tx, tenant, CHANGED, url, eventArray, actor, now);
-            return new Saved(registration(row), null, true);
+            throw new IllegalStateException("the webhook of tenant " + tenant + " was deleted under " + PUT_ATTEMPTS
+                    + " PUTs in a row; nothing was written");
         });
     }
 

@@ -235,6 +235,41 @@ class WebhookRegistrationTest {
         assertThat(delete("?tenant=suspended", "admin-1").status()).isEqualTo(204);
     }
 
+    /**
+     * A PUT whose insert ran into the row, and which then waits to lock it while a DELETE commits, registers anew instead
+     * of failing (found by the client API fuzz test as a 500). The test holds the row locked, lets the PUT reach its
+     * lock, then deletes and commits: the order every such race comes down to.
+     */
+    @Test
+    void aPutThatLosesItsRowToADeleteRegistersAnew() throws Exception {
+        assertThat(put(SERVICE.api(), "admin-1", "{\"url\":\"https://203.0.113.70/old\"}", "?tenant=suspended").status())
+                .isEqualTo(200);
+        long before = lastChange();
+        try (Connection deleter = SERVICE.dataSource().getConnection();
+             var pool = java.util.concurrent.Executors.newSingleThreadExecutor()) {
+            deleter.setAutoCommit(false);
+            try (PreparedStatement lock = deleter.prepareStatement("SELECT 1 FROM webhooks WHERE tenant = 'suspended' FOR UPDATE")) {
+                assertThat(lock.executeQuery().next()).isTrue();
+            }
+            var answer = pool.submit(() -> put(SERVICE.api(), "admin-1", "{\"url\":\"https://203.0.113.70/new\"}",
+                    "?tenant=suspended"));
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(20))
+                    .until(() -> Sql.count(SERVICE.dataSource(), "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+                            + "AND query ILIKE 'select%webhooks%for update%'") == 1);
+            try (PreparedStatement delete = deleter.prepareStatement("DELETE FROM webhooks WHERE tenant = 'suspended'")) {
+                assertThat(delete.executeUpdate()).isEqualTo(1);
+            }
+            deleter.commit();
+            ApiResponse r = answer.get(20, java.util.concurrent.TimeUnit.SECONDS);
+            assertThat(r.status()).as(r.raw()).isEqualTo(200);
+            assertThat(r.json().get("url").asText()).isEqualTo("https://203.0.113.70/new");
+            assertThat(r.json().get("secret").asText()).as("a new registration shows its new secret").startsWith("whsec_");
+        }
+        assertThat(changes("suspended", before)).singleElement().asString().startsWith("REGISTERED admin:");
+        assertThat(row("suspended").text()).contains("https://203.0.113.70/new");
+        assertThat(delete("?tenant=suspended", "admin-1").status()).isEqualTo(204);
+    }
+
     @Test
     void aTenantSeesOnlyItsOwnAndRolesAreAsApiMdSays() {
         assertThat(put(SERVICE.api(), "admin-1", "{\"url\":\"https://203.0.113.40/a\"}", "?tenant=acme").status()).isEqualTo(200);
