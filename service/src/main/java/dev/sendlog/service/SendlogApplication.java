@@ -53,9 +53,16 @@ import dev.sendlog.service.dispatch.HighWorkSignal;
 import dev.sendlog.service.core.SuppressionStore;
 import dev.sendlog.service.resources.SuppressionsResource;
 import dev.sendlog.service.resources.WebhookResource;
+import dev.sendlog.service.health.WebhookHealthCheck;
+import dev.sendlog.service.resources.WebhookAdminResource;
 import dev.sendlog.service.webhooks.SecretBox;
+import dev.sendlog.service.webhooks.WebhookDeliveries;
+import dev.sendlog.service.webhooks.WebhookDispatcher;
+import dev.sendlog.service.webhooks.WebhookPoster;
+import dev.sendlog.service.webhooks.WebhookRetries;
 import dev.sendlog.service.webhooks.WebhookStore;
 import dev.sendlog.service.webhooks.WebhookTargets;
+import dev.sendlog.service.webhooks.WebhookWorker;
 import dev.sendlog.service.dispatch.ShardLeases;
 import dev.sendlog.service.dispatch.ShardOwner;
 import dev.sendlog.service.dispatch.Timers;
@@ -222,6 +229,8 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
                 EnumSet.of(Components.SEND_WORKER)));
         bootstrap.addCommand(new ComponentCommand(this, "callback-worker", "Runs callback workers only",
                 EnumSet.of(Components.CALLBACK_WORKER)));
+        bootstrap.addCommand(new ComponentCommand(this, "webhook-worker", "Runs status webhook deliveries only",
+                EnumSet.of(Components.WEBHOOK_WORKER)));
         bootstrap.addCommand(new ComponentCommand(this, "maintenance",
                 "Runs timers, partitions, compaction and expiry only", EnumSet.of(Components.MAINTENANCE)));
     }
@@ -277,7 +286,7 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
         env.admin().addServlet("prometheus", new PrometheusServlet(metrics)).addMapping("/metrics/prometheus");
         env.healthChecks().register("database", new DatabaseHealthCheck(pools.pool(PoolRole.MAINTENANCE),
                 List.of(pools.pool(PoolRole.API), pools.pool(PoolRole.PIPELINE), pools.pool(PoolRole.CALLBACKS),
-                        pools.pool(PoolRole.MAINTENANCE))));
+                        pools.pool(PoolRole.MAINTENANCE), pools.pool(PoolRole.WEBHOOKS))));
         env.healthChecks().register("partitions", new PartitionsHealthCheck(partitionManager, clock, config.partitions.minDaysAhead));
         HealthSettings h = config.alarms;
         env.healthChecks().register("pollers", new PollersHealthCheck(pools.dsl(PoolRole.MAINTENANCE),
@@ -290,6 +299,8 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
         env.lifecycle().scheduledExecutorService("alarms-%d").threads(1).build()
                 .scheduleWithFixedDelay(failureRates::sample, 1, 1, TimeUnit.SECONDS);
         env.healthChecks().register("failures", new FailureRateHealthCheck(failureRates));
+        env.healthChecks().register("webhooks", new WebhookHealthCheck(new WebhookDeliveries(pools.dsl(PoolRole.MAINTENANCE)),
+                clock, config.webhooks.maxOwedAge.toJavaDuration()));
         env.admin().addServlet("alarms", new AlarmsServlet(failureRates, env.getObjectMapper())).addMapping("/alarms");
 
         if (config.components.contains(Components.MAINTENANCE)) {
@@ -352,6 +363,9 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
         if (config.components.contains(Components.API) || config.components.contains(Components.CALLBACK_WORKER)) {
             wireReceipts(config, env, pools, events, local, instance, callbackPermits, callbackBound);
         }
+        if (config.components.contains(Components.WEBHOOK_WORKER)) {
+            wireWebhooks(config, env, pools, events, local, instance);
+        }
         // Registered last, so stopped first: the work is handed over before any component stops on its own.
         env.lifecycle().manage(shutdown.handOverOnStop());
         if (ownProcess) {
@@ -363,6 +377,40 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
     private static Duration shutdownGrace(SendlogConfiguration config) {
         return config.getServerFactory() instanceof io.dropwizard.core.server.AbstractServerFactory server
                 ? Duration.ofMillis(server.getShutdownGracePeriod().toMilliseconds()) : Duration.ofSeconds(30);
+    }
+
+    /**
+     * Status webhook deliveries (issue 27): the dispatcher that leases owed deliveries onto the webhook stream, and the
+     * worker that posts them, with a Redis client, a stream, a bound, a pool and an HTTP client of their own.
+     */
+    private void wireWebhooks(SendlogConfiguration config, Environment env, Pools pools, EventStore events,
+                              LocalInfrastructure local, String instance) throws Exception {
+        MetricRegistry metrics = env.metrics();
+        var w = config.webhooks;
+        if (w.secretKey.isBlank()) {
+            throw new IllegalStateException("refusing to start the webhook worker: webhooks.secretKey is not set; it opens "
+                    + "the signing secrets the API stored under it");
+        }
+        JobStream stream = jobStore(config, env, local.sendRedisUri(), "webhook", StreamKeys.webhook(config.redis.keyPrefix),
+                StreamKeys.WEBHOOK_GROUP, instance);
+        WebhookDeliveries deliveries = new WebhookDeliveries(pools.dsl(PoolRole.WEBHOOKS));
+        WebhookDispatcher dispatcher = new WebhookDispatcher(deliveries, stream, clock, w.leaseTimeout.toJavaDuration(),
+                w.dispatchEvery.toJavaDuration(), w.dispatchBatch, w.keepDelivered.toJavaDuration(), metrics);
+        env.lifecycle().manage(dispatcher);
+        WebhookPoster poster = new WebhookPoster(new WebhookTargets(w.allowPrivateTargets, WebhookTargets.SYSTEM),
+                WebhookTargets.bounded(WebhookTargets.SYSTEM, WebhookTargets.RESOLVE_TIMEOUT), w.connectTimeout.toJavaDuration(),
+                w.timeout.toJavaDuration(), w.perEndpointConcurrency, w.concurrency);
+        shutdown.closeLast(poster::close);
+        StreamConsumer consumer = new StreamConsumer("webhooks", stream, new Semaphore(w.concurrency),
+                w.leaseTimeout.toJavaDuration(), metrics);
+        new WebhookWorker(consumer, deliveries, new WebhookStore(pools.dsl(PoolRole.WEBHOOKS),
+                SecretBox.fromBase64(w.secretKey), clock), new MessageReader(pools.dsl(PoolRole.WEBHOOKS), events), poster,
+                new WebhookRetries(w.firstRetryWait.toJavaDuration(), w.maxRetryWait.toJavaDuration(), w.retryFor.toJavaDuration()),
+                clock, w.perEndpointConcurrency, w.perEndpointQueue, metrics);
+        env.lifecycle().manage(consumer);
+        shutdown.consumer(consumer, null);
+        pausables.put("webhook-worker", new Pausable(consumer::pauseReading, consumer::resume));
+        env.admin().addTask(new RunNowTask("dispatch-webhooks", dispatcher::dispatchOnce));
     }
 
     private void wireReceipts(SendlogConfiguration config, Environment env, Pools pools, EventStore events,
@@ -595,6 +643,7 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
                     env.getObjectMapper(), config.publicBaseUrl, metrics)).addMappingForUrlPatterns(EnumSet.of(DispatcherType.REQUEST), true,
                     DirectSubmit.PATH, DirectSubmit.BATCH_PATH);
         }
+        env.jersey().register(new WebhookAdminResource(new WebhookDeliveries(pools.dsl(PoolRole.API)), clock));
         env.jersey().register(new AdminResource(reader, new AdminActions(pools.dsl(PoolRole.API), events, reader, clock),
                 new ParkedStore(pools.dsl(PoolRole.API), events, reader, clock), lanes, metrics));
     }

@@ -11,6 +11,8 @@ public enum Components {
     POLLER,
     SEND_WORKER,
     CALLBACK_WORKER,
+    /** Status webhook deliveries: the dispatcher that puts owed deliveries on the webhook stream, and their workers. */
+    WEBHOOK_WORKER,
     /** Timers, projector, reconciliation, partitions, compaction, idempotency-key expiry. */
     MAINTENANCE;
 

@@ -64,8 +64,16 @@ public class DatabaseSettings {
         @JsonProperty
         public int maintenance = 4;
 
+        /**
+         * Status webhook deliveries: the dispatcher's leases and each attempt's read and outcome. An attempt holds a
+         * connection only for those short statements, never across the HTTP call.
+         */
+        @Min(1)
+        @JsonProperty
+        public int webhooks = 3;
+
         public int total() {
-            return api + pipeline + callbacks + maintenance;
+            return api + pipeline + callbacks + maintenance + webhooks;
         }
     }
 }

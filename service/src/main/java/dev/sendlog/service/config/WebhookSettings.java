@@ -3,7 +3,10 @@ package dev.sendlog.service.config;
 import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import dev.sendlog.service.webhooks.SecretBox;
+import io.dropwizard.util.Duration;
 import jakarta.validation.constraints.AssertTrue;
+import jakarta.validation.constraints.Max;
+import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotNull;
 import java.util.List;
 
@@ -30,6 +33,87 @@ public class WebhookSettings {
     @NotNull
     @JsonProperty
     public String secretKey = "";
+
+    /** Deliveries in flight at most in one webhook-worker process: the job type's own bound, apart from every other's. */
+    @Min(1)
+    @Max(10_000)
+    @JsonProperty
+    public int concurrency = 64;
+
+    /**
+     * Deliveries in flight to one endpoint at most. An endpoint that answers slowly or not at all holds this many of
+     * {@code concurrency}, never more, so the others' deliveries go on.
+     */
+    @Min(1)
+    @Max(1_000)
+    @JsonProperty
+    public int perEndpointConcurrency = 4;
+
+    /**
+     * Deliveries of one endpoint waiting in memory for one of its slots; beyond this they are left on the stream (no
+     * permit held) and come back when reclaimed or when their lease ends.
+     */
+    @Min(0)
+    @Max(100_000)
+    @JsonProperty
+    public int perEndpointQueue = 100;
+
+    /** How long an attempt waits for the endpoint's answer (API.md: 10 s); a longer wait is a failed attempt. */
+    @NotNull
+    @JsonProperty
+    public Duration timeout = Duration.seconds(10);
+
+    @NotNull
+    @JsonProperty
+    public Duration connectTimeout = Duration.seconds(5);
+
+    /** The first retry's wait; each later one doubles, up to {@code maxRetryWait} (API.md: 1 s doubling to 1 h). */
+    @NotNull
+    @JsonProperty
+    public Duration firstRetryWait = Duration.seconds(1);
+
+    @NotNull
+    @JsonProperty
+    public Duration maxRetryWait = Duration.hours(1);
+
+    /** How long a delivery is retried before it is DEAD (API.md: 24 h), from its event or from its re-drive. */
+    @NotNull
+    @JsonProperty
+    public Duration retryFor = Duration.hours(24);
+
+    /**
+     * How long a delivery put on the webhook stream stays leased to its job: a job lost with a crashed worker or an
+     * emptied Redis is put on the stream again when this has passed. Above {@code timeout}, with room for a wait.
+     */
+    @NotNull
+    @JsonProperty
+    public Duration leaseTimeout = Duration.seconds(60);
+
+    /** How often the dispatcher looks for deliveries that are due, when the last look found less than a batch. */
+    @NotNull
+    @JsonProperty
+    public Duration dispatchEvery = Duration.milliseconds(200);
+
+    @Min(1)
+    @Max(10_000)
+    @JsonProperty
+    public int dispatchBatch = 500;
+
+    /** Delivered deliveries (and their attempts) are deleted this long after delivery; dead ones stay until re-driven. */
+    @NotNull
+    @JsonProperty
+    public Duration keepDelivered = Duration.days(7);
+
+    /** The health check {@code webhooks} fails while the oldest owed delivery has been owed longer than this. */
+    @NotNull
+    @JsonProperty
+    public Duration maxOwedAge = Duration.minutes(15);
+
+    @JsonIgnore
+    @AssertTrue(message = "webhooks.leaseTimeout must be longer than webhooks.timeout plus webhooks.connectTimeout")
+    public boolean isLeaseLongerThanAnAttempt() {
+        return leaseTimeout.toMilliseconds() > timeout.toMilliseconds() + connectTimeout.toMilliseconds();
+    }
 
     @JsonIgnore
     @AssertTrue(message = "webhooks.secretKey must be empty or base64 of exactly 32 bytes (e.g. `openssl rand -base64 32`)")

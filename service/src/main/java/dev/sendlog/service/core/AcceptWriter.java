@@ -231,14 +231,25 @@ public final class AcceptWriter {
                 .execute();
     }
 
+    /**
+     * The message rows, and in the same statement the status webhook deliveries their acceptance owes (V16): the row is
+     * the ACCEPTED event (SCHEDULED for a message with a later sendAt), seq 1, and a tenant whose registration asks
+     * for that status is owed a delivery of it, committed with the message or not at all.
+     */
     private static final String INSERT_MESSAGES_SQL = """
+            WITH t AS MATERIALIZED (
+                SELECT * FROM unnest(?::uuid[], ?::text[], ?::int2[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[],
+                                     ?::text[], ?::text[], ?::text[], ?::text[], ?::text[])
+                     AS t(id, tenant, shard, reference, ikey, recipient, body, gateway, metadata, sender, valid_until, send_at,
+                          status)),
+            owed AS (INSERT INTO webhook_deliveries (message_id, seq, tenant, status, event_at, owed_since, due_at)
+                     SELECT t.id, 1, t.tenant, t.status, ?::timestamptz, ?::timestamptz, ?::timestamptz
+                     FROM t JOIN webhooks w ON w.tenant = t.tenant AND t.status = ANY (w.events))
             INSERT INTO messages (id, tenant, shard, reference, idempotency_key, recipient, body, gateway, metadata, accepted_at,
                                   sender, valid_until, send_at)
             SELECT id, tenant, shard, reference, ikey, recipient, body, gateway, metadata::jsonb, ?::timestamptz, sender,
                    valid_until::timestamptz, send_at::timestamptz
-            FROM unnest(?::uuid[], ?::text[], ?::int2[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[],
-                        ?::text[], ?::text[], ?::text[])
-                 AS t(id, tenant, shard, reference, ikey, recipient, body, gateway, metadata, sender, valid_until, send_at)""";
+            FROM t""";
 
     /**
      * The due scan's rows of the scheduled messages among them (issue 26), in the same transaction as their rows: a
@@ -264,6 +275,7 @@ public final class AcceptWriter {
         String[] senders = new String[n];
         String[] validUntil = new String[n];
         String[] sendAt = new String[n];
+        String[] statuses = new String[n];
         List<String> dueAt = new ArrayList<>();
         List<UUID> scheduled = new ArrayList<>();
         for (int i = 0; i < n; i++) {
@@ -281,7 +293,9 @@ public final class AcceptWriter {
             validUntil[i] = m.draft().validUntil() == null ? null : m.draft().validUntil().toString();
             Instant at = m.draft().sendAt();
             sendAt[i] = at == null ? null : at.toString();
-            if (Histories.isScheduled(at, acceptedAt)) {
+            boolean isScheduled = Histories.isScheduled(at, acceptedAt);
+            statuses[i] = isScheduled ? "SCHEDULED" : "ACCEPTED";
+            if (isScheduled) {
                 Instant valid = m.draft().validUntil();
                 dueAt.add((valid != null && valid.isBefore(at) ? valid : at).toString());
                 scheduled.add(m.id());
@@ -289,19 +303,23 @@ public final class AcceptWriter {
         }
         tx.connection(c -> {
             try (PreparedStatement ps = c.prepareStatement(INSERT_MESSAGES_SQL)) {
-                ps.setString(1, acceptedAt.toString());
-                ps.setArray(2, c.createArrayOf("uuid", ids));
-                ps.setArray(3, c.createArrayOf("text", tenants));
-                ps.setArray(4, c.createArrayOf("int2", shards));
-                ps.setArray(5, c.createArrayOf("text", references));
-                ps.setArray(6, c.createArrayOf("text", keys));
-                ps.setArray(7, c.createArrayOf("text", recipients));
-                ps.setArray(8, c.createArrayOf("text", bodies));
-                ps.setArray(9, c.createArrayOf("text", gateways));
-                ps.setArray(10, c.createArrayOf("text", metadata));
-                ps.setArray(11, c.createArrayOf("text", senders));
-                ps.setArray(12, c.createArrayOf("text", validUntil));
-                ps.setArray(13, c.createArrayOf("text", sendAt));
+                ps.setArray(1, c.createArrayOf("uuid", ids));
+                ps.setArray(2, c.createArrayOf("text", tenants));
+                ps.setArray(3, c.createArrayOf("int2", shards));
+                ps.setArray(4, c.createArrayOf("text", references));
+                ps.setArray(5, c.createArrayOf("text", keys));
+                ps.setArray(6, c.createArrayOf("text", recipients));
+                ps.setArray(7, c.createArrayOf("text", bodies));
+                ps.setArray(8, c.createArrayOf("text", gateways));
+                ps.setArray(9, c.createArrayOf("text", metadata));
+                ps.setArray(10, c.createArrayOf("text", senders));
+                ps.setArray(11, c.createArrayOf("text", validUntil));
+                ps.setArray(12, c.createArrayOf("text", sendAt));
+                ps.setArray(13, c.createArrayOf("text", statuses));
+                ps.setString(14, acceptedAt.toString());
+                ps.setString(15, acceptedAt.toString());
+                ps.setString(16, acceptedAt.toString());
+                ps.setString(17, acceptedAt.toString());
                 int inserted = ps.executeUpdate();
                 if (inserted != n) {
                     throw new IllegalStateException("inserted " + inserted + " of " + n + " messages");

@@ -36,7 +36,8 @@ public final class AdminActions {
             throw ApiProblem.conflict("a message in status " + m.state().status()
                     + " cannot be re-driven; only DEAD, UNKNOWN before it was sent, or RETRYING", List.of());
         }
-        NewEvent event = new NewEvent(id, m.state().nextSeq(), m.row().shard(), actor, clock.instant(), redrive.get());
+        NewEvent event = new NewEvent(id, m.state().nextSeq(), m.row().shard(), actor, clock.instant(), redrive.get())
+                .deciding(m.state(), m.row().tenant());
         try {
             dsl.transaction(cfg -> events.append(cfg.dsl(), List.of(event)));
         } catch (RuntimeException e) {

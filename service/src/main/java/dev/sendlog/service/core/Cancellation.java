@@ -54,7 +54,7 @@ public final class Cancellation {
             }
             Cancelled cancelled = cancel.get();
             NewEvent event = new NewEvent(id, m.state().nextSeq(), m.row().shard(), actor, clock.instant(), cancelled)
-                    .withFinal(FinalStatus.CANCELLED, m.row().tenant());
+                    .deciding(m.state(), m.row().tenant());
             try {
                 dsl.transaction(cfg -> events.append(cfg.dsl(), List.of(event)));
                 return reader.find(id).orElseThrow();

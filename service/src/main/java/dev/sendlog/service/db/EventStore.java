@@ -35,18 +35,34 @@ import org.postgresql.util.PSQLException;
 public final class EventStore {
     private static final String UNIQUE_VIOLATION = "23505";
 
-    private static final String APPEND_SQL = """
+    private static final String APPEND_ROWS = """
             INSERT INTO message_events (message_id, seq, at, type, actor, attempt, code, kind, ref, publication, time2,
                                         gateway, provider_id, detail, detail2, packed, status, tenant, shard, xid, position)
             SELECT m, s, at::timestamptz, ty, ac, att, co, ki, rf, pu, t2::timestamptz, gw, pid, d1, d2, pk, st, te,
                    CASE WHEN ty = 7 THEN sh END,
                    CASE WHEN ty = 7 THEN pg_current_xact_id()::text::bigint END,
                    CASE WHEN ty = 7 THEN nextval('message_events_position_seq') END
-            FROM unnest(?::uuid[], ?::int4[], ?::text[], ?::int2[], ?::int4[], ?::int2[], ?::int2[], ?::int2[], ?::int8[],
-                        ?::int8[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::bytea[], ?::int2[], ?::text[],
-                        ?::int2[])
-                 AS t(m, s, at, ty, ac, att, co, ki, rf, pu, t2, gw, pid, d1, d2, pk, st, te, sh)
-            ORDER BY m, s""";
+            """;
+    private static final String UNNEST = """
+            unnest(?::uuid[], ?::int4[], ?::text[], ?::int2[], ?::int4[], ?::int2[], ?::int2[], ?::int2[], ?::int8[],
+                   ?::int8[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::bytea[], ?::int2[], ?::text[],
+                   ?::int2[], ?::text[], ?::text[])
+                 AS t(m, s, at, ty, ac, att, co, ki, rf, pu, t2, gw, pid, d1, d2, pk, st, te, sh, wt, ws)""";
+
+    private static final String APPEND_SQL = APPEND_ROWS + "FROM " + UNNEST + "\nORDER BY m, s";
+
+    /**
+     * The same append, and in the same statement a webhook delivery owed (V16) for each event that changes its
+     * message's status to one its tenant's registration asks for: one round trip, one transaction, so an event and the
+     * delivery it owes commit together or not at all. Used only for a batch in which some event changes a status.
+     */
+    private static final String APPEND_WITH_WEBHOOKS_SQL = "WITH t AS MATERIALIZED (SELECT * FROM " + UNNEST + "),\n"
+            + """
+            owed AS (INSERT INTO webhook_deliveries (message_id, seq, tenant, status, event_at, owed_since, due_at)
+                     SELECT t.m, t.s, t.wt, t.ws, t.at::timestamptz, t.at::timestamptz, t.at::timestamptz
+                     FROM t JOIN webhooks w ON w.tenant = t.wt AND t.ws = ANY (w.events)
+                     WHERE t.wt IS NOT NULL)
+            """ + APPEND_ROWS + "FROM t\nORDER BY m, s";
 
     private static final String TAKEN_SQL = """
             SELECT k.m, k.s FROM unnest(?::uuid[], ?::int4[]) AS k(m, s)
@@ -110,6 +126,9 @@ public final class EventStore {
         Short[] statuses = new Short[n];
         String[] tenants = new String[n];
         Short[] shards = new Short[n];
+        String[] webhookTenants = new String[n];
+        String[] webhookStatuses = new String[n];
+        boolean changesStatus = false;
         for (int i = 0; i < n; i++) {
             NewEvent e = sorted.get(i);
             EventRow r = histories.codec().toRow(e.messageId(), e.seq(), e.actor(), e.at(), e.event(), e.publication());
@@ -130,11 +149,18 @@ public final class EventStore {
             details2[i] = r.detail2();
             packed[i] = r.packed();
             statuses[i] = e.finalStatus() == null ? null : e.finalStatus().code();
-            tenants[i] = e.tenant();
+            // The tenant column serves search by final status only: an event that makes nothing final leaves it empty.
+            tenants[i] = e.finalStatus() == null ? null : e.tenant();
             shards[i] = r.type() == EventType.REDRIVEN ? e.shard() : null;
+            if (e.statusAfter() != null) {
+                webhookTenants[i] = e.tenant();
+                webhookStatuses[i] = e.statusAfter().name();
+                changesStatus = true;
+            }
         }
+        String sql = changesStatus ? APPEND_WITH_WEBHOOKS_SQL : APPEND_SQL;
         tx.connection(c -> {
-            try (PreparedStatement ps = c.prepareStatement(APPEND_SQL)) {
+            try (PreparedStatement ps = c.prepareStatement(sql)) {
                 ps.setArray(1, c.createArrayOf("uuid", ids));
                 ps.setArray(2, c.createArrayOf("int4", seqs));
                 ps.setArray(3, c.createArrayOf("text", ats));
@@ -154,6 +180,8 @@ public final class EventStore {
                 ps.setArray(17, c.createArrayOf("int2", statuses));
                 ps.setArray(18, c.createArrayOf("text", tenants));
                 ps.setArray(19, c.createArrayOf("int2", shards));
+                ps.setArray(20, c.createArrayOf("text", webhookTenants));
+                ps.setArray(21, c.createArrayOf("text", webhookStatuses));
                 int inserted = ps.executeUpdate();
                 if (inserted != n) {
                     throw new IllegalStateException("appended " + inserted + " of " + n + " events");

@@ -56,13 +56,16 @@ public final class PoolBudget {
         DatabaseSettingsView d = new DatabaseSettingsView(config);
         List<String> lines = new ArrayList<>();
         lines.add("db pools api " + d.api + " + pipeline " + d.pipeline + " + callbacks " + d.callbacks + " + maintenance "
-                + d.maintenance + " + migration/probe 1");
+                + d.maintenance + " + webhooks " + d.webhooks + " + migration/probe 1");
         int redis = 0;
         if (config.components.contains(Components.POLLER) || config.components.contains(Components.SEND_WORKER)) {
             redis += 4 + 3; // and the high lane's stream: publish, read, acknowledge
         }
         if (config.components.contains(Components.API) || config.components.contains(Components.CALLBACK_WORKER)) {
             redis += 4;
+        }
+        if (config.components.contains(Components.WEBHOOK_WORKER)) {
+            redis += 4; // the webhook stream's publish, read, acknowledge, and its health probe
         }
         lines.add("redis connections " + redis);
         lines.add("send workers " + config.pipeline.sendWorker.concurrency + " + high lane "
@@ -78,14 +81,17 @@ public final class PoolBudget {
             listeners += 1;
             lines.add("high work listener 1 (LISTEN, outside the pools)");
         }
-        int total = d.api + d.pipeline + d.callbacks + d.maintenance + 1 + listeners;
+        lines.add("webhook deliveries " + config.webhooks.concurrency + " in flight, " + config.webhooks.perEndpointConcurrency
+                + " per endpoint (webhooks pool, held only for short statements)");
+        int total = d.api + d.pipeline + d.callbacks + d.maintenance + d.webhooks + 1 + listeners;
         return new Budget(lines, total, max, config.database.reservedConnections, others);
     }
 
     /** The pool sizes this process opens (every role's pool is opened whatever the components, so all count). */
-    private record DatabaseSettingsView(int api, int pipeline, int callbacks, int maintenance) {
+    private record DatabaseSettingsView(int api, int pipeline, int callbacks, int maintenance, int webhooks) {
         DatabaseSettingsView(SendlogConfiguration c) {
-            this(c.database.pools.api, c.database.pools.pipeline, c.database.pools.callbacks, c.database.pools.maintenance);
+            this(c.database.pools.api, c.database.pools.pipeline, c.database.pools.callbacks, c.database.pools.maintenance,
+                    c.database.pools.webhooks);
         }
     }
 }

@@ -7,6 +7,7 @@ public enum PoolRole {
     API("api"),
     PIPELINE("pipeline"),
     CALLBACKS("callbacks"),
+    WEBHOOKS("webhooks"),
     MAINTENANCE("maintenance");
 
     private final String key;
@@ -24,6 +25,7 @@ public enum PoolRole {
             case API -> sizes.api;
             case PIPELINE -> sizes.pipeline;
             case CALLBACKS -> sizes.callbacks;
+            case WEBHOOKS -> sizes.webhooks;
             case MAINTENANCE -> sizes.maintenance;
         };
     }

@@ -112,12 +112,7 @@ final class DueScan {
             if (fire.isEmpty()) {
                 continue; // not due by the fold (a clock between processes behind): the row stays for a later round
             }
-            NewEvent event = new NewEvent(id, s.nextSeq(), d.row().shard(), ACTOR, now, fire.get());
-            Optional<FinalStatus> ends = Decisions.finalStatusAfter(s, new StoredEvent(id, event.seq(), now, ACTOR,
-                    fire.get()));
-            if (ends.isPresent()) {
-                event = event.withFinal(ends.get(), d.row().tenant());
-            }
+            NewEvent event = new NewEvent(id, s.nextSeq(), d.row().shard(), ACTOR, now, fire.get()).deciding(s, d.row().tenant());
             events.add(event);
             handled.add(id);
         }

@@ -291,12 +291,8 @@ public final class SendWorker {
         }
         MessageEvent event = Decisions.expiry(state, details.row().validUntil(), now).<MessageEvent>map(x -> x)
                 .orElse(claim.get());
-        NewEvent appended = new NewEvent(job.messageId(), state.nextSeq(), details.row().shard(), actor, now,
-                event).withPublication(job.publication());
-        if (event instanceof Expired) {
-            appended = appended.withFinal(FinalStatus.EXPIRED, details.row().tenant());
-        }
-        return Optional.of(appended);
+        return Optional.of(new NewEvent(job.messageId(), state.nextSeq(), details.row().shard(), actor, now,
+                event).withPublication(job.publication()).deciding(state, details.row().tenant()));
     }
 
     private void expiredAtClaim(NewEvent event) {
@@ -491,7 +487,7 @@ public final class SendWorker {
             }
             Instant now = clock.instant();
             NewEvent event = new NewEvent(job.messageId(), state.nextSeq(), shard, actor, now,
-                    new ProviderAccepted(job.attempt(), message.row().gateway(), providerId));
+                    new ProviderAccepted(job.attempt(), message.row().gateway(), providerId)).deciding(state, message.row().tenant());
             Charge charge = new Charge(job.messageId(), Segments.of(message.row().body()), now);
             if (!appender.append(List.of(event), charge).isEmpty()) {
                 sent.inc();
@@ -530,11 +526,8 @@ public final class SendWorker {
                         job.attempt(), state.phase());
                 return false;
             }
-            NewEvent event = new NewEvent(job.messageId(), state.nextSeq(), shard, actor, clock.instant(), result);
-            Optional<FinalStatus> ends = Decisions.finalStatusAfter(state, stored(event));
-            if (ends.isPresent()) {
-                event = event.withFinal(ends.get(), tenant);
-            }
+            NewEvent event = new NewEvent(job.messageId(), state.nextSeq(), shard, actor, clock.instant(), result)
+                    .deciding(state, tenant);
             // The publication's check comes at the retry's time, or at the validity's end when that is sooner: a retry
             // that would come too late is expired by the timer then, without a worker touching it.
             PublicationWake wake = result instanceof AttemptFailed f

@@ -196,12 +196,7 @@ public final class Timers {
             if (viaPublication) {
                 event = event.withPublication(p.id());
             }
-            Optional<FinalStatus> ends = Decisions.finalStatusAfter(s, new StoredEvent(event.messageId(), event.seq(),
-                    event.at(), event.actor(), event.event()));
-            if (ends.isPresent()) {
-                event = event.withFinal(ends.get(), d.row().tenant());
-            }
-            return new Check(event, null);
+            return new Check(event.deciding(s, d.row().tenant()), null);
         } catch (InvalidTransitionException e) {
             LOG.error("timer cannot fold message_id={}: {}", e.messageId(), e.getMessage());
             return Check.DONE;

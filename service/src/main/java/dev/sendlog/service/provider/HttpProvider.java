@@ -131,7 +131,8 @@ public final class HttpProvider implements Provider, AutoCloseable {
         }
     }
 
-    static Duration retryAfter(String value) {
+    /** A Retry-After header as a wait: delay-seconds or an HTTP date; null when absent or neither. */
+    public static Duration retryAfter(String value) {
         if (value == null || value.isBlank()) {
             return null;
         }

@@ -260,6 +260,14 @@ public final class StreamConsumer implements Managed {
         permits.release(entries.size());
     }
 
+    /**
+     * Acknowledges an entry whose permit was already released (by {@link #abandoned}, or with the job that carried it
+     * along): for a job type that keeps entries waiting in memory without holding a permit.
+     */
+    public void acknowledge(StreamEntry entry) {
+        toAck.add(entry.id());
+    }
+
     /** Releases the permits of entries left pending (a failure before they could be handled). */
     public void abandoned(List<StreamEntry> entries) {
         permits.release(entries.size());

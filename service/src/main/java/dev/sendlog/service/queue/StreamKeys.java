@@ -7,6 +7,7 @@ package dev.sendlog.service.queue;
 public final class StreamKeys {
     public static final String SEND_GROUP = "send-workers";
     public static final String CALLBACK_GROUP = "callback-workers";
+    public static final String WEBHOOK_GROUP = "webhook-workers";
 
     private StreamKeys() {
     }
@@ -18,6 +19,11 @@ public final class StreamKeys {
     /** The high priority lane's send stream: a hash tag of its own, so on a cluster it may sit on another node. */
     public static String sendHigh(String prefix) {
         return prefix + "{send-high}:stream";
+    }
+
+    /** Status webhook deliveries (issue 27): a job type, and a hash tag, of their own. */
+    public static String webhook(String prefix) {
+        return prefix + "{webhook}:stream";
     }
 
     public static String callback(String prefix) {

@@ -349,16 +349,11 @@ public final class CallbackWorker {
                 case HOLD -> holdOrPark(p.inboxId, p.gateway, p.receivedAt, ParkReason.Kind.UNMATCHED,
                         "message " + messageId + " has no provider acceptance recorded", messageId);
                 case DUPLICATE -> Optional.of(new CallbackDecision.Duplicate(p.inboxId, messageId));
-                case APPEND -> Optional.of(new CallbackDecision.AppendReceipt(p.inboxId, withFinal(new NewEvent(messageId,
-                        state.nextSeq(), row.shard(), actor, clock.instant(), receipt), state, row.tenant())));
+                case APPEND -> Optional.of(new CallbackDecision.AppendReceipt(p.inboxId, new NewEvent(messageId,
+                        state.nextSeq(), row.shard(), actor, clock.instant(), receipt).deciding(state, row.tenant())));
             };
         }
 
-        /** The receipt with the final status it gives the message, when it gives one (for search by status). */
-        private static NewEvent withFinal(NewEvent event, MessageState before, String tenant) {
-            return Decisions.finalStatusAfter(before, new StoredEvent(event.messageId(), event.seq(), event.at(), event.actor(),
-                    event.event())).map(status -> event.withFinal(status, tenant)).orElse(event);
-        }
 
         /** A park once the hold window has passed; before that, held: no outcome now, and the sweeper brings it back. */
         private Optional<CallbackDecision> holdOrPark(long inboxId, String gateway, Instant receivedAt, ParkReason.Kind kind,

@@ -103,9 +103,8 @@ public final class ParkedStore {
         NewEvent event = null;
         if (message != null) {
             MessageState state = message.state();
-            NewEvent e = new NewEvent(target, state.nextSeq(), message.row().shard(), actor, now, resolved);
-            event = Decisions.finalStatusAfter(state, new StoredEvent(target, e.seq(), now, actor, resolved))
-                    .map(s -> e.withFinal(s, message.row().tenant())).orElse(e);
+            event = new NewEvent(target, state.nextSeq(), message.row().shard(), actor, now, resolved)
+                    .deciding(state, message.row().tenant());
         }
         NewEvent toAppend = event;
         boolean done;

@@ -39,8 +39,9 @@ import java.util.Set;
  * which nobody can read back) but change none. Every change is recorded in {@code webhook_changes} with the caller's
  * actor.
  *
- * <p>Deliveries: not built yet, issue 27 (the next part). This registers the endpoint, makes and rotates its secrets
- * and refuses private targets at registration; nothing posts to the URL yet.
+ * <p>Deliveries are owed from the moment a registration commits: every status event appended after it that the
+ * registration asks for ({@code EventStore}, {@code AcceptWriter}); {@code WebhookWorker} posts them. A change of URL
+ * applies to deliveries still owed.
  */
 @Path("/v1/webhook")
 @Produces(MediaType.APPLICATION_JSON)

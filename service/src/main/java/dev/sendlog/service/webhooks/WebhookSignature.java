@@ -12,8 +12,8 @@ import javax.crypto.spec.SecretKeySpec;
  * The {@code Sendlog-Signature} header of a webhook delivery (API.md, "Status webhooks"):
  * {@code t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">}, one {@code v1=} per secret that signs (two during
  * a rotation, the current one first). The timestamp is signed with the body so that a captured delivery cannot be
- * replayed as new later: a receiver refuses a {@code t} too far from its clock. Pure: the delivery worker (not built
- * yet, issue 27) signs with it, tests and clients verify with it.
+ * replayed as new later: a receiver refuses a {@code t} too far from its clock. Pure: the delivery worker
+ * ({@link WebhookWorker}) signs with it, tests and clients verify with it.
  */
 public final class WebhookSignature {
     public static final String HEADER = "Sendlog-Signature";

@@ -146,7 +146,7 @@ public final class WebhookStore {
 
     /**
      * The secrets a delivery made at {@code at} is signed with: the current one first, then the previous one while it
-     * still signs. Empty when the tenant has no registration. For the delivery worker (not built yet, issue 27).
+     * still signs. Empty when the tenant has no registration. For the delivery worker.
      */
     public List<WebhookSecret> signingSecrets(String tenant, Instant at) {
         Optional<WebhooksRecord> found = dsl.selectFrom(W).where(W.TENANT.eq(tenant)).fetchOptional();

@@ -24,9 +24,9 @@ import java.util.regex.Pattern;
  * resolves to a public and a private address could be sent to either. With {@code allowPrivateTargets} (tests, the
  * local demo) only the URL's form is checked.
  *
- * <p>Registration checks the URL; the delivery worker (not built yet, issue 27) is to check the address it actually
- * connects to with {@link #refusal(InetAddress)} after its own resolution, since a name may resolve elsewhere by then
- * (DNS rebinding), and is not to follow redirects. The resolver is injectable so that tests need no DNS.
+ * <p>Registration checks the URL; every delivery checks the addresses it actually connects to with
+ * {@link #refusal(InetAddress)} inside the HTTP client's own resolver ({@link WebhookPoster}), since a name may resolve
+ * elsewhere by then (DNS rebinding), and follows no redirect. The resolver is injectable so that tests need no DNS.
  */
 public final class WebhookTargets {
     public static final int MAX_LENGTH = 2048;

@@ -33,7 +33,8 @@ class OpenApiDocumentTest {
 
     /** The JAX-RS resources of the application port; the direct (servlet) paths answer the same shapes as these. */
     private static final List<Class<?>> RESOURCES = List.of(MessagesResource.class, AdminResource.class,
-            CallbackResource.class, OpenApiResource.class, SuppressionsResource.class, WebhookResource.class);
+            CallbackResource.class, OpenApiResource.class, SuppressionsResource.class, WebhookResource.class,
+            WebhookAdminResource.class);
 
     @Test
     void theDocumentIsServedWithoutAKeyAsTheJarShipsIt() throws Exception {
