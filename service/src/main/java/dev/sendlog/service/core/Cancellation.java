@@ -1,7 +1,6 @@
 package dev.sendlog.service.core;
 
 import dev.sendlog.events.Cancelled;
-import dev.sendlog.events.FinalStatus;
 import dev.sendlog.projections.Decisions;
 import dev.sendlog.projections.Phase;
 import dev.sendlog.service.db.EventStore;

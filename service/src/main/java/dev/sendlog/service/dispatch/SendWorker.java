@@ -6,7 +6,6 @@ import dev.sendlog.service.core.Metrics;
 import com.codahale.metrics.Timer;
 import dev.sendlog.events.AttemptFailed;
 import dev.sendlog.events.Claimed;
-import dev.sendlog.events.FinalStatus;
 import dev.sendlog.events.Dead;
 import dev.sendlog.events.Expired;
 import dev.sendlog.events.MessageEvent;

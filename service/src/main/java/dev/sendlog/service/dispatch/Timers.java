@@ -5,7 +5,6 @@ import com.codahale.metrics.MetricRegistry;
 import com.codahale.metrics.Timer;
 import dev.sendlog.events.Dead;
 import dev.sendlog.events.Expired;
-import dev.sendlog.events.FinalStatus;
 import dev.sendlog.events.MessageEvent;
 import dev.sendlog.events.OutcomeUnknown;
 import dev.sendlog.events.Published;

@@ -8,8 +8,6 @@ import dev.sendlog.service.core.MessageDetails;
 import dev.sendlog.service.core.MessageReader;
 import dev.sendlog.service.db.EventStore;
 import dev.sendlog.service.db.NewEvent;
-import dev.sendlog.events.StoredEvent;
-import dev.sendlog.projections.Decisions;
 import dev.sendlog.service.errors.ApiProblem;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
