@@ -625,7 +625,8 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
                 config.pipeline.checks.recipientPattern, clock);
         MessageReader reader = new MessageReader(pools.dsl(PoolRole.API), events);
         env.jersey().register(new MessagesResource(parser, accept, reader, codec, config.publicBaseUrl,
-                new Cancellation(pools.dsl(PoolRole.API), events, reader, clock), lanes));
+                new Cancellation(pools.dsl(PoolRole.API), events, reader, clock), lanes,
+                new WebhookDeliveries(pools.dsl(PoolRole.API))));
         env.jersey().register(new OpenApiResource());
         env.jersey().register(new SuppressionsResource(new SuppressionStore(pools.dsl(PoolRole.API), clock),
                 config.pipeline.checks.recipientPattern));

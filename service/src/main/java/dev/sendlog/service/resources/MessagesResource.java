@@ -8,6 +8,8 @@ import dev.sendlog.service.api.BatchResponse;
 import dev.sendlog.service.api.ActorNames;
 import dev.sendlog.service.api.EventView;
 import dev.sendlog.service.api.HistoryView;
+import dev.sendlog.service.api.WebhookDeliveryView;
+import dev.sendlog.service.webhooks.WebhookDeliveries;
 import dev.sendlog.service.api.MessageView;
 import dev.sendlog.service.api.SearchPage;
 import dev.sendlog.service.api.SubmitParser;
@@ -54,13 +56,15 @@ public final class MessagesResource {
     private final String locationPrefix;
     private final Cancellation cancellation;
     private final Lanes lanes;
+    private final WebhookDeliveries webhooks;
 
     /**
      * @param publicBaseUrl where clients reach the API: the base of every {@code Location}, never the request's Host
      * @param lanes         the configured lanes, by which a message's stored shard shows its priority
      */
     public MessagesResource(SubmitParser parser, AcceptService accept, MessageReader reader, EventCodec codec,
-                            String publicBaseUrl, Cancellation cancellation, Lanes lanes) {
+                            String publicBaseUrl, Cancellation cancellation, Lanes lanes, WebhookDeliveries webhooks) {
+        this.webhooks = webhooks;
         this.cancellation = cancellation;
         this.lanes = lanes;
         this.parser = parser;
@@ -147,10 +151,17 @@ public final class MessagesResource {
     public HistoryView history(@Auth Caller caller, @PathParam("id") String id) {
         MessageDetails m = visible(caller, id);
         // Compaction snapshots are opened back into the events they folded: the answer is the same after compaction.
+        boolean staff = caller.role() != Role.CLIENT;
         return new HistoryView(m.row().id(), History.expand(m.events()).stream()
                 .map(e -> new EventView(e.seq(), e.type().name(), e.at(), ActorNames.shown(e.actor(), caller.role()),
                         ActorNames.shownData(e.type().name(), codec.toNode(e.event()), caller.role())))
-                .toList());
+                .toList(),
+                // Its status webhook deliveries: their state for the client, each attempt's outcome for support too.
+                webhooks.ofMessage(m.row().id()).stream().map(d -> new WebhookDeliveryView(
+                        WebhookDeliveries.Delivery.eventId(m.row().id(), d.seq()), d.seq(), d.status(),
+                        WebhookDeliveries.stateName(d.state()), d.attempts(), staff ? d.attemptLog().stream()
+                        .map(a -> new WebhookDeliveryView.Attempt(a.attempt(), a.at(), a.httpStatus(), a.outcome())).toList()
+                        : null)).toList());
     }
 
     @GET

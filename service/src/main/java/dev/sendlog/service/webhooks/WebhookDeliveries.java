@@ -277,27 +277,56 @@ public final class WebhookDeliveries {
         });
     }
 
-    /** The attempts of a message's deliveries, in order: for its history. */
-    public record Attempt(int seq, String status, int attempt, Instant at, Integer httpStatus, String outcome) {
+    /** A message's delivery with its attempts in order: for its history. */
+    public record OfMessage(int seq, String status, short state, int attempts, List<Attempt> attemptLog) {
     }
 
-    public List<Attempt> attempts(UUID messageId) {
-        List<Attempt> out = new ArrayList<>();
-        dsl.connection(c -> {
-            try (PreparedStatement ps = c.prepareStatement("SELECT a.seq, d.status, a.attempt, a.at, a.http_status, a.outcome "
-                    + "FROM webhook_attempts a JOIN webhook_deliveries d ON d.message_id = a.message_id AND d.seq = a.seq "
-                    + "WHERE a.message_id = ? ORDER BY a.at, a.seq, a.attempt")) {
+    public record Attempt(int attempt, Instant at, Integer httpStatus, String outcome) {
+    }
+
+    /** The deliveries {@code messageId} owes or owed, by seq, each with its attempts. */
+    public List<OfMessage> ofMessage(UUID messageId) {
+        return dsl.connectionResult(c -> {
+            java.util.LinkedHashMap<Integer, OfMessage> bySeq = new java.util.LinkedHashMap<>();
+            try (PreparedStatement ps = c.prepareStatement("SELECT seq, status, state, attempts FROM webhook_deliveries "
+                    + "WHERE message_id = ? ORDER BY seq")) {
                 ps.setObject(1, messageId);
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
-                        short http = rs.getShort(5);
-                        out.add(new Attempt(rs.getInt(1), rs.getString(2), rs.getInt(3), rs.getTimestamp(4).toInstant(),
-                                rs.wasNull() ? null : (int) http, rs.getString(6)));
+                        bySeq.put(rs.getInt(1), new OfMessage(rs.getInt(1), rs.getString(2), rs.getShort(3), rs.getInt(4),
+                                new ArrayList<>()));
                     }
                 }
             }
+            if (bySeq.isEmpty()) {
+                return List.of();
+            }
+            try (PreparedStatement ps = c.prepareStatement("SELECT seq, attempt, at, http_status, outcome FROM webhook_attempts "
+                    + "WHERE message_id = ? ORDER BY seq, attempt")) {
+                ps.setObject(1, messageId);
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        OfMessage d = bySeq.get(rs.getInt(1));
+                        short http = rs.getShort(4);
+                        Integer status = rs.wasNull() ? null : (int) http;
+                        if (d != null) {
+                            d.attemptLog().add(new Attempt(rs.getInt(2), rs.getTimestamp(3).toInstant(), status, rs.getString(5)));
+                        }
+                    }
+                }
+            }
+            return List.copyOf(bySeq.values());
         });
-        return out;
+    }
+
+    /** A state code as the API names it. */
+    public static String stateName(short state) {
+        return switch (state) {
+            case OWED -> "OWED";
+            case DELIVERED -> "DELIVERED";
+            case DEAD -> "DEAD";
+            default -> throw new IllegalArgumentException("no delivery state " + state);
+        };
     }
 
     public Backlog backlog() {

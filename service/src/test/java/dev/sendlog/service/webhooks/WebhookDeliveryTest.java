@@ -190,6 +190,19 @@ class WebhookDeliveryTest {
                 + "WHERE a.message_id = '" + id + "' AND a.attempt = 5")).isGreaterThanOrEqualTo(120);
         assertThat(Sql.count(SERVICE.dataSource(), "SELECT count(*) FROM webhook_deliveries WHERE message_id = '" + id
                 + "' AND state = 1 AND attempts = 6")).isEqualTo(1);
+
+        // The history: support sees each attempt's outcome, the client only that the delivery was made.
+        JsonNode bySupport = SERVICE.api().get("/v1/messages/" + id + "/events", "support-1").json().get("webhooks");
+        assertThat(bySupport).as("one delivery, of SENT").hasSize(1);
+        assertThat(bySupport.get(0).get("status").asText()).isEqualTo("SENT");
+        assertThat(bySupport.get(0).get("state").asText()).isEqualTo("DELIVERED");
+        assertThat(bySupport.get(0).get("attempts").asInt()).isEqualTo(6);
+        assertThat(bySupport.get(0).get("attemptLog")).hasSize(6);
+        assertThat(bySupport.get(0).get("attemptLog").get(0).get("httpStatus").asInt()).isEqualTo(500);
+        assertThat(bySupport.get(0).get("attemptLog").get(1).get("httpStatus").isNull()).as("the hang: no answer").isTrue();
+        JsonNode byClient = SERVICE.api().get("/v1/messages/" + id + "/events", "client-b").json().get("webhooks");
+        assertThat(byClient.get(0).get("state").asText()).isEqualTo("DELIVERED");
+        assertThat(byClient.get(0).has("attemptLog")).as("a client sees the state, not the attempts").isFalse();
         unregister("globex");
     }
 
