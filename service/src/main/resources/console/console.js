@@ -27,6 +27,7 @@
     search: { params: null, cursor: null },
     dead: { cursor: null },
     parked: { cursor: null },
+    webhooks: { cursor: null },
     suppressions: { tenant: null, cursor: null },
     openId: null,
     follow: null,
@@ -215,7 +216,7 @@
     state.role = null;
     state.openId = null;
     delete document.body.dataset.role;
-    for (const id of ["search-rows", "dead-rows", "parked-rows", "message-fields", "message-actions", "timeline",
+    for (const id of ["search-rows", "dead-rows", "parked-rows", "webhooks-rows", "message-fields", "message-actions", "timeline",
       "suppressions-rows", "suppression-changes"]) {
       $(id).replaceChildren();
     }
@@ -223,7 +224,8 @@
     $("suppressions-form").reset();
     state.suppressions = { tenant: null, cursor: null };
     $("search-results").hidden = true;
-    for (const id of ["search-more", "dead-more", "parked-more", "search-empty", "dead-empty", "parked-empty",
+    for (const id of ["search-more", "dead-more", "parked-more", "webhooks-more", "search-empty", "dead-empty", "parked-empty",
+      "webhooks-empty",
       "suppressions-more", "suppressions-empty", "suppressions-results", "suppression-history", "suppress-form"]) {
       $(id).hidden = true;
     }
@@ -243,7 +245,7 @@
       stopFollowing();
       state.openId = null;
     }
-    for (const name of ["search", "dead", "parked", "suppressions", "message"]) {
+    for (const name of ["search", "dead", "parked", "webhooks", "suppressions", "message"]) {
       $(`view-${name}`).hidden = name !== view;
     }
     for (const tab of document.querySelectorAll("nav button")) {
@@ -473,6 +475,48 @@
     $("parked-empty").hidden = $("parked-rows").children.length > 0;
   }
 
+  // ---- dead webhook deliveries ----
+
+  async function loadWebhooks(more) {
+    const params = new URLSearchParams({ limit: String(PAGE_SIZE) });
+    if (more) {
+      params.set("cursor", state.webhooks.cursor);
+    }
+    const page = await api("GET", `/v1/admin/webhooks/dead?${params}`);
+    const rows = page.items.map((d) => el("tr", { "data-test": "webhook-row", "data-id": d.eventId },
+      el("td", {}, openLink(d.messageId)),
+      el("td", { class: "number" }, text(d.seq)),
+      el("td", {}, statusBadge(d.status)),
+      el("td", {}, text(d.tenant)),
+      el("td", { class: "number" }, text(d.attempts)),
+      el("td", { class: "error-text", "data-test": "webhook-outcome" }, text(d.lastOutcome)),
+      el("td", {}, text(d.deadAt)),
+      el("td", {}, state.role === "admin" ? webhookRedriveButton(d.eventId) : [])));
+    if (more) {
+      $("webhooks-rows").append(...rows);
+    } else {
+      $("webhooks-rows").replaceChildren(...rows);
+    }
+    state.webhooks.cursor = page.nextCursor;
+    $("webhooks-more").hidden = !page.nextCursor;
+    $("webhooks-empty").hidden = $("webhooks-rows").children.length > 0;
+  }
+
+  function webhookRedriveButton(eventId) {
+    const button = el("button", { type: "button", "data-test": "webhook-redrive", "data-id": eventId }, "Re-drive");
+    button.addEventListener("click", () => act(async () => {
+      button.disabled = true;
+      try {
+        await api("POST", `/v1/admin/webhooks/${encodeURIComponent(eventId)}/redrive`);
+        notice(`Webhook delivery ${eventId} owed again.`);
+        button.replaceWith(el("span", { class: "done", "data-test": "webhook-redriven" }, "owed again"));
+      } finally {
+        button.disabled = false;
+      }
+    }));
+    return button;
+  }
+
   function parkedRow(p) {
     const body = p.body !== undefined && p.body !== null
       ? el("pre", { "data-test": "parked-body" }, p.body)
@@ -613,6 +657,9 @@
     $("tab-search").addEventListener("click", () => { clearBanners(); show("search"); });
     $("tab-dead").addEventListener("click", () => act(async () => { show("dead"); await loadDead(false); }));
     $("tab-parked").addEventListener("click", () => act(async () => { show("parked"); await loadParked(false); }));
+    $("tab-webhooks").addEventListener("click", () => act(async () => { show("webhooks"); await loadWebhooks(false); }));
+    $("webhooks-reload").addEventListener("click", () => act(() => loadWebhooks(false)));
+    $("webhooks-more").addEventListener("click", () => act(() => loadWebhooks(true)));
     $("tab-suppressions").addEventListener("click", () => act(async () => {
       show("suppressions");
       await loadSuppressions(false);

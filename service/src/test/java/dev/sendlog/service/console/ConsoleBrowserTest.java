@@ -16,6 +16,7 @@ import org.jooq.SQLDialect;
 import org.jooq.impl.DSL;
 import dev.sendlog.service.support.ApiResponse;
 import dev.sendlog.service.support.Messages;
+import dev.sendlog.service.support.Sql;
 import dev.sendlog.service.support.ServiceHarness;
 import dev.sendlog.simulator.ReceiptMode;
 import dev.sendlog.simulator.SimulatorConfig;
@@ -270,6 +271,39 @@ class ConsoleBrowserTest {
         click(By.id("parked-all"));
         wait.until(ExpectedConditions.textToBe(By.cssSelector(rowCss("parked-row", Long.toString(parkedId))
                 + " [data-test=parked-resolution]"), "discard: garbage from a test by admin:ops-admin"));
+    }
+
+    /**
+     * A dead status webhook delivery (issue 27) is listed with its last outcome for support, who cannot re-drive it; an
+     * admin re-drives it and it is owed again. The delivery is made dead here by writing its row as the worker would
+     * after 24 h of failures: the worker's own path is WebhookDeliveryTest's; this one is the console's.
+     */
+    @Test
+    void aDeadWebhookDeliveryIsListedAndAnAdminRedrivesIt() throws SQLException {
+        String id = Messages.submitOne(SERVICE, Messages.recipient());
+        String eventId = id + ":1";
+        try (var c = SERVICE.dataSource().getConnection(); var st = c.prepareStatement("INSERT INTO webhook_deliveries "
+                + "(message_id, seq, tenant, status, event_at, owed_since, state, attempts, lease, due_at, last_outcome, done_at) "
+                + "VALUES (?::uuid, 1, 'acme', 'ACCEPTED', now(), now(), 2, 31, 31, NULL, 'HTTP 503: <b>down</b>; now DEAD', now())")) {
+            st.setString(1, id);
+            st.executeUpdate();
+        }
+        signIn("support-1", "support");
+        click(By.id("tab-webhooks"));
+        WebElement dead = awaitReloading(By.id("webhooks-reload"), row("webhook-row", eventId));
+        assertThat(dead.findElement(By.cssSelector("[data-test=webhook-outcome]")).getText())
+                .as("shown as text").isEqualTo("HTTP 503: <b>down</b>; now DEAD");
+        assertThat(dead.getText()).contains("ACCEPTED", "acme", "31");
+        assertThat(browser.findElements(By.cssSelector("[data-test=webhook-redrive]"))).as("no re-drive for support").isEmpty();
+        signOut();
+
+        signIn("admin-1", "admin");
+        click(By.id("tab-webhooks"));
+        awaitReloading(By.id("webhooks-reload"), row("webhook-row", eventId))
+                .findElement(By.cssSelector("[data-test=webhook-redrive]")).click();
+        wait.until(d -> text("notice").startsWith("Webhook delivery " + eventId + " owed again"));
+        assertThat(Sql.count(SERVICE.dataSource(), "SELECT count(*) FROM webhook_deliveries WHERE message_id = '" + id
+                + "' AND state = 0 AND due_at IS NOT NULL")).isEqualTo(1);
     }
 
     @Test
