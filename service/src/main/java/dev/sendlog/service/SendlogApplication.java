@@ -563,6 +563,7 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
                 Duration.ofMillis(config.pipeline.reconcileWindow.toMilliseconds()), rs.concurrency, rs.queueCapacity, clock,
                 "reconciler-" + instance, env.metrics());
         env.lifecycle().manage(reconciler);
+        env.healthChecks().register("reconcile", new dev.sendlog.service.health.ReconcileHealthCheck(env.metrics(), asked.keySet()));
         return reconciler;
     }
 

@@ -111,6 +111,8 @@ class ReconcileByQueryTest {
         assertThat(counter("receipts.finals.by.query.sim")).isGreaterThanOrEqualTo(30);
         assertThat(SERVICE.admin().get("/metrics", null).json().path("gauges").path("reconcile.finals.by.query.share.sim")
                 .path("value").asDouble()).isGreaterThan(0.0);
+        assertThat(SERVICE.healthy("reconcile")).as("asking is reported, never the node's health").isTrue();
+        assertThat(SERVICE.healthMessage("reconcile")).contains("learns most finals by query");
     }
 
     @Test
