@@ -365,6 +365,12 @@ public final class SendWorker {
                     message.row().recipient(), message.row().body(), job.messageId().toString(),
                     publicBaseUrl + "/v1/callbacks/" + message.row().gateway(), key,
                     message.row().sender(), message.row().validUntil())));
+            if (outcome instanceof SubmitOutcome.Transient && claim.attempt() >= limits.maxAttempts()
+                    && provider.answersStatusQueries()) {
+                // The last attempt: no retry will ask, so ask now whether its answer was lost before the message is DEAD.
+                outcome = alreadyTaken(provider, key, job.messageId()).<SubmitOutcome>map(SubmitOutcome.Accepted::new)
+                        .orElse(outcome);
+            }
         } finally {
             gate.exit();
             providerCalls.release();
