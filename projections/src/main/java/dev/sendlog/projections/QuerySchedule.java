@@ -43,10 +43,16 @@ public record QuerySchedule(Duration firstAfter, Duration window, Duration grace
         return end(sentAt).plus(grace);
     }
 
-    /** Whether a query of a message accepted at {@code sentAt} is due at {@code now} (a point has come, the grace not ended). */
+    /**
+     * Whether a query of a message accepted at {@code sentAt} is due at {@code now}: a point has come and the grace has
+     * not passed (at its very end, with no grace at the window's end, one last query is still due).
+     */
     public boolean due(Instant sentAt, Instant now) {
         Instant soon = now.plus(coalesce);
-        return !soon.isBefore(sentAt.plus(firstAfter)) && now.isBefore(unknownAt(sentAt));
+        // The first point is the end of the window when that comes first (a first query later than the window).
+        Instant first = sentAt.plus(firstAfter);
+        Instant end = end(sentAt);
+        return !soon.isBefore(first.isBefore(end) ? first : end) && !now.isAfter(unknownAt(sentAt));
     }
 
     /** Whether a query due at {@code now} is the last word: the window has ended, so an answer without a final is UNKNOWN. */
@@ -54,7 +60,10 @@ public record QuerySchedule(Duration firstAfter, Duration window, Duration grace
         return !now.plus(coalesce).isBefore(end(sentAt));
     }
 
-    /** The first point after {@code now} (past the coalescing), or the time it becomes UNKNOWN when no point is left. */
+    /**
+     * The first point after {@code now} (past the coalescing), or the time it becomes UNKNOWN when no point is left;
+     * always after {@code now}.
+     */
     public Instant next(Instant sentAt, Instant now) {
         Instant soon = now.plus(coalesce);
         Instant end = end(sentAt);
@@ -77,6 +86,8 @@ public record QuerySchedule(Duration firstAfter, Duration window, Duration grace
         Instant unknown = unknownAt(sentAt);
         long passed = Duration.between(end, soon).toMillis() / retryEvery.toMillis() + 1;
         Instant point = end.plus(retryEvery.multipliedBy(passed));
-        return point.isBefore(unknown) ? point : unknown;
+        Instant next = point.isBefore(unknown) ? point : unknown;
+        // Always after now: a check at the UNKNOWN time itself looks again a retry later (by then it is UNKNOWN).
+        return next.isAfter(now) ? next : now.plus(retryEvery);
     }
 }

@@ -44,7 +44,7 @@ class QueryScheduleTest {
         assertThat(schedule.next(SENT, end)).isEqualTo(end.plus(Duration.ofMinutes(1)));
         assertThat(schedule.next(SENT, end.plus(Duration.ofMinutes(4)))).isEqualTo(schedule.unknownAt(SENT));
         assertThat(schedule.due(SENT, end.plus(Duration.ofMinutes(4)))).isTrue();
-        assertThat(schedule.due(SENT, schedule.unknownAt(SENT))).isFalse();
+        assertThat(schedule.due(SENT, schedule.unknownAt(SENT).plusSeconds(1))).isFalse();
     }
 
     @Test
@@ -60,5 +60,30 @@ class QueryScheduleTest {
         QuerySchedule late = new QuerySchedule(Duration.ofHours(1), Duration.ofMinutes(30), Duration.ZERO,
                 Duration.ofMinutes(1), Duration.ZERO);
         assertThat(late.next(SENT, SENT)).isEqualTo(late.end(SENT));
+        assertThat(late.due(SENT, late.end(SENT))).as("asked at the end, not never").isTrue();
+        assertThat(late.last(SENT, late.end(SENT))).isTrue();
+    }
+
+    /** Over many random settings: the points rise strictly, come to UNKNOWN in a bounded number, and each is due when it comes. */
+    @Test
+    void everyScheduleRisesStrictlyToItsUnknownTimeInFewStepsAndEachPointIsDue() {
+        java.util.Random random = new java.util.Random(32);
+        for (int run = 0; run < 2_000; run++) {
+            QuerySchedule s = new QuerySchedule(Duration.ofSeconds(1 + random.nextInt(3_600)),
+                    Duration.ofSeconds(random.nextInt(200_000)), Duration.ofSeconds(random.nextInt(1_000)),
+                    Duration.ofSeconds(1 + random.nextInt(120)), Duration.ofSeconds(random.nextInt(6)));
+            Instant now = SENT;
+            int steps = 0;
+            while (now.isBefore(s.unknownAt(SENT))) {
+                Instant next = s.next(SENT, now);
+                assertThat(next).as(s + " after " + now).isAfter(now);
+                assertThat(next).isBeforeOrEqualTo(s.unknownAt(SENT));
+                if (next.isBefore(s.unknownAt(SENT))) {
+                    assertThat(s.due(SENT, next)).as(s + " at " + next).isTrue();
+                }
+                now = next;
+                assertThat(++steps).as(s.toString()).isLessThan(64 + (int) (s.grace().toSeconds() / s.retryEvery().toSeconds()) + 2);
+            }
+        }
     }
 }
