@@ -3,7 +3,6 @@ package dev.sendlog.service.reconcile;
 import com.codahale.metrics.Counter;
 import com.codahale.metrics.MetricRegistry;
 import com.codahale.metrics.RatioGauge;
-import dev.sendlog.events.FinalStatus;
 import dev.sendlog.events.OutcomeUnknown;
 import dev.sendlog.events.StoredEvent;
 import dev.sendlog.projections.Decisions;
@@ -270,8 +269,7 @@ public final class Reconciler implements Managed {
                 + " of the provider's acceptance, and the provider's status query gave none");
         NewEvent event = new NewEvent(messageId, s.nextSeq(), found.get().row().shard(), actor, clock.instant(), unknown);
         NewEvent withFinal = Decisions.finalStatusAfter(s, new StoredEvent(messageId, event.seq(), event.at(), actor, unknown))
-                .map(f -> event.withFinal(f, found.get().row().tenant())).orElse(event.withFinal(FinalStatus.UNKNOWN,
-                        found.get().row().tenant()));
+                .map(f -> event.withFinal(f, found.get().row().tenant())).orElse(event);
         if (appender.appendOne(withFinal)) {
             stillUnknown.inc();
             metrics.counter("messages.unknown").inc();

@@ -148,6 +148,9 @@ class ReconcileByQueryTest {
             Messages.awaitStatus(SERVICE, id, "UNKNOWN", Duration.ofSeconds(30));
         }
         assertThat(counter("reconcile.queries") - queriesBefore).as("asked before it was called unknown").isGreaterThanOrEqualTo(5);
+        String in = "'" + String.join("','", ids) + "'";
+        assertThat(Sql.count(SERVICE.dataSource(), "SELECT count(*) FROM message_events WHERE status = 3 AND tenant = 'acme' "
+                + "AND message_id IN (" + in + ")")).as("found by search as UNKNOWN").isEqualTo(5);
         for (String id : ids) {
             List<JsonNode> history = Messages.history(SERVICE, id);
             JsonNode unknown = history.stream().filter(e -> e.get("type").asText().equals("OUTCOME_UNKNOWN")).findFirst().orElseThrow();
