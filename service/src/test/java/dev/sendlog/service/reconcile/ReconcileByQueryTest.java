@@ -116,6 +116,28 @@ class ReconcileByQueryTest {
     }
 
     @Test
+    void withHalfTheCallbacksForgottenAndHalfTheSubmitAnswersCutEveryMessageEndsWithTheProvidersStatusSubmittedOnce() {
+        SERVICE.simulator().updateConfig(CALLBACKS_OFF.toBuilder().receiptMode(ReceiptMode.FINAL).callbackLossRate(0.5)
+                .dropAfterAcceptRate(0.5).undeliveredRate(0.3).seed(3232L).build());
+        long submitsBefore = SERVICE.simulator().stats().submits();
+        long duplicatesBefore = SERVICE.simulator().stats().duplicateSubmits();
+        List<String> ids = Messages.submit(SERVICE, 40);
+        awaitFinalByQuery(ids, Duration.ofSeconds(90));
+        long byQuery = 0;
+        for (String id : ids) {
+            String providerSays = providerStatus(id);
+            assertThat(message(id).get("status").asText()).as(id).isEqualTo(providerSays.equals("DELIVRD") ? "DELIVERED" : "UNDELIVERED");
+            assertThat(Messages.ledgerRows(SERVICE, id)).isEqualTo(1);
+            if (receipts(id).stream().anyMatch(r -> r.get("data").path("source").asText().equals("QUERY"))) {
+                byQuery++;
+            }
+        }
+        assertThat(SERVICE.simulator().stats().submits() - submitsBefore).as("one submit per message").isEqualTo(40);
+        assertThat(SERVICE.simulator().stats().duplicateSubmits() - duplicatesBefore).isZero();
+        assertThat(byQuery).as("the forgotten callbacks' outcomes were asked for").isPositive().isLessThan(40);
+    }
+
+    @Test
     void aFailedQueryIsAskedAgainAtTheMessagesNextPoint() {
         SERVICE.simulator().updateConfig(CALLBACKS_OFF.toBuilder().queryErrorRate(1.0).build());
         List<String> ids = Messages.submit(SERVICE, 5);
