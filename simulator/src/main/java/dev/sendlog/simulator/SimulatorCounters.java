@@ -34,6 +34,7 @@ final class SimulatorCounters {
     SimulatorStats snapshot(long uniqueKeys) {
         return new SimulatorStats(submits.sum(), uniqueKeys, duplicateSubmits.sum(), accepted.sum(),
                 transientErrors.sum(), permanentErrors.sum(), dropped.sum(), callbacksSent.sum(),
-                callbacksDelivered.sum(), callbacksFailed.sum(), callbackAttempts.sum(), maxSubmitsInFlight.get());
+                callbacksDelivered.sum(), callbacksFailed.sum(), callbackAttempts.sum(), maxSubmitsInFlight.get(),
+                statusQueries.sum(), callbacksLost.sum());
     }
 }

@@ -67,6 +67,7 @@ class StatusQueryTest {
         assertThat(answer.path("timestamp").asText()).matches("\\d{12}");
         assertThat(receiver.accepted()).isEmpty();
         assertThat(client.stats().path("submits").asLong()).as("a query is not a submit").isEqualTo(1);
+        assertThat(client.stats().path("statusQueries").asLong()).isPositive();
     }
 
     @Test
@@ -94,6 +95,7 @@ class StatusQueryTest {
         await().atMost(Duration.ofSeconds(5)).until(() -> "DELIVRD".equals(answer("key-1").path("status").asText()));
         assertThat(receiver.accepted()).isEmpty();
         assertThat(client.callbackLog()).isEmpty();
+        assertThat(client.stats().path("callbacksLost").asLong()).isEqualTo(1);
     }
 
     @Test
