@@ -214,6 +214,16 @@ public final class Timers {
             Duration unknownAfter = asked ? schedule.window().plus(schedule.grace()) : reconcileWindow;
             Optional<MessageEvent> fire = Decisions.onDeadline(state, validUntil, now, limits)
                     .or(() -> Decisions.reconcile(state, now.minus(unknownAfter), reconcileWindow.toString()).map(e -> e));
+            if (asked && fire.isPresent() && fire.get() instanceof OutcomeUnknown && s.phase() == Phase.CLAIMED) {
+                // The claim of the last attempt expired: the worker's call may or may not have reached the provider. Ask
+                // (issue 32) for up to the schedule's grace before calling it UNKNOWN: taken, the acceptance is recorded;
+                // never taken, the message is DEAD (the attempts are spent and the provider does not have it).
+                Instant askUntil = s.deadline().at().plus(schedule.grace());
+                if (now.isBefore(askUntil)) {
+                    reconciler.offerLostClaim(s.messageId(), d.row().gateway(), s.attempt());
+                    return new Check(null, earliest(now.plus(schedule.retryEvery()), askUntil));
+                }
+            }
             if (fire.isEmpty()) {
                 if (asked && waitingForReceipt(s) && schedule.due(s.sentAt(), now)) {
                     reconciler.offer(s.messageId(), d.row().gateway(), schedule.last(s.sentAt(), now));

@@ -82,6 +82,9 @@ public final class Reconciler implements Managed {
     private final Counter parked;
     private final Counter stillUnknown;
     private final Counter movedOn;
+    private final Counter lostClaimsTaken;
+    private final Counter lostClaimsNotTaken;
+    private final LostClaims lostClaims;
 
     /**
      * @param concurrency   status queries in flight at most, over every gateway
@@ -117,6 +120,9 @@ public final class Reconciler implements Managed {
         this.parked = metrics.counter("reconcile.answers.parked");
         this.stillUnknown = metrics.counter("reconcile.unknown");
         this.movedOn = metrics.counter("reconcile.moved.on");
+        this.lostClaimsTaken = metrics.counter("reconcile.lost.claims.taken");
+        this.lostClaimsNotTaken = metrics.counter("reconcile.lost.claims.not.taken");
+        this.lostClaims = new LostClaims(reader, appender, clock, actor, metrics);
         metrics.registerGauge("reconcile.waiting", waiting::size);
         metrics.registerGauge("reconcile.in.flight", () -> concurrency - calls.availablePermits());
         for (String name : gateways.keySet()) {
@@ -150,6 +156,23 @@ public final class Reconciler implements Managed {
      * the message UNKNOWN. False when it is not taken now (already waiting, or the bound is reached): its next point asks.
      */
     public boolean offer(UUID messageId, String gateway, boolean last) {
+        return submitTask(messageId, gateway, () -> ask(messageId, gateway, last));
+    }
+
+    /**
+     * Asks soon whether the provider took the last attempt of a message whose claim expired at the attempt limit (the
+     * worker died or hung mid-call). Taken: the acceptance is recorded with its charge, as the worker would have. Never
+     * taken: DEAD. A query that cannot say: nothing, and the timers offer it again until their grace ends, then UNKNOWN.
+     */
+    public boolean offerLostClaim(UUID messageId, String gateway, int attempt) {
+        return submitTask(messageId, gateway, () -> askLostClaim(messageId, gateway, attempt));
+    }
+
+    private interface Task {
+        void run() throws InterruptedException;
+    }
+
+    private boolean submitTask(UUID messageId, String gateway, Task task) {
         if (!gateways.containsKey(gateway)) {
             return false;
         }
@@ -163,7 +186,7 @@ public final class Reconciler implements Managed {
         try {
             threads.execute(() -> {
                 try {
-                    ask(messageId, gateway, last);
+                    task.run();
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                 } catch (RuntimeException e) {
@@ -179,6 +202,51 @@ public final class Reconciler implements Managed {
         }
         offered.inc();
         return true;
+    }
+
+    private void askLostClaim(UUID messageId, String gateway, int attempt) throws InterruptedException {
+        Gateway g = gateways.get(gateway);
+        rates.get(gateway).acquire();
+        StatusAnswer answer;
+        calls.acquire();
+        try {
+            made.inc();
+            answer = g.provider().status(EffectKeys.providerSubmit(messageId));
+        } finally {
+            calls.release();
+        }
+        switch (answer) {
+            case StatusAnswer.Found f -> {
+                answered.inc();
+                database.acquire();
+                try {
+                    if (lostClaims.recordTaken(messageId, gateway, attempt, f.providerId())) {
+                        lostClaimsTaken.inc();
+                        LOG.info("the provider took the last attempt of an expired claim; acceptance recorded message_id={} "
+                                + "provider_id={}", messageId, f.providerId());
+                    }
+                } finally {
+                    database.release();
+                }
+            }
+            case StatusAnswer.NeverTaken n -> {
+                neverTaken.inc();
+                database.acquire();
+                try {
+                    if (lostClaims.recordNeverTaken(messageId, attempt)) {
+                        lostClaimsNotTaken.inc();
+                        LOG.info("the provider never took the last attempt of an expired claim; DEAD message_id={}", messageId);
+                    }
+                } finally {
+                    database.release();
+                }
+            }
+            case StatusAnswer.Failed f -> {
+                failed.inc();
+                LOG.info("status query of an expired claim failed; asked again message_id={} gateway={} reason=\"{}\"",
+                        messageId, gateway, f.reason());
+            }
+        }
     }
 
     private void ask(UUID messageId, String gateway, boolean last) throws InterruptedException {
