@@ -16,6 +16,8 @@ public final class RowCodec {
     static final short STAGE_SUPPRESSION = 3;
     static final short ACTION_APPLY = 1;
     static final short ACTION_DISCARD = 2;
+    /** A receipt learned by a status query (issue 32); a callback's row leaves the code null. */
+    static final short RECEIPT_BY_QUERY = 2;
 
     private final EventCodec codec;
 
@@ -76,6 +78,8 @@ public final class RowCodec {
                 r.time2 = rc.providerTimestamp();
                 r.detail2 = rc.errorCode();
                 r.ref = rc.inboxId();
+                // Null for a callback: rows written before the source existed read the same as new ones.
+                r.code = rc.source() == ReceiptSource.QUERY ? RECEIPT_BY_QUERY : null;
             }
             case OutcomeUnknown u -> r.detail = u.reason();
             case Resolved rs -> {
@@ -112,7 +116,8 @@ public final class RowCodec {
                 case REDRIVEN -> new Redriven(r.attempt(), RedriveReason.values()[r.code() - 1]);
                 case DEAD -> new Dead(r.attempt(), r.detail());
                 case RECEIPT -> new Receipt(ReceiptKind.values()[r.kind() - 1], r.gateway(), r.providerId(), r.detail(), r.time2(),
-                        r.detail2(), r.ref());
+                        r.detail2(), r.ref(), r.code() != null && r.code() == RECEIPT_BY_QUERY
+                                ? ReceiptSource.QUERY : ReceiptSource.CALLBACK);
                 case OUTCOME_UNKNOWN -> new OutcomeUnknown(r.detail());
                 case RESOLVED -> new Resolved(r.ref(), r.code() == ACTION_APPLY ? Resolved.APPLY : Resolved.DISCARD,
                         r.kind() == null ? null : ReceiptKind.values()[r.kind() - 1], r.detail());

@@ -107,8 +107,13 @@ public final class Histories {
                 Decisions.onDeadline(state, validUntil, now, LIMITS).ifPresent(e -> append("timer", e));
             });
         }
-        Receipt receipt = new Receipt(ReceiptKind.values()[random.nextInt(4)], "sim", "p1",
-                STATUSES[random.nextInt(STATUSES.length)], now.minusSeconds(random.nextInt(5)), null, random.nextInt(1000));
+        ReceiptKind kind = ReceiptKind.values()[random.nextInt(4)];
+        String providerStatus = STATUSES[random.nextInt(STATUSES.length)];
+        Instant providerTime = now.minusSeconds(random.nextInt(5));
+        int inboxId = random.nextInt(1000);
+        // A third asked by a status query (issue 32), from the same draws: the random sequence is the one it always was.
+        Receipt receipt = new Receipt(kind, "sim", "p1", providerStatus, providerTime, null, inboxId,
+                inboxId % 3 == 0 ? dev.sendlog.events.ReceiptSource.QUERY : dev.sendlog.events.ReceiptSource.CALLBACK);
         if (Decisions.receipt(state, receipt) == ReceiptDecision.APPEND) {
             options.add(() -> append("callbacks-1", receipt));
         }

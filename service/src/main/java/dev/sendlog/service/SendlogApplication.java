@@ -66,6 +66,8 @@ import dev.sendlog.service.webhooks.WebhookWorker;
 import dev.sendlog.service.dispatch.ShardLeases;
 import dev.sendlog.service.dispatch.ShardOwner;
 import dev.sendlog.service.dispatch.Timers;
+import dev.sendlog.service.reconcile.Reconciler;
+import dev.sendlog.projections.QuerySchedule;
 import dev.sendlog.service.config.HealthSettings;
 import dev.sendlog.service.health.AlarmsServlet;
 import dev.sendlog.service.health.FailureRateHealthCheck;
@@ -165,6 +167,8 @@ import org.slf4j.LoggerFactory;
 /** The one place where sendlog is wired together. */
 public class SendlogApplication extends Application<SendlogConfiguration> {
     private static final Logger LOG = LoggerFactory.getLogger(SendlogApplication.class);
+    /** Query points this close together are taken at one publication check (a batch's messages are accepted ms apart). */
+    private static final Duration QUERY_COALESCE = Duration.ofSeconds(5);
     /** API.md: a body over 64 KiB answers 413. */
     public static final long MAX_BODY_BYTES = 64 * 1024;
 
@@ -528,9 +532,13 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
                         p.cdc.maxRetainedWal.toBytes(), metrics);
                 env.healthChecks().register("cdc-slot", slotHealth);
             }
+            Reconciler reconciler = reconciler(config, env, pools, events, appender, instance);
+            PipelineSettings.ReconcileSettings rs = p.reconcile;
+            QuerySchedule schedule = reconciler == null ? null : new QuerySchedule(rs.queryAfter.toJavaDuration(),
+                    reconcileWindow, rs.grace.toJavaDuration(), rs.retryEvery.toJavaDuration(), QUERY_COALESCE);
             Timers timers = new Timers(new Publications(pools.dsl(PoolRole.MAINTENANCE)),
                     new MessageReader(pools.dsl(PoolRole.MAINTENANCE), events), appender, events.actors(), limits,
-                    reconcileWindow, clock, metrics);
+                    reconcileWindow, clock, metrics, reconciler, schedule);
             ShardOwner owner = new ShardOwner(leases, pollers, cdcFeed, timers,
                     Duration.ofMillis(p.leaseTtl.toMilliseconds()), p.maxBatchesPerRound, p.idlePollMs,
                     p.timerIntervalMs, metrics);
@@ -578,6 +586,33 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
             pausables.put("send-worker", new Pausable(() -> lanePausables.forEach(l -> l.pause().run()),
                     () -> lanePausables.forEach(l -> l.resume().run())));
         }
+    }
+
+    /**
+     * The reconciler (issue 32) of the gateways with {@code statusQuery: true}, or null when there are none: its own
+     * provider connections (as many as its concurrency), rate per gateway, threads and reads, nothing of the send
+     * workers'. It runs where the timers run, which hand it the messages due for a query.
+     */
+    private Reconciler reconciler(SendlogConfiguration config, Environment env, Pools pools, EventStore events,
+                                  EventAppender appender, String instance) {
+        PipelineSettings.ReconcileSettings rs = config.pipeline.reconcile;
+        Map<String, Reconciler.Gateway> asked = new HashMap<>();
+        config.gateways.forEach((name, g) -> {
+            if (g.statusQuery) {
+                HttpProvider provider = new HttpProvider(name, g, rs.concurrency);
+                env.lifecycle().manage(managed(() -> closeQuietly(provider)));
+                asked.put(name, new Reconciler.Gateway(provider, Vocabulary.named(g.vocabulary, g.statusMap), g.queriesPerSecond));
+            }
+        });
+        if (asked.isEmpty()) {
+            return null;
+        }
+        Reconciler reconciler = new Reconciler(asked, new MessageReader(pools.dsl(PoolRole.MAINTENANCE), events), appender,
+                Duration.ofMillis(config.pipeline.reconcileWindow.toMilliseconds()), rs.concurrency, rs.queueCapacity, clock,
+                "reconciler-" + instance, env.metrics());
+        env.lifecycle().manage(reconciler);
+        env.healthChecks().register("reconcile", new dev.sendlog.service.health.ReconcileHealthCheck(env.metrics(), asked.keySet()));
+        return reconciler;
     }
 
     private void wireApi(SendlogConfiguration config, Environment env, Pools pools, EventStore events, EventCodec codec,

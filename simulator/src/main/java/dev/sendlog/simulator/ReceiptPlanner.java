@@ -20,27 +20,46 @@ final class ReceiptPlanner {
      * the latest timestamp although it is sent first.
      */
     List<Receipt> plan(Instant firstAt) {
+        return callbacks(history(firstAt));
+    }
+
+    /**
+     * What happens to the message at the provider, in event-time order: the intermediates, then the final, except in
+     * INTERMEDIATE_ONLY, where the provider itself never learns a final. NONE sends no callback, but the provider still
+     * knows what happened: its status query answers from this history (API.md, "Status query").
+     */
+    List<Receipt> history(Instant firstAt) {
         int intermediates = config.intermediateReceipts();
         return switch (config.receiptMode()) {
-            case NONE -> List.of();
             case INTERMEDIATE_ONLY -> intermediates(firstAt, intermediates);
-            case FINAL -> {
+            case OUT_OF_ORDER -> {
+                int atLeastOne = Math.max(1, intermediates);
+                List<Receipt> receipts = intermediates(firstAt, atLeastOne);
+                receipts.add(finalReceipt(eventTime(firstAt, atLeastOne)));
+                yield receipts;
+            }
+            case NONE, FINAL, DUPLICATED -> {
                 List<Receipt> receipts = intermediates(firstAt, intermediates);
                 receipts.add(finalReceipt(eventTime(firstAt, intermediates)));
                 yield receipts;
             }
+        };
+    }
+
+    /** The callbacks the receipt mode sends for a history, in the order they are sent. */
+    List<Receipt> callbacks(List<Receipt> history) {
+        return switch (config.receiptMode()) {
+            case NONE -> List.of();
+            case INTERMEDIATE_ONLY, FINAL -> history;
             case DUPLICATED -> {
-                List<Receipt> receipts = intermediates(firstAt, intermediates);
-                Receipt last = finalReceipt(eventTime(firstAt, intermediates));
-                receipts.add(last);
-                receipts.add(last);
+                List<Receipt> receipts = new ArrayList<>(history);
+                receipts.add(history.getLast());
                 yield receipts;
             }
             case OUT_OF_ORDER -> {
-                int atLeastOne = Math.max(1, intermediates);
                 List<Receipt> receipts = new ArrayList<>();
-                receipts.add(finalReceipt(eventTime(firstAt, atLeastOne)));
-                receipts.addAll(intermediates(firstAt, atLeastOne));
+                receipts.add(history.getLast());
+                receipts.addAll(history.subList(0, history.size() - 1));
                 yield receipts;
             }
         };

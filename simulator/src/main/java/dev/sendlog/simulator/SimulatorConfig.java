@@ -30,6 +30,9 @@ import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
  * @param callbackConcurrency     at most this many callback requests in flight
  * @param callbackMaxAttempts     attempts per callback before it is given up and counted as failed
  * @param callbackQueueCapacity   at most this many messages with receipts still to send; a submit waits when full
+ * @param callbackLossRate        share of accepted messages whose callbacks are never sent (a provider that restarted
+ *                                and forgot them); the status query still knows their outcome
+ * @param queryErrorRate          share of status queries answered 503 (with {@code Retry-After: 1})
  */
 @JsonDeserialize(builder = SimulatorConfigBuilder.class)
 @JsonIgnoreProperties(ignoreUnknown = false)
@@ -55,7 +58,9 @@ public record SimulatorConfig(
         Long seed,
         int callbackConcurrency,
         int callbackMaxAttempts,
-        int callbackQueueCapacity) {
+        int callbackQueueCapacity,
+        double callbackLossRate,
+        double queryErrorRate) {
 
     public SimulatorConfig {
         requireText("token", token);
@@ -78,6 +83,8 @@ public record SimulatorConfig(
         requirePositive("callbackConcurrency", callbackConcurrency);
         requirePositive("callbackMaxAttempts", callbackMaxAttempts);
         requirePositive("callbackQueueCapacity", callbackQueueCapacity);
+        requireRate("callbackLossRate", callbackLossRate);
+        requireRate("queryErrorRate", queryErrorRate);
     }
 
     /** The defaults: 20 ms latency, no errors, one intermediate then a positive final, SMPP vocabulary. */

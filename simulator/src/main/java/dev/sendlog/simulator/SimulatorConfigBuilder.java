@@ -29,6 +29,8 @@ public final class SimulatorConfigBuilder {
     private int callbackConcurrency = 64;
     private int callbackMaxAttempts = 10;
     private int callbackQueueCapacity = 100_000;
+    private double callbackLossRate = 0.0;
+    private double queryErrorRate = 0.0;
 
     public SimulatorConfigBuilder() {
     }
@@ -56,6 +58,8 @@ public final class SimulatorConfigBuilder {
         callbackConcurrency = from.callbackConcurrency();
         callbackMaxAttempts = from.callbackMaxAttempts();
         callbackQueueCapacity = from.callbackQueueCapacity();
+        callbackLossRate = from.callbackLossRate();
+        queryErrorRate = from.queryErrorRate();
     }
 
     public SimulatorConfigBuilder token(String value) {
@@ -168,11 +172,21 @@ public final class SimulatorConfigBuilder {
         return this;
     }
 
+    public SimulatorConfigBuilder callbackLossRate(double value) {
+        callbackLossRate = value;
+        return this;
+    }
+
+    public SimulatorConfigBuilder queryErrorRate(double value) {
+        queryErrorRate = value;
+        return this;
+    }
+
     public SimulatorConfig build() {
         return new SimulatorConfig(token, callbackSecret, latencyMs, latencyJitterMs, latencyDistribution,
                 transientErrorRate, permanentErrorRate, dropAfterAcceptRate, idWrapModulus, receiptMode,
                 intermediateReceipts, receiptDelayMs, receiptSpacingMs, undeliveredRate, unknownStatusRate,
                 badTimestampRate, vocabulary, echoReference, seed, callbackConcurrency, callbackMaxAttempts,
-                callbackQueueCapacity);
+                callbackQueueCapacity, callbackLossRate, queryErrorRate);
     }
 }

@@ -15,6 +15,9 @@ final class SimulatorCounters {
     final LongAdder callbacksDelivered = new LongAdder();
     final LongAdder callbacksFailed = new LongAdder();
     final LongAdder callbackAttempts = new LongAdder();
+    /** Messages whose callbacks were never sent ({@code callbackLossRate}): the provider forgot them. */
+    final LongAdder callbacksLost = new LongAdder();
+    final LongAdder statusQueries = new LongAdder();
     private final AtomicInteger submitsInFlight = new AtomicInteger();
     private final AtomicInteger maxSubmitsInFlight = new AtomicInteger();
 
@@ -31,6 +34,7 @@ final class SimulatorCounters {
     SimulatorStats snapshot(long uniqueKeys) {
         return new SimulatorStats(submits.sum(), uniqueKeys, duplicateSubmits.sum(), accepted.sum(),
                 transientErrors.sum(), permanentErrors.sum(), dropped.sum(), callbacksSent.sum(),
-                callbacksDelivered.sum(), callbacksFailed.sum(), callbackAttempts.sum(), maxSubmitsInFlight.get());
+                callbacksDelivered.sum(), callbacksFailed.sum(), callbackAttempts.sum(), maxSubmitsInFlight.get(),
+                statusQueries.sum(), callbacksLost.sum());
     }
 }

@@ -25,11 +25,15 @@ final class SimulatorHttpHandler implements HttpHandler {
     private static final Logger log = LoggerFactory.getLogger(SimulatorHttpHandler.class);
 
     private final ProviderSimulator simulator;
-    private final SubmitHandler submitHandler;
+    private static final String STATUS_QUERY = "GET /v1/submit/";
 
-    SimulatorHttpHandler(ProviderSimulator simulator, SubmitHandler submitHandler) {
+    private final SubmitHandler submitHandler;
+    private final StatusQueryHandler statusQuery;
+
+    SimulatorHttpHandler(ProviderSimulator simulator, SubmitHandler submitHandler, StatusQueryHandler statusQuery) {
         this.simulator = simulator;
         this.submitHandler = submitHandler;
+        this.statusQuery = statusQuery;
     }
 
     @Override
@@ -49,6 +53,10 @@ final class SimulatorHttpHandler implements HttpHandler {
 
     private void route(HttpExchange exchange) throws IOException, InterruptedException {
         String route = exchange.getRequestMethod() + " " + exchange.getRequestURI().getPath();
+        if (route.startsWith(STATUS_QUERY) && route.length() > STATUS_QUERY.length()) {
+            statusQuery.handle(exchange, exchange.getRequestURI().getPath().substring("/v1/submit/".length()));
+            return;
+        }
         switch (route) {
             case "POST /v1/submit" -> submitHandler.handle(exchange);
             case "GET /v1/stats" -> HttpResponses.json(exchange, 200, simulator.stats());

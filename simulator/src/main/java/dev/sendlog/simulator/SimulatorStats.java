@@ -20,9 +20,12 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
  * @param callbacksFailed    callbacks given up after the last attempt; the rest of callbacksSent are pending
  * @param callbackAttempts   callback requests made, retries included
  * @param maxConcurrentSubmits the most counted submits ever served at the same time (latency included)
+ * @param statusQueries      authorised status queries ({@code GET /v1/submit/{key}}), whatever they answered
+ * @param callbacksLost      accepted messages whose callbacks were never sent ({@code callbackLossRate})
  */
 @JsonPropertyOrder({"submits", "uniqueKeys", "duplicateSubmits", "accepted", "transientErrors", "permanentErrors",
-        "dropped", "callbacksSent", "callbacksDelivered", "callbacksFailed", "callbackAttempts", "maxConcurrentSubmits"})
+        "dropped", "callbacksSent", "callbacksDelivered", "callbacksFailed", "callbackAttempts", "maxConcurrentSubmits",
+        "statusQueries", "callbacksLost"})
 public record SimulatorStats(
         long submits,
         long uniqueKeys,
@@ -35,4 +38,6 @@ public record SimulatorStats(
         long callbacksDelivered,
         long callbacksFailed,
         long callbackAttempts,
-        long maxConcurrentSubmits) {}
+        long maxConcurrentSubmits,
+        long statusQueries,
+        long callbacksLost) {}

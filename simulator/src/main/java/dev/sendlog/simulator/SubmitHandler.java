@@ -83,11 +83,12 @@ final class SubmitHandler {
             return e -> HttpResponses.text(e, 422, "destination " + request.to() + " is not reachable by this provider");
         }
 
+        ReceiptPlanner planner = new ReceiptPlanner(config, random);
         SimulatorState.Recorded recorded = current.record(idempotencyKey, request.reference(), request.from(), request.validUntil(),
-                config.idWrapModulus());
+                config.idWrapModulus(), planner::history, config.receiptDelayMs(), config.receiptSpacingMs());
         counters.accepted.increment();
         if (recorded.created()) {
-            scheduleReceipts(active, recorded.record(), request, current);
+            scheduleReceipts(active, recorded.record(), planner, request, current);
         } else {
             counters.duplicateSubmits.increment();
         }
@@ -100,15 +101,19 @@ final class SubmitHandler {
         return e -> HttpResponses.json(e, recorded.created() ? 201 : 200, Map.of("id", recorded.record().providerId()));
     }
 
-    private void scheduleReceipts(ActiveConfig active, SubmitRecord record, SubmitRequest request,
+    private void scheduleReceipts(ActiveConfig active, SubmitRecord record, ReceiptPlanner planner, SubmitRequest request,
                                   SimulatorState current) throws InterruptedException {
         if (request.callbackUrl() == null) {
             return;
         }
         SimulatorConfig config = active.config();
-        Instant firstAt = Instant.now().plusMillis(config.receiptDelayMs());
+        // Rolled only when set, so that a seeded run without losses rolls the same sequence as before the setting existed.
+        if (config.callbackLossRate() > 0 && active.random().roll(config.callbackLossRate())) {
+            current.counters().callbacksLost.increment();
+            return;
+        }
         ReceiptPlan plan = new ReceiptPlan(record.providerId(), request.reference(), config.echoReference(),
-                request.callbackUrl(), new ReceiptPlanner(config, active.random()).plan(firstAt),
+                request.callbackUrl(), planner.callbacks(record.history()),
                 config.receiptDelayMs(), config.receiptSpacingMs(), config.callbackMaxAttempts(),
                 config.callbackSecret());
         callbackSender.schedule(plan, current);

@@ -63,6 +63,15 @@ final class SimulatorClient implements AutoCloseable {
         return Json.MAPPER.readTree(response.body()).path("id").asText();
     }
 
+    /** The status query of a key: {@code GET /v1/submit/{key}} with the bearer token. */
+    HttpResponse<String> status(String token, String key) throws Exception {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(baseUrl + "/v1/submit/" + key)).GET();
+        if (token != null) {
+            request.header("Authorization", "Bearer " + token);
+        }
+        return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
     HttpResponse<String> get(String path) throws Exception {
         return http.send(HttpRequest.newBuilder(URI.create(baseUrl + path)).GET().build(),
                 HttpResponse.BodyHandlers.ofString());

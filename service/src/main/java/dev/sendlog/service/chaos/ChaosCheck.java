@@ -7,6 +7,8 @@ import dev.sendlog.log.Histories;
 import dev.sendlog.log.LogRows;
 import dev.sendlog.log.LoggedRow;
 import dev.sendlog.events.EventType;
+import dev.sendlog.events.Receipt;
+import dev.sendlog.events.ReceiptSource;
 import dev.sendlog.events.StoredEvent;
 import dev.sendlog.projections.MessageFold;
 import dev.sendlog.projections.MessageState;
@@ -33,7 +35,7 @@ import javax.sql.DataSource;
 final class ChaosCheck {
     record Result(long accepted, long sent, long delivered, long undelivered, long unknown, long rejected, long dead,
                   long unfinished, long lost, long doubleCharged, long doubleAccepted, long missingKeys, long unchargedSent,
-                  long openCallbacks, long callbacksLost, Controls controls) {
+                  long openCallbacks, long callbacksLost, Controls controls, long finalsByQuery) {
         boolean passed() {
             return lost == 0 && doubleCharged == 0 && doubleAccepted == 0 && missingKeys == 0 && unchargedSent == 0
                     && unfinished == 0 && openCallbacks == 0 && callbacksLost == 0 && controls.breaches() == 0;
@@ -41,7 +43,8 @@ final class ChaosCheck {
 
         Result withCallbacksLost(long lostCallbacks) {
             return new Result(accepted, sent, delivered, undelivered, unknown, rejected, dead, unfinished, lost,
-                    doubleCharged, doubleAccepted, missingKeys, unchargedSent, openCallbacks, lostCallbacks, controls);
+                    doubleCharged, doubleAccepted, missingKeys, unchargedSent, openCallbacks, lostCallbacks, controls,
+                    finalsByQuery);
         }
     }
 
@@ -143,6 +146,7 @@ final class ChaosCheck {
         long breaches = 0;
         long expiredAfterLostAnswer = 0;
         long scheduled = 0;
+        long finalsByQuery = 0;
         for (String text : acceptedIds) {
             UUID id = UUID.fromString(text);
             List<StoredEvent> history = histories.get(id);
@@ -163,6 +167,9 @@ final class ChaosCheck {
                 if (charges.getOrDefault(id, 0L) != 1) {
                     unchargedSent++;
                 }
+            }
+            if ((s.phase() == Phase.DELIVERED || s.phase() == Phase.UNDELIVERED) && learnedByQuery(history)) {
+                finalsByQuery++;
             }
             switch (s.phase()) {
                 case DELIVERED -> delivered++;
@@ -212,7 +219,17 @@ final class ChaosCheck {
                 + "(SELECT 1 FROM callback_outcomes o WHERE o.inbox_id = i.id)");
         return new Result(acceptedIds.size(), sent, delivered, undelivered, unknown, rejected, dead, unfinished, lost,
                 doubleCharged, doubleAccepted, missingKeys, unchargedSent, openCallbacks, callbacksLost,
-                new Controls(expired, cancelled, cancelledIds.size(), breaches, expiredAfterLostAnswer, scheduled));
+                new Controls(expired, cancelled, cancelledIds.size(), breaches, expiredAfterLostAnswer, scheduled), finalsByQuery);
+    }
+
+    /** Whether the first final receipt of a history was asked for (issue 32), not told by a callback. */
+    private static boolean learnedByQuery(List<StoredEvent> history) {
+        for (StoredEvent e : history) {
+            if (e.event() instanceof Receipt r && r.kind().isFinal()) {
+                return r.source() == ReceiptSource.QUERY;
+            }
+        }
+        return false;
     }
 
     private static Map<UUID, Long> counts(DataSource ds, String sql) throws SQLException {

@@ -106,6 +106,8 @@ public final class ChaosRun {
                     result.undelivered(), result.rejected(), result.unfinished(), result.doubleAccepted(), result.missingKeys(),
                     result.unchargedSent(), result.openCallbacks(), result.callbacksLost(), load.failedRequests(),
                     load.neverAccepted().size());
+            out.printf(Locale.ROOT, "finals learned by status query %d of %d%n", result.finalsByQuery(),
+                    result.delivered() + result.undelivered());
             ChaosCheck.Controls controls = result.controls();
             out.printf(Locale.ROOT, "controls: expired %d (%d of them seen by the provider before they expired, an answer lost"
                             + " under the faults), cancelled %d (cancels answered 200: %d, refused 409: %d, failed: %d), scheduled"

@@ -63,6 +63,22 @@ public class GatewaySettings {
         return warnings;
     }
 
+    /**
+     * The gateway answers API.md's status query ({@code GET {baseUrl}/v1/submit/{Idempotency-Key}}): the reconciler asks
+     * it about messages without a final receipt, and a retry after a lost submit answer asks it before submitting again.
+     * Off by default: a provider without the endpoint would answer 404, which reads as "never taken".
+     */
+    @JsonProperty
+    public boolean statusQuery = false;
+
+    /**
+     * Status queries per second to this gateway at most, per process, separate from its sends: the reconciler waits for
+     * this rate, and never takes the send workers' connections or permits.
+     */
+    @Min(1)
+    @JsonProperty
+    public int queriesPerSecond = 20;
+
     /** A submit that has not answered by then counts as a transient failure (the provider may still have it). */
     @Min(1)
     @JsonProperty

@@ -111,6 +111,11 @@ public class PipelineSettings {
     @JsonProperty
     public Duration reconcileWindow = Duration.hours(48);
 
+    @Valid
+    @NotNull
+    @JsonProperty
+    public ReconcileSettings reconcile = new ReconcileSettings();
+
     /** How often the timers look for due publication checks (they drain while checks are due). */
     @Min(10)
     @JsonProperty
@@ -232,6 +237,41 @@ public class PipelineSettings {
         @NotNull
         @JsonProperty
         public List<String> blockedTenants = new ArrayList<>();
+    }
+
+    /**
+     * Asking providers about messages without a final receipt (issue 32), on the gateways with {@code statusQuery: true};
+     * other gateways' messages are UNKNOWN at the end of {@code reconcileWindow}, as before.
+     */
+    public static class ReconcileSettings {
+        /** The first query of a message comes this long after the provider accepted it; the intervals then double. */
+        @NotNull
+        @JsonProperty
+        public Duration queryAfter = Duration.minutes(10);
+
+        /**
+         * After the reconciliation window ends, queries go on every {@code retryEvery} for this long before a message the
+         * provider could not be asked about is UNKNOWN (one asked and answered without a final is UNKNOWN at once).
+         */
+        @NotNull
+        @JsonProperty
+        public Duration grace = Duration.minutes(5);
+
+        @NotNull
+        @JsonProperty
+        public Duration retryEvery = Duration.minutes(1);
+
+        /** Status queries in flight at most in this process, over every gateway (each gateway also has its own rate). */
+        @Min(1)
+        @Max(1_000)
+        @JsonProperty
+        public int concurrency = 8;
+
+        /** Messages waiting for their query at most; beyond it a message is asked at its next point. */
+        @Min(1)
+        @Max(1_000_000)
+        @JsonProperty
+        public int queueCapacity = 10_000;
     }
 
     /** The send workers' in-memory copy of the tenants' suppression lists (SuppressionCache). */

@@ -27,6 +27,7 @@ import dev.sendlog.service.core.MessageRow;
 import dev.sendlog.service.core.Segments;
 import dev.sendlog.service.db.NewEvent;
 import dev.sendlog.service.provider.Provider;
+import dev.sendlog.service.provider.StatusAnswer;
 import dev.sendlog.service.provider.Submit;
 import dev.sendlog.service.provider.SubmitOutcome;
 import dev.sendlog.service.queue.StreamConsumer;
@@ -101,6 +102,9 @@ public final class SendWorker {
 
     private final Counter racesGivenUp;
     private final Counter handedBack;
+    private final Counter lostAnswersFound;
+    private final Counter lostAnswersNotTaken;
+    private final Counter lostAnswerQueriesFailed;
     private final java.util.concurrent.atomic.LongAdder handedBackHere = new java.util.concurrent.atomic.LongAdder();
     private final ProviderCallGate gate = new ProviderCallGate();
     private final java.util.function.Consumer<NewEvent> beforeResultAppend;
@@ -166,6 +170,9 @@ public final class SendWorker {
         this.unrecorded = metrics.counter("send.outcomes.unrecorded");
         this.racesGivenUp = metrics.counter("send.races.given.up");
         this.handedBack = metrics.counter("send.jobs.handed.back");
+        this.lostAnswersFound = metrics.counter("send.retry.queries.found");
+        this.lostAnswersNotTaken = metrics.counter("send.retry.queries.not.taken");
+        this.lostAnswerQueriesFailed = metrics.counter("send.retry.queries.failed");
         this.beforeResultAppend = beforeResultAppend;
         this.providerCalls = new Semaphore(providerConcurrency);
         this.publications = new Publications(reader.dsl());
@@ -346,9 +353,19 @@ public final class SendWorker {
             return handBack(job, message, state, shard);
         }
         try (Timer.Context ignored = providerTimer.time()) {
-            outcome = provider.submit(new Submit(message.row().recipient(), message.row().body(), job.messageId().toString(),
-                    publicBaseUrl + "/v1/callbacks/" + message.row().gateway(), EffectKeys.providerSubmit(job.messageId()),
-                    message.row().sender(), message.row().validUntil()));
+            String key = EffectKeys.providerSubmit(job.messageId());
+            Optional<String> taken = claim.attempt() > 1 && provider.answersStatusQueries()
+                    ? alreadyTaken(provider, key, job.messageId()) : Optional.empty();
+            outcome = taken.<SubmitOutcome>map(SubmitOutcome.Accepted::new).orElseGet(() -> provider.submit(new Submit(
+                    message.row().recipient(), message.row().body(), job.messageId().toString(),
+                    publicBaseUrl + "/v1/callbacks/" + message.row().gateway(), key,
+                    message.row().sender(), message.row().validUntil())));
+            if (outcome instanceof SubmitOutcome.Transient && claim.attempt() >= limits.maxAttempts()
+                    && provider.answersStatusQueries()) {
+                // The last attempt: no retry will ask, so ask now whether its answer was lost before the message is DEAD.
+                outcome = alreadyTaken(provider, key, job.messageId()).<SubmitOutcome>map(SubmitOutcome.Accepted::new)
+                        .orElse(outcome);
+            }
         } finally {
             gate.exit();
             providerCalls.release();
@@ -382,6 +399,36 @@ public final class SendWorker {
                 }
             };
         }
+    }
+
+    /**
+     * Before a retry on a gateway that answers status queries, asks whether an earlier attempt's submit was taken after
+     * all (issue 32): an attempt whose answer was lost (a timeout, a cut connection, a worker that died mid-call) may
+     * have reached the provider. Found: the provider id, recorded as the acceptance without a second submit. Never taken
+     * (404): empty, and the retry submits. A query that cannot say: empty too, and the retry submits with the same
+     * idempotency key, as it did before the query existed (counted, so a gateway whose queries fail shows up). Every
+     * retry asks, not only those after a lost answer: a 5xx answer is lost for this purpose too when a worker died
+     * before recording it, and one GET is cheaper than a second submit.
+     */
+    private Optional<String> alreadyTaken(Provider provider, String key, UUID messageId) {
+        return switch (provider.status(key)) {
+            case StatusAnswer.Found f -> {
+                lostAnswersFound.inc();
+                LOG.info("an earlier attempt was taken by the provider; recorded without a second submit message_id={} "
+                        + "provider_id={}", messageId, f.providerId());
+                yield Optional.of(f.providerId());
+            }
+            case StatusAnswer.NeverTaken n -> {
+                lostAnswersNotTaken.inc();
+                yield Optional.empty();
+            }
+            case StatusAnswer.Failed f -> {
+                lostAnswerQueriesFailed.inc();
+                LOG.warn("status query before a retry failed; submitting again with the same key message_id={} reason=\"{}\"",
+                        messageId, f.reason());
+                yield Optional.empty();
+            }
+        };
     }
 
     /**

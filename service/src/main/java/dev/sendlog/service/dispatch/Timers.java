@@ -17,6 +17,8 @@ import dev.sendlog.projections.Limits;
 import dev.sendlog.projections.MessageFold;
 import dev.sendlog.projections.MessageState;
 import dev.sendlog.projections.Phase;
+import dev.sendlog.projections.QuerySchedule;
+import dev.sendlog.service.reconcile.Reconciler;
 import dev.sendlog.service.core.MessageDetails;
 import dev.sendlog.service.core.MessageReader;
 import dev.sendlog.service.core.Metrics;
@@ -44,7 +46,9 @@ import org.slf4j.LoggerFactory;
  * EXPIRED, for a message waiting past its validity: checked at every deadline and at the validity's end) at the
  * next seq (losing that seq to another writer means something happened: it is looked at again shortly), and the
  * publication's next check is the earliest deadline left among its messages (confirm, claim, retry, or the end of the
- * reconciliation window), or none.
+ * reconciliation window), or none. On a gateway that answers status queries (issue 32) a message without a final
+ * receipt is also checked at its {@link QuerySchedule} points, and handed to the {@link Reconciler} at each; it is
+ * UNKNOWN only after the schedule's grace.
  *
  * <p>No per-message row is updated for this: a publication row per batch, checked once or twice, is what the timers
  * write. Every process with a poller checks; a due publication is taken by moving its check past a lease, so two
@@ -72,9 +76,27 @@ public final class Timers {
     private final Counter expired;
     private final Counter checked;
     private final DueScan dueScan;
+    /** Null: no gateway answers status queries, and a message without a final receipt is UNKNOWN at its window's end. */
+    private final Reconciler reconciler;
+    private final QuerySchedule schedule;
 
     public Timers(Publications publications, MessageReader reader, EventAppender appender, Actors actors, Limits limits,
                   Duration reconcileWindow, InstantSource clock, MetricRegistry metrics) {
+        this(publications, reader, appender, actors, limits, reconcileWindow, clock, metrics, null, null);
+    }
+
+    /**
+     * Timers that also bring messages without a final receipt to {@code reconciler} when {@code schedule} says (issue
+     * 32), for the gateways it asks; on those gateways a message is UNKNOWN only at the end of the schedule's grace.
+     */
+    public Timers(Publications publications, MessageReader reader, EventAppender appender, Actors actors, Limits limits,
+                  Duration reconcileWindow, InstantSource clock, MetricRegistry metrics, Reconciler reconciler,
+                  QuerySchedule schedule) {
+        if ((reconciler == null) != (schedule == null)) {
+            throw new IllegalArgumentException("a reconciler comes with its schedule");
+        }
+        this.reconciler = reconciler;
+        this.schedule = schedule;
         this.publications = publications;
         this.reader = reader;
         this.appender = appender;
@@ -186,10 +208,26 @@ public final class Timers {
             }
             MessageState state = s;
             Instant validUntil = d.row().validUntil();
+            boolean asked = asked(d);
+            // A gateway that is asked: UNKNOWN only once the queries' grace after the window has ended without a final.
+            Duration unknownAfter = asked ? schedule.window().plus(schedule.grace()) : reconcileWindow;
             Optional<MessageEvent> fire = Decisions.onDeadline(state, validUntil, now, limits)
-                    .or(() -> Decisions.reconcile(state, now.minus(reconcileWindow), reconcileWindow.toString()).map(e -> e));
+                    .or(() -> Decisions.reconcile(state, now.minus(unknownAfter), reconcileWindow.toString()).map(e -> e));
+            if (asked && fire.isPresent() && fire.get() instanceof OutcomeUnknown && s.phase() == Phase.CLAIMED) {
+                // The claim of the last attempt expired: the worker's call may or may not have reached the provider. Ask
+                // (issue 32) for up to the schedule's grace before calling it UNKNOWN: taken, the acceptance is recorded;
+                // never taken, the message is DEAD (the attempts are spent and the provider does not have it).
+                Instant askUntil = s.deadline().at().plus(schedule.grace());
+                if (now.isBefore(askUntil)) {
+                    reconciler.offerLostClaim(s.messageId(), d.row().gateway(), s.attempt());
+                    return new Check(null, earliest(now.plus(schedule.retryEvery()), askUntil));
+                }
+            }
             if (fire.isEmpty()) {
-                return new Check(null, nextDeadline(s, validUntil));
+                if (asked && waitingForReceipt(s) && schedule.due(s.sentAt(), now)) {
+                    reconciler.offer(s.messageId(), d.row().gateway(), schedule.last(s.sentAt(), now));
+                }
+                return new Check(null, nextDeadline(s, validUntil, asked, now));
             }
             NewEvent event = new NewEvent(s.messageId(), s.nextSeq(), d.row().shard(), ACTOR, now, fire.get());
             if (viaPublication) {
@@ -206,14 +244,23 @@ public final class Timers {
      * When a watched message's state needs looking at next: its deadline, or the end of its reconciliation window; for a
      * message waiting for a worker, its validity's end when that comes first (it expires then, not at a later retry).
      */
-    private Instant nextDeadline(MessageState s, Instant validUntil) {
+    private Instant nextDeadline(MessageState s, Instant validUntil, boolean asked, Instant now) {
         if (s.deadline() != null) {
             return s.isWaiting() ? earliest(s.deadline().at(), validUntil) : s.deadline().at();
         }
-        if ((s.phase() == Phase.SENT || s.phase() == Phase.IN_TRANSIT) && s.sentAt() != null) {
-            return s.sentAt().plus(reconcileWindow);
+        if (waitingForReceipt(s)) {
+            return asked ? schedule.next(s.sentAt(), now) : s.sentAt().plus(reconcileWindow);
         }
         return null;
+    }
+
+    private static boolean waitingForReceipt(MessageState s) {
+        return (s.phase() == Phase.SENT || s.phase() == Phase.IN_TRANSIT) && s.sentAt() != null;
+    }
+
+    /** Whether the message's gateway is asked about its messages (issue 32). */
+    private boolean asked(MessageDetails d) {
+        return reconciler != null && reconciler.asks(d.row().gateway());
     }
 
     private static Instant earliest(Instant a, Instant b) {

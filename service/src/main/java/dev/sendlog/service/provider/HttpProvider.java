@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
+import org.apache.hc.client5.http.classic.methods.HttpGet;
 import org.apache.hc.client5.http.classic.methods.HttpPost;
 import org.apache.hc.client5.http.config.ConnectionConfig;
 import org.apache.hc.client5.http.config.RequestConfig;
@@ -39,6 +40,8 @@ public final class HttpProvider implements Provider, AutoCloseable {
 
     private final String gateway;
     private final URI submitUri;
+    private final String statusBase;
+    private final boolean statusQuery;
     private final String authorization;
     private final Duration requestTimeout;
     private final CloseableHttpClient http;
@@ -48,6 +51,8 @@ public final class HttpProvider implements Provider, AutoCloseable {
     public HttpProvider(String gateway, GatewaySettings settings, int maxConnections) {
         this.gateway = gateway;
         this.submitUri = URI.create(settings.baseUrl.replaceAll("/+$", "") + "/v1/submit");
+        this.statusBase = submitUri + "/";
+        this.statusQuery = settings.statusQuery;
         this.authorization = "Bearer " + settings.token;
         this.requestTimeout = Duration.ofMillis(settings.requestTimeoutMs);
         PoolingHttpClientConnectionManager pool = PoolingHttpClientConnectionManagerBuilder.create()
@@ -115,6 +120,47 @@ public final class HttpProvider implements Provider, AutoCloseable {
             return new SubmitOutcome.Transient(gateway + ": no answer within " + requestTimeout.toMillis() + " ms", null);
         } catch (IOException e) {
             return new SubmitOutcome.Transient(gateway + ": " + e.getClass().getSimpleName() + ": " + e.getMessage(), null);
+        }
+    }
+
+    @Override
+    public boolean answersStatusQueries() {
+        return statusQuery;
+    }
+
+    /**
+     * {@code GET {baseUrl}/v1/submit/{Idempotency-Key}} with the bearer token: 200 with an id is {@link StatusAnswer.Found}
+     * (the body kept as it came), 404 {@link StatusAnswer.NeverTaken}, anything else (429, 5xx, a 200 without an id, a
+     * timeout, a cut connection) {@link StatusAnswer.Failed}: a query that cannot say is never read as "never taken".
+     */
+    @Override
+    public StatusAnswer status(String idempotencyKey) {
+        if (!statusQuery) {
+            throw new UnsupportedOperationException("gateway " + gateway + " does not have statusQuery: true");
+        }
+        HttpGet get = new HttpGet(URI.create(statusBase + java.net.URLEncoder.encode(idempotencyKey, StandardCharsets.UTF_8)
+                .replace("+", "%20")));
+        get.setHeader("Authorization", authorization);
+        try {
+            return http.execute(get, response -> {
+                int status = response.getCode();
+                byte[] answer = response.getEntity() == null ? new byte[0] : EntityUtils.toByteArray(response.getEntity());
+                if (status == 200) {
+                    String id = providerId(answer);
+                    return id != null ? new StatusAnswer.Found(id, answer) : new StatusAnswer.Failed(gateway
+                            + ": status query answered 200 without an id: " + truncate(new String(answer, StandardCharsets.UTF_8)), null);
+                }
+                if (status == 404) {
+                    return new StatusAnswer.NeverTaken();
+                }
+                Header retryAfter = response.getFirstHeader("Retry-After");
+                return new StatusAnswer.Failed(gateway + ": status query HTTP " + status + ": "
+                        + truncate(new String(answer, StandardCharsets.UTF_8)), retryAfter(retryAfter == null ? null : retryAfter.getValue()));
+            });
+        } catch (SocketTimeoutException e) {
+            return new StatusAnswer.Failed(gateway + ": status query not answered within " + requestTimeout.toMillis() + " ms", null);
+        } catch (IOException e) {
+            return new StatusAnswer.Failed(gateway + ": status query " + e.getClass().getSimpleName() + ": " + e.getMessage(), null);
         }
     }
 

@@ -389,6 +389,8 @@ public final class CallbackWorker {
                         ReceiptKind kind = step.pending().callback.kind();
                         if (!wasFinal && kind.isFinal()) {
                             metrics.counter(kind == ReceiptKind.DELIVERED ? "messages.delivered" : "messages.undelivered").inc();
+                            // Beside the reconciler's count of finals learned by query: the share per gateway (issue 32).
+                            dev.sendlog.service.reconcile.Reconciler.finals(metrics, step.pending().gateway, "callback").inc();
                         }
                         states.put(event.messageId(), MessageFold.evolve(before,
                                 new StoredEvent(event.messageId(), event.seq(), event.at(), event.actor(), event.event())));
