@@ -56,8 +56,9 @@ final class ChaosCheck {
      * it waited to retry) is counted apart: sendlog never learnt that the provider had it, and did not send it again.
      * A scheduled message the provider first saw before its sendAt is a breach too.
      */
+    /** @param breachDetails the first breaches, one line each (message, rule, times), for the run's output */
     record Controls(long expired, long cancelled, long cancelsAnswered, long breaches, long expiredAfterLostAnswer,
-                    long scheduled) {
+                    long scheduled, List<String> breachDetails) {
     }
 
     private ChaosCheck() {
@@ -147,6 +148,7 @@ final class ChaosCheck {
         long expiredAfterLostAnswer = 0;
         long scheduled = 0;
         long finalsByQuery = 0;
+        List<String> breachDetails = new java.util.ArrayList<>();
         for (String text : acceptedIds) {
             UUID id = UUID.fromString(text);
             List<StoredEvent> history = histories.get(id);
@@ -189,9 +191,19 @@ final class ChaosCheck {
                 long endedMicros = java.time.temporal.ChronoUnit.MICROS.between(java.time.Instant.EPOCH, endedAt);
                 if (charges.containsKey(id)) {
                     breaches++;
+                    breach(breachDetails, id, s.phase() + " and charged");
                 } else if (submittedMicros != null) {
-                    if (s.phase() == Phase.CANCELLED || submittedMicros > endedMicros) {
+                    // The provider's record time is when it processed the submit, not when it was sent: a request sent
+                    // under a claim made before the message expired may be processed after (the answer lost, the
+                    // provider slow under the faults; the request carries validUntil for the provider to honour). A
+                    // breach is a submit the provider saw with no claim before the end: a cancelled message is never
+                    // claimed, and an expired one is never claimed after it expired.
+                    boolean claimedBefore = history.stream().anyMatch(e -> e.type() == EventType.CLAIMED
+                            && !e.at().isAfter(endedAt));
+                    if (s.phase() == Phase.CANCELLED || (submittedMicros > endedMicros && !claimedBefore)) {
                         breaches++;
+                        breach(breachDetails, id, s.phase() + " at " + endedMicros + " us and submitted at " + submittedMicros
+                                + " us: " + types(history));
                     } else {
                         expiredAfterLostAnswer++;
                     }
@@ -199,6 +211,7 @@ final class ChaosCheck {
             }
             if (cancelledIds.contains(text) && s.phase() != Phase.CANCELLED) {
                 breaches++;
+                breach(breachDetails, id, "cancel answered 200 but the message is " + s.phase());
             }
             Long sendAt = sendAtMicros.get(id);
             if (sendAt != null) {
@@ -206,6 +219,7 @@ final class ChaosCheck {
                 Long submitted = simulatorRecords.get("sendlog-" + id);
                 if (submitted != null && submitted < sendAt) {
                     breaches++;
+                    breach(breachDetails, id, "submitted at " + submitted + " us before its sendAt " + sendAt + " us");
                 }
             }
             if (s.phase() == Phase.DEAD || s.phase() == Phase.REJECTED || s.phase() == Phase.UNKNOWN) {
@@ -219,7 +233,8 @@ final class ChaosCheck {
                 + "(SELECT 1 FROM callback_outcomes o WHERE o.inbox_id = i.id)");
         return new Result(acceptedIds.size(), sent, delivered, undelivered, unknown, rejected, dead, unfinished, lost,
                 doubleCharged, doubleAccepted, missingKeys, unchargedSent, openCallbacks, callbacksLost,
-                new Controls(expired, cancelled, cancelledIds.size(), breaches, expiredAfterLostAnswer, scheduled), finalsByQuery);
+                new Controls(expired, cancelled, cancelledIds.size(), breaches, expiredAfterLostAnswer, scheduled,
+                        List.copyOf(breachDetails)), finalsByQuery);
     }
 
     /** Whether the first final receipt of a history was asked for (issue 32), not told by a callback. */
@@ -230,6 +245,20 @@ final class ChaosCheck {
             }
         }
         return false;
+    }
+
+    private static void breach(List<String> details, UUID id, String what) {
+        if (details.size() < 20) {
+            details.add(id + ": " + what);
+        }
+    }
+
+    private static String types(List<StoredEvent> history) {
+        StringBuilder out = new StringBuilder();
+        for (StoredEvent e : history) {
+            out.append(out.isEmpty() ? "" : ",").append(e.type()).append('@').append(e.at());
+        }
+        return out.toString();
     }
 
     private static Map<UUID, Long> counts(DataSource ds, String sql) throws SQLException {

@@ -57,6 +57,7 @@ public final class ChaosRun {
     private ServiceProcess simulator;
     private int simulatorPort;
     private ChaosProxy proxy;
+    private ChaosWebhooks webhooks;
     private int faults;
 
     public ChaosRun(String jar, Duration duration, long seed, int perSecond, Duration drainTimeout, String feed, PrintStream out) {
@@ -83,10 +84,12 @@ public final class ChaosRun {
         try {
             startInfrastructure();
             startFleet();
+            webhooks.register(url("api-1"));
             ChaosLoad load = new ChaosLoad(List.of(url("api-1"), url("api-2")), perSecond);
             load.start();
             long end = System.nanoTime() + duration.toNanos();
             long start = System.nanoTime();
+            Thread outage = sinkOutage(start, duration);
             while (System.nanoTime() < end) {
                 Thread.sleep(4000 + random.nextInt(8000));
                 if (System.nanoTime() >= end) {
@@ -94,9 +97,11 @@ public final class ChaosRun {
                 }
                 fault((System.nanoTime() - start) / 1e9);
             }
+            outage.join();
             heal();
             load.close();
             ChaosCheck.Result result = drainAndCheck(load);
+            ChaosWebhooks.Result hooks = webhooks.check(dataSource());
             out.printf(Locale.ROOT, "accepted %d, sent %d, delivered %d, unknown %d, dead %d, lost %d, double-charged %d, faults %d%n",
                     result.accepted(), result.sent(), result.delivered(), result.unknown(), result.dead(), result.lost(),
                     result.doubleCharged(), faults);
@@ -109,15 +114,20 @@ public final class ChaosRun {
             out.printf(Locale.ROOT, "finals learned by status query %d of %d%n", result.finalsByQuery(),
                     result.delivered() + result.undelivered());
             ChaosCheck.Controls controls = result.controls();
-            out.printf(Locale.ROOT, "controls: expired %d (%d of them seen by the provider before they expired, an answer lost"
-                            + " under the faults), cancelled %d (cancels answered 200: %d, refused 409: %d, failed: %d), scheduled"
+            out.printf(Locale.ROOT, "controls: expired %d (%d of them seen by the provider from an attempt claimed before they expired: an answer lost,"
+                            + " or a request it processed late), cancelled %d (cancels answered 200: %d, refused 409: %d, failed: %d), scheduled"
                             + " %d, breaches %d%n",
                     controls.expired(), controls.expiredAfterLostAnswer(), controls.cancelled(), controls.cancelsAnswered(),
                     load.cancelsRefused(), load.cancelsFailed(), controls.scheduled(), controls.breaches());
-            if (!result.passed()) {
+            controls.breachDetails().forEach(b -> out.println("chaos: breach: " + b));
+            out.printf(Locale.ROOT, "webhooks: delivered %d, still owed %d, dead %d, final events owing none %d, delivered but "
+                            + "never received %d, received more than once %d%n", hooks.delivered(), hooks.owed(), hooks.dead(),
+                    hooks.notOwed(), hooks.neverReceived(), hooks.duplicates());
+            boolean passed = result.passed() && hooks.passed();
+            if (!passed) {
                 out.println("CHAOS FAILED: the guarantee did not hold; logs are in " + dir);
             }
-            return result.passed();
+            return passed;
         } finally {
             shutdown();
         }
@@ -135,13 +145,15 @@ public final class ChaosRun {
         Files.writeString(simConfig, """
                 {"latencyMs": 20, "latencyJitterMs": 10, "latencyDistribution": "UNIFORM", "transientErrorRate": 0.05,
                  "dropAfterAcceptRate": 0.02, "idWrapModulus": 1000, "receiptMode": "DUPLICATED", "intermediateReceipts": 1,
-                 "receiptDelayMs": 20, "callbackMaxAttempts": 100000, "callbackConcurrency": 32, "seed": %d}""".formatted(seed));
+                 "receiptDelayMs": 20, "callbackMaxAttempts": 100000, "callbackConcurrency": 32, "callbackLossRate": 0.05,
+                 "seed": %d}""".formatted(seed));
         simulator = new ServiceProcess("simulator", ServiceProcess.javaCommand(jar, List.of("-Xmx256m"),
                 List.of("simulator", "--port", Integer.toString(simulatorPort), "--config", simConfig.toString())),
                 Map.of(), dir.resolve("simulator.log"), simulatorPort);
         simulator.start();
         awaitHttp("http://127.0.0.1:" + simulatorPort + "/v1/stats");
         proxy = new ChaosProxy(simulatorPort);
+        webhooks = new ChaosWebhooks(port());
         migrate();
     }
 
@@ -168,7 +180,7 @@ public final class ChaosRun {
 
     private void startFleet() throws Exception {
         for (String name : List.of("api-1", "api-2", "maintenance-1", "poller-1", "poller-2", "send-worker-1", "send-worker-2",
-                "callback-worker-1")) {
+                "callback-worker-1", "webhook-worker-1")) {
             ports.put(name, new int[] {port(), port()});
         }
         for (String name : ports.keySet()) {
@@ -184,7 +196,14 @@ public final class ChaosRun {
                     "-Ddw.pipeline.leaseTtl=5s", "-Ddw.pipeline.confirmTimeout=5s", "-Ddw.pipeline.claimTimeout=10s",
                     "-Ddw.pipeline.retryBase=200ms", "-Ddw.pipeline.retryCap=2s", "-Ddw.pipeline.maxAttempts=30",
                     "-Ddw.pipeline.reconcileWindow=60s", "-Ddw.pipeline.timerIntervalMs=200",
-                    "-Ddw.pipeline.sendWorker.reclaimIdle=10s", "-Ddw.receipts.holdWindow=20s"));
+                    "-Ddw.pipeline.sendWorker.reclaimIdle=10s", "-Ddw.receipts.holdWindow=20s",
+                    // Webhook retries in seconds, not hours, so the run drains soon after the receiver's outage.
+                    "-Ddw.webhooks.allowPrivateTargets=true", "-Ddw.webhooks.timeout=2s", "-Ddw.webhooks.connectTimeout=1s",
+                    "-Ddw.webhooks.leaseTimeout=10s", "-Ddw.webhooks.firstRetryWait=200ms", "-Ddw.webhooks.maxRetryWait=5s",
+                    "-Ddw.database.pools.webhooks=2",
+                    // The provider forgets 5% of its callbacks (issue 32): their outcomes are asked for, in seconds.
+                    "-Ddw.gateways.sim.statusQuery=true", "-Ddw.pipeline.reconcile.queryAfter=5s",
+                    "-Ddw.pipeline.reconcile.grace=10s", "-Ddw.pipeline.reconcile.retryEvery=2s"));
             Files.createDirectories(dir.resolve("tmp"));
             ServiceProcess process = new ServiceProcess(name, ServiceProcess.javaCommand(jar, options, List.of(command, "config.yml")),
                     environment(), dir.resolve(name + ".log"), p[1]);
@@ -208,6 +227,37 @@ public final class ChaosRun {
 
     private String url(String name) {
         return "http://127.0.0.1:" + ports.get(name)[0];
+    }
+
+    /**
+     * The webhook receiver's outage (issue 27): down for 30 s from 20 s into the load (or a third of a shorter run), beside
+     * the seeded faults rather than one of them, so every run has it.
+     */
+    private Thread sinkOutage(long start, Duration load) {
+        long from = Math.min(Duration.ofSeconds(20).toNanos(), load.toNanos() / 3);
+        long length = Math.min(Duration.ofSeconds(30).toNanos(), load.toNanos() / 3);
+        return Thread.ofPlatform().name("chaos-webhook-outage").start(() -> {
+            try {
+                Thread.sleep(Math.max(0, (start + from - System.nanoTime()) / 1_000_000));
+                out.printf(Locale.ROOT, "chaos: t+%.1fs the webhook receiver down for %d s%n", (System.nanoTime() - start) / 1e9,
+                        length / 1_000_000_000L);
+                webhooks.down();
+                Thread.sleep(length / 1_000_000);
+                webhooks.up();
+                out.printf(Locale.ROOT, "chaos: t+%.1fs the webhook receiver up again%n", (System.nanoTime() - start) / 1e9);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (java.io.IOException e) {
+                out.println("chaos: the webhook receiver did not start again: " + e);
+            }
+        });
+    }
+
+    private PGSimpleDataSource dataSource() {
+        PGSimpleDataSource ds = new PGSimpleDataSource();
+        ds.setUrl("jdbc:postgresql://127.0.0.1:" + postgresPort + "/sendlog");
+        ds.setUser(LocalPostgres.SUPERUSER);
+        return ds;
     }
 
     /** One fault from the seeded schedule; it ends before the next begins. */
@@ -291,11 +341,12 @@ public final class ChaosRun {
             long pending = stats.path("callbacksSent").asLong() - stats.path("callbacksDelivered").asLong()
                     - stats.path("callbacksFailed").asLong();
             result = ChaosCheck.check(ds, load.accepted(), this::records, load.cancelled(), stats.path("callbacksFailed").asLong());
-            boolean drained = result.unfinished() == 0 && result.openCallbacks() == 0 && pending == 0;
+            long webhooksOwed = ChaosWebhooks.owed(ds);
+            boolean drained = result.unfinished() == 0 && result.openCallbacks() == 0 && pending == 0 && webhooksOwed == 0;
             if (drained || System.nanoTime() > deadline) {
                 if (!drained) {
                     out.printf(Locale.ROOT, "chaos: drain timed out: %d messages not final, %d callbacks open, %d pending at the "
-                            + "provider%n", result.unfinished(), result.openCallbacks(), pending);
+                            + "provider, %d webhook deliveries owed%n", result.unfinished(), result.openCallbacks(), pending, webhooksOwed);
                 }
                 long inbox = ChaosCheck.count(ds, "SELECT count(*) FROM callback_inbox");
                 long distinctDelivered = distinctDeliveredCallbacks();
@@ -370,6 +421,9 @@ public final class ChaosRun {
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        }
+        if (webhooks != null) {
+            webhooks.close();
         }
         try {
             if (proxy != null) {
