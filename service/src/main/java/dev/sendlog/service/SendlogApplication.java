@@ -368,7 +368,7 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
             wireReceipts(config, env, pools, events, local, instance, callbackPermits, callbackBound);
         }
         if (config.components.contains(Components.WEBHOOK_WORKER)) {
-            wireWebhooks(config, env, pools, events, local, instance);
+            wireWebhooks(config, env, pools, local, instance);
         }
         // Registered last, so stopped first: the work is handed over before any component stops on its own.
         env.lifecycle().manage(shutdown.handOverOnStop());
@@ -387,7 +387,7 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
      * Status webhook deliveries (issue 27): the dispatcher that leases owed deliveries onto the webhook stream, and the
      * worker that posts them, with a Redis client, a stream, a bound, a pool and an HTTP client of their own.
      */
-    private void wireWebhooks(SendlogConfiguration config, Environment env, Pools pools, EventStore events,
+    private void wireWebhooks(SendlogConfiguration config, Environment env, Pools pools,
                               LocalInfrastructure local, String instance) throws Exception {
         MetricRegistry metrics = env.metrics();
         var w = config.webhooks;
@@ -403,12 +403,12 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
         env.lifecycle().manage(dispatcher);
         WebhookPoster poster = new WebhookPoster(new WebhookTargets(w.allowPrivateTargets, WebhookTargets.SYSTEM),
                 WebhookTargets.bounded(WebhookTargets.SYSTEM, WebhookTargets.RESOLVE_TIMEOUT), w.connectTimeout.toJavaDuration(),
-                w.timeout.toJavaDuration(), w.perEndpointConcurrency, w.concurrency);
+                w.timeout.toJavaDuration(), w.concurrency);
         shutdown.closeLast(poster::close);
         StreamConsumer consumer = new StreamConsumer("webhooks", stream, new Semaphore(w.concurrency),
                 w.leaseTimeout.toJavaDuration(), metrics);
         new WebhookWorker(consumer, deliveries, new WebhookStore(pools.dsl(PoolRole.WEBHOOKS),
-                SecretBox.fromBase64(w.secretKey), clock), new MessageReader(pools.dsl(PoolRole.WEBHOOKS), events), poster,
+                SecretBox.fromBase64(w.secretKey), clock), poster,
                 new WebhookRetries(w.firstRetryWait.toJavaDuration(), w.maxRetryWait.toJavaDuration(), w.retryFor.toJavaDuration()),
                 clock, w.perEndpointConcurrency, w.perEndpointQueue, metrics);
         env.lifecycle().manage(consumer);

@@ -32,6 +32,10 @@ public final class LoadTestCommand extends Command {
         subparser.addArgument("--priority").action(Arguments.storeTrue())
                 .help("the priority benchmark: high messages at --high-rate for --high-seconds, alone and then behind "
                         + "--backlog queued normal messages, on a PostgreSQL, Redis and simulator of its own");
+        subparser.addArgument("--webhooks").action(Arguments.storeTrue())
+                .help("the webhook isolation benchmark: two tenants at --webhook-rate msg/s each for --seconds, the other "
+                        + "tenant's endpoint answering at once and then never; prints the healthy tenant's delivery p50/p99");
+        subparser.addArgument("--webhook-rate").type(Integer.class).setDefault(50).help("webhooks mode: msg/s per tenant");
         subparser.addArgument("--backlog").type(Integer.class).setDefault(100_000).help("priority mode: normal messages queued");
         subparser.addArgument("--high-rate").type(Integer.class).setDefault(10).help("priority mode: high messages per second");
         subparser.addArgument("--normal-concurrency").type(Integer.class).setDefault(64)
@@ -75,6 +79,10 @@ public final class LoadTestCommand extends Command {
             new PriorityBench(jar(), java.nio.file.Path.of("target", "bench", "priority-" + System.currentTimeMillis()),
                     namespace.getInt("backlog"), namespace.getInt("high_rate"), namespace.getInt("high_seconds"),
                     namespace.getInt("normal_concurrency")).run(System.out);
+        } else if (namespace.getBoolean("webhooks")) {
+            new dev.sendlog.service.loadtest.WebhookIsolationBench(jar(), java.nio.file.Path.of("target", "bench",
+                    "webhooks-" + System.currentTimeMillis()), namespace.getInt("webhook_rate"), namespace.getInt("seconds"))
+                    .run(System.out);
         } else if (namespace.getBoolean("feeds")) {
             String jar = jar();
             java.util.List<Integer> pollers = java.util.Arrays.stream(namespace.getString("pollers").split(","))

@@ -56,7 +56,7 @@ public class WebhookSettings {
     @Min(0)
     @Max(100_000)
     @JsonProperty
-    public int perEndpointQueue = 100;
+    public int perEndpointQueue = 1000;
 
     /** How long an attempt waits for the endpoint's answer (API.md: 10 s); a longer wait is a failed attempt. */
     @NotNull

@@ -2,6 +2,7 @@ package dev.sendlog.service.db;
 
 import dev.sendlog.events.EventRow;
 import dev.sendlog.events.EventType;
+import dev.sendlog.events.Receipt;
 import dev.sendlog.events.RowCodec;
 import dev.sendlog.events.StoredEvent;
 import dev.sendlog.log.Actors;
@@ -46,8 +47,8 @@ public final class EventStore {
     private static final String UNNEST = """
             unnest(?::uuid[], ?::int4[], ?::text[], ?::int2[], ?::int4[], ?::int2[], ?::int2[], ?::int2[], ?::int8[],
                    ?::int8[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::bytea[], ?::int2[], ?::text[],
-                   ?::int2[], ?::text[], ?::text[])
-                 AS t(m, s, at, ty, ac, att, co, ki, rf, pu, t2, gw, pid, d1, d2, pk, st, te, sh, wt, ws)""";
+                   ?::int2[], ?::text[], ?::text[], ?::text[], ?::text[])
+                 AS t(m, s, at, ty, ac, att, co, ki, rf, pu, t2, gw, pid, d1, d2, pk, st, te, sh, wt, ws, wp, we)""";
 
     private static final String APPEND_SQL = APPEND_ROWS + "FROM " + UNNEST + "\nORDER BY m, s";
 
@@ -58,8 +59,9 @@ public final class EventStore {
      */
     private static final String APPEND_WITH_WEBHOOKS_SQL = "WITH t AS MATERIALIZED (SELECT * FROM " + UNNEST + "),\n"
             + """
-            owed AS (INSERT INTO webhook_deliveries (message_id, seq, tenant, status, event_at, owed_since, due_at)
-                     SELECT t.m, t.s, t.wt, t.ws, t.at::timestamptz, t.at::timestamptz, t.at::timestamptz
+            owed AS (INSERT INTO webhook_deliveries (message_id, seq, tenant, status, event_at, owed_since, due_at,
+                                                     provider_status, error_code)
+                     SELECT t.m, t.s, t.wt, t.ws, t.at::timestamptz, t.at::timestamptz, t.at::timestamptz, t.wp, t.we
                      FROM t JOIN webhooks w ON w.tenant = t.wt AND t.ws = ANY (w.events)
                      WHERE t.wt IS NOT NULL)
             """ + APPEND_ROWS + "FROM t\nORDER BY m, s";
@@ -128,6 +130,8 @@ public final class EventStore {
         Short[] shards = new Short[n];
         String[] webhookTenants = new String[n];
         String[] webhookStatuses = new String[n];
+        String[] providerStatuses = new String[n];
+        String[] errorCodes = new String[n];
         boolean changesStatus = false;
         for (int i = 0; i < n; i++) {
             NewEvent e = sorted.get(i);
@@ -155,6 +159,10 @@ public final class EventStore {
             if (e.statusAfter() != null) {
                 webhookTenants[i] = e.tenant();
                 webhookStatuses[i] = e.statusAfter().name();
+                if (e.event() instanceof Receipt receipt) {
+                    providerStatuses[i] = receipt.providerStatus();
+                    errorCodes[i] = receipt.errorCode();
+                }
                 changesStatus = true;
             }
         }
@@ -182,6 +190,8 @@ public final class EventStore {
                 ps.setArray(19, c.createArrayOf("int2", shards));
                 ps.setArray(20, c.createArrayOf("text", webhookTenants));
                 ps.setArray(21, c.createArrayOf("text", webhookStatuses));
+                ps.setArray(22, c.createArrayOf("text", providerStatuses));
+                ps.setArray(23, c.createArrayOf("text", errorCodes));
                 int inserted = ps.executeUpdate();
                 if (inserted != n) {
                     throw new IllegalStateException("appended " + inserted + " of " + n + " events");

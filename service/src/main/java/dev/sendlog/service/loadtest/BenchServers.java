@@ -92,11 +92,17 @@ final class BenchServers implements AutoCloseable {
     /** Starts a sendlog process ({@code server} or {@code poller}) on the two ports; the caller awaits it. */
     ServiceProcess process(String name, String command, int port, int adminPort, Map<String, String> env, List<String> extra)
             throws IOException {
+        return process(name, command, port, adminPort, env, extra, Path.of("config.yml"));
+    }
+
+    /** As above, with a configuration file of the caller's. */
+    ServiceProcess process(String name, String command, int port, int adminPort, Map<String, String> env, List<String> extra,
+                           Path config) throws IOException {
         List<String> options = new ArrayList<>(List.of("-XX:+UseSerialGC", "-Djava.io.tmpdir=" + dir.resolve("tmp"),
                 "-Ddw.server.applicationConnectors[0].port=" + port, "-Ddw.server.adminConnectors[0].port=" + adminPort,
                 "-Ddw.logging.level=WARN"));
         options.addAll(extra);
-        ServiceProcess p = new ServiceProcess(name, ServiceProcess.javaCommand(jar, options, List.of(command, "config.yml")),
+        ServiceProcess p = new ServiceProcess(name, ServiceProcess.javaCommand(jar, options, List.of(command, config.toString())),
                 env, dir.resolve(name + ".log"), adminPort);
         p.start();
         return p;

@@ -19,6 +19,8 @@ import dev.sendlog.service.core.Submission;
 import dev.sendlog.service.core.SubmissionOutcome;
 import dev.sendlog.service.db.EventStore;
 import dev.sendlog.service.db.NewEvent;
+import dev.sendlog.service.webhooks.WebhookDeliveries;
+import dev.sendlog.projections.MessageStatus;
 import dev.sendlog.service.dispatch.Charge;
 import dev.sendlog.service.dispatch.EventAppender;
 import dev.sendlog.service.dispatch.Publications;
@@ -96,6 +98,12 @@ public final class WriteCost {
                 """);
         exec("INSERT INTO shard_leases (shard, publish_xid) SELECT s, 9000000000000000000 "
                 + "FROM generate_series(0, 15) s ON CONFLICT DO NOTHING");
+        // The tenant has a status webhook for the final statuses (issue 27): each message owes one delivery, of
+        // DELIVERED, written with its final receipt and then delivered once, as the webhook worker records it. Its rows'
+        // WAL is counted apart from the log's (the webhook_* relations of the breakdown).
+        exec("DELETE FROM webhook_attempts; DELETE FROM webhook_deliveries; DELETE FROM webhooks WHERE tenant = 'demo'");
+        exec("INSERT INTO webhooks (tenant, url, events, secret, created_at, updated_at) VALUES ('demo', "
+                + "'https://203.0.113.1/hooks', '{DELIVERED,UNDELIVERED,UNKNOWN,REJECTED,DEAD,EXPIRED,CANCELLED}', '\\x00', now(), now())");
         exec("CHECKPOINT");
 
         Stats before = stats();
@@ -170,11 +178,18 @@ public final class WriteCost {
                 projectionSize / 1024, outboxSize / 1024);
         out.printf(Locale.ROOT, "| after compaction (WAL %.0f B/message) | %d kB (+ %d kB publications) | %d kB (VACUUM returns no space) |%n",
                 compactionWal / n, compactedSize / 1024, publicationsAfter / 1024, outboxSize / 1024);
-        out.printf(Locale.ROOT, "event log WAL / baseline WAL (each with its VACUUM) = %.2f%n",
+        long webhookWal = eventLogBreakdown.webhookBytes();
+        out.printf(Locale.ROOT, "| of which the status webhook's own rows (webhook_* relations; one delivery of DELIVERED per "
+                + "message, leased and delivered once) | %.0f | - |%n", webhookWal / n);
+        out.printf(Locale.ROOT, "| webhook rows after delivery (deleted after webhooks.keepDelivered) | %d kB | - |%n",
+                (size("webhook_deliveries") + size("webhook_attempts")) / 1024);
+        out.printf(Locale.ROOT, "event log WAL / baseline WAL (each with its VACUUM), the webhook's rows apart = %.2f%n",
+                (double) (eventLogWal - webhookWal + projectionVacuumWal) / (outboxWal + vacuumWal));
+        out.printf(Locale.ROOT, "the same with the webhook's rows = %.2f (the baseline delivers no webhook)%n",
                 (double) (eventLogWal + projectionVacuumWal) / (outboxWal + vacuumWal));
         if (imagesKnown) {
             out.printf(Locale.ROOT, "the same without full-page images = %.2f%n",
-                    (double) (eventLogWal - eventLogBreakdown.fullPageImageBytes() + projectionVacuumWal)
+                    (double) (eventLogWal - webhookWal - eventLogBreakdown.fullPageImageBytes() + projectionVacuumWal)
                             / (outboxWal - outboxBreakdown.fullPageImageBytes() + vacuumWal));
         }
         out.printf(Locale.ROOT, "event log storage after compaction / baseline = %.2f (with the publications %.2f)%n",
@@ -190,8 +205,11 @@ public final class WriteCost {
         printBreakdown(out, "mutable outbox row", outboxBreakdown);
     }
 
-    /** WAL by relation, as table rows, and the bytes of full-page images in it (null without pg_walinspect). */
-    private record WalBreakdown(List<String> rows, Long fullPageImageBytes) {
+    /**
+     * WAL by relation, as table rows, the bytes of full-page images in it (null without pg_walinspect), and the bytes
+     * of the status webhooks' own relations (tables and indexes named {@code webhook_*}), counted apart (issue 27).
+     */
+    private record WalBreakdown(List<String> rows, Long fullPageImageBytes, long webhookBytes) {
     }
 
     private void printBreakdown(PrintStream out, String system, WalBreakdown breakdown) {
@@ -210,11 +228,12 @@ public final class WriteCost {
     private WalBreakdown walByRelation(String from, String to) throws SQLException {
         List<String> rows = new ArrayList<>();
         long fpi = 0;
+        long webhooks = 0;
         try (Connection c = ds.getConnection(); Statement st = c.createStatement()) {
             try {
                 st.execute("CREATE EXTENSION IF NOT EXISTS pg_walinspect");
             } catch (SQLException unavailable) {
-                return new WalBreakdown(rows, null);
+                return new WalBreakdown(rows, null, 0);
             }
             try (PreparedStatement ps = c.prepareStatement("""
                     WITH r AS (
@@ -230,13 +249,16 @@ public final class WriteCost {
                     double n = messages;
                     while (rs.next()) {
                         fpi += rs.getLong(3);
+                        if (rs.getString(1).startsWith("webhook_")) {
+                            webhooks += rs.getLong(2);
+                        }
                         rows.add(String.format(Locale.ROOT, "| %s | %.0f | %.0f | %.1f |", rs.getString(1), rs.getLong(2) / n,
                                 rs.getLong(3) / n, rs.getLong(4) / n));
                     }
                 }
             }
         }
-        return new WalBreakdown(rows, fpi);
+        return new WalBreakdown(rows, fpi, webhooks);
     }
 
     private String lsn() throws SQLException {
@@ -288,14 +310,17 @@ public final class WriteCost {
                         ids.toArray(UUID[]::new), seqs, epochs));
                 Map<UUID, Integer> nextSeq = new HashMap<>();
                 ids.forEach(id -> nextSeq.put(id, 3));
+                // Each event carries the status it moves its message to, as the pipeline's writers give it
+                // (NewEvent.deciding): the append then joins the tenant's webhook registration in the same statement.
                 step(store, ids, nextSeq, id -> new NewEvent(id, nextSeq.get(id), Shards.of(id, 16), "worker", at,
-                        new Claimed(1, "worker", at.plusSeconds(60))).withPublication(publication));
+                        new Claimed(1, "worker", at.plusSeconds(60)), publication, null, "demo", MessageStatus.SENDING));
                 // Acceptances one request each, as workers record them; the appender group-commits them.
                 List<java.util.concurrent.Future<?>> futures = new ArrayList<>();
                 for (UUID id : ids) {
                     futures.add(pool.submit(() -> {
                         NewEvent e = new NewEvent(id, nextSeq.get(id), Shards.of(id, 16), "worker", at,
-                                new ProviderAccepted(1, "sim", "p" + Math.floorMod(id.getLeastSignificantBits(), 1000)));
+                                new ProviderAccepted(1, "sim", "p" + Math.floorMod(id.getLeastSignificantBits(), 1000)), null,
+                                null, "demo", MessageStatus.SENT);
                         appender.append(List.of(e), new Charge(id, 1, at));
                         return null;
                     }));
@@ -305,14 +330,34 @@ public final class WriteCost {
                 }
                 ids.forEach(id -> nextSeq.merge(id, 1, Integer::sum));
                 step(store, ids, nextSeq, id -> new NewEvent(id, nextSeq.get(id), Shards.of(id, 16), "callbacks", at,
-                        new Receipt(ReceiptKind.INTERMEDIATE, "sim", "p1", "ENROUTE", at, null, 1)));
+                        new Receipt(ReceiptKind.INTERMEDIATE, "sim", "p1", "ENROUTE", at, null, 1), null, null, "demo",
+                        MessageStatus.IN_TRANSIT));
                 step(store, ids, nextSeq, id -> new NewEvent(id, nextSeq.get(id), Shards.of(id, 16), "callbacks", at,
-                        new Receipt(ReceiptKind.DELIVERED, "sim", "p1", "DELIVRD", at.plusSeconds(1), null, 2))
-                        .withFinal(FinalStatus.DELIVERED, "demo"));
+                        new Receipt(ReceiptKind.DELIVERED, "sim", "p1", "DELIVRD", at.plusSeconds(1), null, 2), null,
+                        FinalStatus.DELIVERED, "demo", MessageStatus.DELIVERED));
                 timers.fire();
+                deliverWebhooks(at);
             }
         } finally {
             appender.stop();
+        }
+    }
+
+    /**
+     * The webhook worker's writes for the owed deliveries: the dispatcher's lease of a batch, then each delivery's
+     * attempt and outcome in a transaction of its own, as the worker records them (the HTTP post itself is not made).
+     */
+    private void deliverWebhooks(Instant at) throws Exception {
+        // One connection (the data source here opens a new one per call): the worker's statements, one after another.
+        try (Connection c = ds.getConnection()) {
+            WebhookDeliveries deliveries = new WebhookDeliveries(DSL.using(c, SQLDialect.POSTGRES));
+            List<WebhookDeliveries.Leased> leased;
+            while (!(leased = deliveries.lease(at.plusSeconds(3600), Duration.ofSeconds(60), BATCH)).isEmpty()) {
+                for (WebhookDeliveries.Leased l : leased) {
+                    WebhookDeliveries.Delivery d = deliveries.toDeliver(l.messageId(), l.seq()).orElseThrow().delivery();
+                    deliveries.record(d, at, 200, "HTTP 200", WebhookDeliveries.DELIVERED, null);
+                }
+            }
         }
     }
 

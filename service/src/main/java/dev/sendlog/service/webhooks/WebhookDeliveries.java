@@ -34,6 +34,14 @@ public final class WebhookDeliveries {
         }
     }
 
+    /**
+     * What one attempt needs, read in one statement: the delivery, its tenant's registration now (null fields when the
+     * tenant has none), and what the body tells besides (the message's reference; the receipt's words, copied at owe time).
+     */
+    public record ToDeliver(Delivery delivery, String url, byte[] secret, byte[] previousSecret, Instant previousUntil,
+                            String reference, String providerStatus, String errorCode) {
+    }
+
     /** A delivery put on the stream: the job's fields. */
     public record Leased(UUID messageId, int seq, String tenant, int lease) {
     }
@@ -58,16 +66,20 @@ public final class WebhookDeliveries {
             SELECT message_id, seq, tenant, status, event_at, owed_since, state, attempts, lease FROM webhook_deliveries
             WHERE message_id = ? AND seq = ?""";
 
-    private static final String ATTEMPT_SQL = """
-            INSERT INTO webhook_attempts (message_id, seq, attempt, at, http_status, outcome) VALUES (?, ?, ?, ?, ?, ?)""";
+    private static final String TO_DELIVER_SQL = """
+            SELECT d.message_id, d.seq, d.tenant, d.status, d.event_at, d.owed_since, d.state, d.attempts, d.lease,
+                   w.url, w.secret, w.previous_secret, w.previous_until,
+                   (SELECT m.reference FROM messages m WHERE m.id = d.message_id), d.provider_status, d.error_code
+            FROM webhook_deliveries d LEFT JOIN webhooks w ON w.tenant = d.tenant
+            WHERE d.message_id = ? AND d.seq = ?""";
 
-    private static final String CLOSE_SQL = """
-            UPDATE webhook_deliveries SET state = ?, due_at = NULL, attempts = ?, last_outcome = ?, done_at = ?
-            WHERE message_id = ? AND seq = ? AND state = 0 AND lease = ?""";
-
-    private static final String RETRY_SQL = """
-            UPDATE webhook_deliveries SET due_at = ?, attempts = ?, last_outcome = ?
-            WHERE message_id = ? AND seq = ? AND state = 0 AND lease = ?""";
+    private static final String RECORD_SQL = """
+            WITH u AS (UPDATE webhook_deliveries SET state = ?, due_at = ?, attempts = ?, last_outcome = ?, done_at = ?
+                       WHERE message_id = ? AND seq = ? AND state = 0 AND lease = ?
+                       RETURNING message_id, seq, attempts, last_outcome),
+                 a AS (INSERT INTO webhook_attempts (message_id, seq, attempt, at, http_status, outcome)
+                       SELECT message_id, seq, attempts, ?, ?, last_outcome FROM u)
+            SELECT count(*) FROM u""";
 
     private final DSLContext dsl;
 
@@ -97,6 +109,27 @@ public final class WebhookDeliveries {
         return out;
     }
 
+    /** The delivery with what its attempt needs, in one round trip; empty when there is no such delivery. */
+    public Optional<ToDeliver> toDeliver(UUID messageId, int seq) {
+        return dsl.connectionResult(c -> {
+            try (PreparedStatement ps = c.prepareStatement(TO_DELIVER_SQL)) {
+                ps.setObject(1, messageId);
+                ps.setInt(2, seq);
+                try (ResultSet rs = ps.executeQuery()) {
+                    if (!rs.next()) {
+                        return Optional.<ToDeliver>empty();
+                    }
+                    Delivery d = new Delivery(rs.getObject(1, UUID.class), rs.getInt(2), rs.getString(3), rs.getString(4),
+                            rs.getTimestamp(5).toInstant(), rs.getTimestamp(6).toInstant(), rs.getShort(7), rs.getInt(8),
+                            rs.getInt(9));
+                    Timestamp until = rs.getTimestamp(13);
+                    return Optional.of(new ToDeliver(d, rs.getString(10), rs.getBytes(11), rs.getBytes(12),
+                            until == null ? null : until.toInstant(), rs.getString(14), rs.getString(15), rs.getString(16)));
+                }
+            }
+        });
+    }
+
     public Optional<Delivery> find(UUID messageId, int seq) {
         List<Delivery> found = new ArrayList<>(1);
         dsl.connection(c -> {
@@ -123,48 +156,31 @@ public final class WebhookDeliveries {
     public boolean record(Delivery d, Instant at, Integer httpStatus, String outcome, short closeAs, Instant nextDue) {
         int attempt = d.attempts() + 1;
         String shortOutcome = outcome.length() > 500 ? outcome.substring(0, 500) : outcome;
-        return dsl.transactionResult(cfg -> cfg.dsl().connectionResult(c -> {
-            int changed;
-            if (nextDue == null) {
-                try (PreparedStatement ps = c.prepareStatement(CLOSE_SQL)) {
-                    ps.setShort(1, closeAs);
-                    ps.setInt(2, attempt);
-                    ps.setString(3, shortOutcome);
-                    ps.setTimestamp(4, Timestamp.from(at));
-                    ps.setObject(5, d.messageId());
-                    ps.setInt(6, d.seq());
-                    ps.setInt(7, d.lease());
-                    changed = ps.executeUpdate();
-                }
-            } else {
-                try (PreparedStatement ps = c.prepareStatement(RETRY_SQL)) {
-                    ps.setTimestamp(1, Timestamp.from(nextDue));
-                    ps.setInt(2, attempt);
-                    ps.setString(3, shortOutcome);
-                    ps.setObject(4, d.messageId());
-                    ps.setInt(5, d.seq());
-                    ps.setInt(6, d.lease());
-                    changed = ps.executeUpdate();
-                }
-            }
-            if (changed == 0) {
-                return false;
-            }
-            try (PreparedStatement ps = c.prepareStatement(ATTEMPT_SQL)) {
-                ps.setObject(1, d.messageId());
-                ps.setInt(2, d.seq());
+        // One statement, so one round trip and atomic without a transaction of its own: the attempt row is written
+        // only when the update found the delivery still the job's.
+        return dsl.connectionResult(c -> {
+            try (PreparedStatement ps = c.prepareStatement(RECORD_SQL)) {
+                boolean close = nextDue == null;
+                ps.setShort(1, close ? closeAs : OWED);
+                ps.setTimestamp(2, close ? null : Timestamp.from(nextDue));
                 ps.setInt(3, attempt);
-                ps.setTimestamp(4, Timestamp.from(at));
+                ps.setString(4, shortOutcome);
+                ps.setTimestamp(5, close ? Timestamp.from(at) : null);
+                ps.setObject(6, d.messageId());
+                ps.setInt(7, d.seq());
+                ps.setInt(8, d.lease());
+                ps.setTimestamp(9, Timestamp.from(at));
                 if (httpStatus == null) {
-                    ps.setNull(5, java.sql.Types.SMALLINT);
+                    ps.setNull(10, java.sql.Types.SMALLINT);
                 } else {
-                    ps.setShort(5, (short) Math.max(Short.MIN_VALUE, Math.min(Short.MAX_VALUE, httpStatus)));
+                    ps.setShort(10, (short) Math.max(Short.MIN_VALUE, Math.min(Short.MAX_VALUE, httpStatus)));
                 }
-                ps.setString(6, shortOutcome);
-                ps.executeUpdate();
+                try (ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                    return rs.getInt(1) == 1;
+                }
             }
-            return true;
-        }));
+        });
     }
 
     /**

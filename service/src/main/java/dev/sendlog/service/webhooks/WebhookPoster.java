@@ -54,12 +54,9 @@ public final class WebhookPoster implements AutoCloseable {
     private final CloseableHttpClient http;
     private final Duration timeout;
 
-    /**
-     * @param perEndpoint connections to one endpoint at most (its share of the worker's concurrency)
-     * @param total       connections in all
-     */
+    /** @param total connections in all, to any one host as well (the worker's lanes bound each endpoint) */
     public WebhookPoster(WebhookTargets targets, WebhookTargets.Resolver resolver, Duration connectTimeout, Duration timeout,
-                         int perEndpoint, int total) {
+                         int total) {
         this.timeout = timeout;
         DnsResolver checked = new DnsResolver() {
             @Override
@@ -89,7 +86,9 @@ public final class WebhookPoster implements AutoCloseable {
         PoolingHttpClientConnectionManager pool = PoolingHttpClientConnectionManagerBuilder.create()
                 .setDnsResolver(checked)
                 .setMaxConnTotal(total)
-                .setMaxConnPerRoute(perEndpoint)
+                // Not a per-endpoint bound: a route is a host and port, and tenants' endpoints may share one (a hosted receiver
+                // service); the worker's lanes bound each endpoint, the pool must not couple them.
+                .setMaxConnPerRoute(total)
                 .setPoolConcurrencyPolicy(PoolConcurrencyPolicy.LAX)
                 .setDefaultConnectionConfig(ConnectionConfig.custom()
                         .setConnectTimeout(Timeout.of(connectTimeout))

@@ -162,6 +162,20 @@ public final class WebhookStore {
         return secrets;
     }
 
+    /**
+     * The secrets that sign at {@code at}, opened from a registration's stored values (read with its delivery, in one
+     * statement): the current one first, then the previous one while it still signs.
+     */
+    public List<WebhookSecret> signingSecrets(String tenant, byte[] secret, byte[] previousSecret, Instant previousUntil,
+                                              Instant at) {
+        List<WebhookSecret> secrets = new ArrayList<>(2);
+        secrets.add(box.open(secret, tenant));
+        if (previousSecret != null && previousUntil != null && at.isBefore(previousUntil)) {
+            secrets.add(box.open(previousSecret, tenant));
+        }
+        return secrets;
+    }
+
     /** Whether any client key belongs to {@code tenant}: staff name a tenant, and a typo must not register for nobody. */
     public boolean tenantExists(String tenant) {
         return dsl.fetchExists(API_KEYS, API_KEYS.TENANT.eq(tenant).and(API_KEYS.ROLE.eq("client")));

@@ -7,10 +7,6 @@ import com.codahale.metrics.Timer;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sendlog.events.JsonMappers;
-import dev.sendlog.events.Receipt;
-import dev.sendlog.events.StoredEvent;
-import dev.sendlog.service.core.MessageDetails;
-import dev.sendlog.service.core.MessageReader;
 import dev.sendlog.service.core.Metrics;
 import dev.sendlog.service.queue.StreamConsumer;
 import dev.sendlog.service.queue.StreamEntry;
@@ -48,7 +44,6 @@ public final class WebhookWorker {
     private final StreamConsumer consumer;
     private final WebhookDeliveries deliveries;
     private final WebhookStore registrations;
-    private final MessageReader reader;
     private final WebhookPoster poster;
     private final WebhookRetries retries;
     private final InstantSource clock;
@@ -72,12 +67,11 @@ public final class WebhookWorker {
     }
 
     public WebhookWorker(StreamConsumer consumer, WebhookDeliveries deliveries, WebhookStore registrations,
-                         MessageReader reader, WebhookPoster poster, WebhookRetries retries, InstantSource clock,
+                         WebhookPoster poster, WebhookRetries retries, InstantSource clock,
                          int perEndpoint, int perEndpointQueue, MetricRegistry metrics) {
         this.consumer = consumer;
         this.deliveries = deliveries;
         this.registrations = registrations;
-        this.reader = reader;
         this.poster = poster;
         this.retries = retries;
         this.clock = clock;
@@ -172,23 +166,25 @@ public final class WebhookWorker {
     /** One attempt of one delivery; true when the job is finished with (recorded, or stale). */
     boolean deliverOne(StreamEntry entry) {
         Job job = job(entry);
-        Optional<WebhookDeliveries.Delivery> found = deliveries.find(job.messageId(), job.seq());
-        if (found.isEmpty() || found.get().state() != WebhookDeliveries.OWED || found.get().lease() != job.lease()) {
+        Optional<WebhookDeliveries.ToDeliver> found = deliveries.toDeliver(job.messageId(), job.seq());
+        if (found.isEmpty() || found.get().delivery().state() != WebhookDeliveries.OWED
+                || found.get().delivery().lease() != job.lease()) {
             stale.inc();
             return true;
         }
-        WebhookDeliveries.Delivery d = found.get();
+        WebhookDeliveries.ToDeliver t = found.get();
+        WebhookDeliveries.Delivery d = t.delivery();
         Instant now = clock.instant();
-        Optional<WebhookStore.Registration> registration = registrations.find(d.tenant());
-        if (registration.isEmpty()) {
+        if (t.url() == null) {
             if (deliveries.closeUnsent(d, now, "no webhook is registered for tenant " + d.tenant())) {
                 dead.mark();
             }
             return true;
         }
-        byte[] body = body(d);
-        String signature = WebhookSignature.header(now.getEpochSecond(), body, registrations.signingSecrets(d.tenant(), now));
-        WebhookPoster.Outcome outcome = poster.post(registration.get().url(), d.eventId(), signature, body);
+        byte[] body = body(t);
+        String signature = WebhookSignature.header(now.getEpochSecond(), body, registrations.signingSecrets(d.tenant(),
+                t.secret(), t.previousSecret(), t.previousUntil(), now));
+        WebhookPoster.Outcome outcome = poster.post(t.url(), d.eventId(), signature, body);
         Instant after = clock.instant();
         if (outcome.delivered()) {
             if (deliveries.record(d, after, outcome.httpStatus(), outcome.detail(), WebhookDeliveries.DELIVERED, null)) {
@@ -214,30 +210,19 @@ public final class WebhookWorker {
 
     /**
      * The body of API.md: the event id, the message, the status the event gave it and when, the client's reference, and
-     * the provider's status word and error code when the event was a receipt (null otherwise).
+     * the provider's status word and error code when the event was a receipt (null otherwise; copied at owe time).
      */
-    private byte[] body(WebhookDeliveries.Delivery d) {
-        Optional<MessageDetails> message = reader.find(d.messageId());
-        String reference = message.map(m -> m.row().reference()).orElse(null);
-        String providerStatus = null;
-        String errorCode = null;
-        if (message.isPresent()) {
-            for (StoredEvent e : message.get().events()) {
-                if (e.seq() == d.seq() && e.event() instanceof Receipt r) {
-                    providerStatus = r.providerStatus();
-                    errorCode = r.errorCode();
-                }
-            }
-        }
+    private byte[] body(WebhookDeliveries.ToDeliver t) {
+        WebhookDeliveries.Delivery d = t.delivery();
         ObjectNode node = json.createObjectNode()
                 .put("eventId", d.eventId())
                 .put("messageId", d.messageId().toString())
                 .put("seq", d.seq())
                 .put("status", d.status())
                 .put("at", d.eventAt().toString())
-                .put("reference", reference)
-                .put("providerStatus", providerStatus)
-                .put("errorCode", errorCode);
+                .put("reference", t.reference())
+                .put("providerStatus", t.providerStatus())
+                .put("errorCode", t.errorCode());
         try {
             return json.writeValueAsBytes(node);
         } catch (com.fasterxml.jackson.core.JsonProcessingException e) {

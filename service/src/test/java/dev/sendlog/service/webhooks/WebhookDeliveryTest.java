@@ -273,4 +273,33 @@ class WebhookDeliveryTest {
         unregister("acme");
         unregister("globex");
     }
+
+    /**
+     * An endpoint that hangs past the timeout on the same host and port as another tenant's (as two tenants of one
+     * hosted receiver would be) takes nothing from that tenant: each of its deliveries succeeds at the first attempt,
+     * none waits for a connection the hanging one holds.
+     */
+    @Test
+    void aHangingEndpointOnTheSameHostLeavesAnotherTenantsDeliveriesToTheirFirstAttempt() throws Exception {
+        sink.always("/stuck", new WebhookSink.Hang());
+        register("acme", "/stuck", "[\"ACCEPTED\"]");
+        register("globex", "/quick", "[\"ACCEPTED\"]");
+        for (int i = 0; i < 12; i++) {
+            submit("client-a");
+        }
+        // Past the first round of hangs: every slot the stuck endpoint may take is taken.
+        await().atMost(Duration.ofSeconds(30)).until(() -> sink.received("/stuck").size() >= 4);
+        List<String> quick = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            quick.add(submit("client-b"));
+        }
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(ours("/quick", quick)).hasSize(quick.size()));
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(Sql.count(SERVICE.dataSource(),
+                "SELECT count(*) FROM webhook_deliveries WHERE message_id IN ('" + String.join("','", quick)
+                        + "') AND state = 1 AND attempts = 1")).as("each at its first attempt").isEqualTo(quick.size()));
+        unregister("acme");
+        unregister("globex");
+        sink.always("/stuck", WebhookSink.OK);
+        sink.release();
+    }
 }

@@ -31,7 +31,7 @@ class WebhookPosterTest {
 
     private static WebhookPoster poster(boolean allowPrivate) {
         return new WebhookPoster(new WebhookTargets(allowPrivate, WebhookTargets.SYSTEM), WebhookTargets.SYSTEM,
-                Duration.ofSeconds(1), Duration.ofSeconds(1), 2, 4);
+                Duration.ofSeconds(1), Duration.ofSeconds(1), 4);
     }
 
     private static final byte[] BODY = "{\"eventId\":\"x:1\"}".getBytes(StandardCharsets.UTF_8);
@@ -56,6 +56,34 @@ class WebhookPosterTest {
             assertThat(r.header("Sendlog-Signature")).isEqualTo("t=1,v1=00");
             assertThat(r.body()).isEqualTo(BODY);
         });
+    }
+
+    /**
+     * Endpoints sharing a host and port (two tenants of one hosted receiver) do not share a connection bound: with four
+     * posts hanging on one, a fifth post, to the other, reaches it while the four still hang (the HTTP pool's per-route
+     * limit once held it back until one of them timed out; the timeout here is far longer than the wait).
+     */
+    @Test
+    void postsToOneHangingEndpointDoNotHoldUpAnotherOnTheSameHost() throws Exception {
+        sink.always("/hanging", new WebhookSink.Hang());
+        sink.always("/beside", new WebhookSink.Hang());
+        try (WebhookPoster p = new WebhookPoster(new WebhookTargets(true, WebhookTargets.SYSTEM), WebhookTargets.SYSTEM,
+                Duration.ofSeconds(1), Duration.ofSeconds(60), 64);
+             var pool = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor()) {
+            try {
+                for (int i = 0; i < 4; i++) {
+                    pool.submit(() -> p.post(sink.url("/hanging"), "x:1", "t=1,v1=00", BODY));
+                }
+                org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> sink.received("/hanging").size() == 4);
+                pool.submit(() -> p.post(sink.url("/beside"), "y:1", "t=1,v1=00", BODY));
+                org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> sink.received("/beside").size() == 1);
+            } finally {
+                // Before the pool closes (it waits for the posts): the hanging ones end now.
+                sink.always("/hanging", WebhookSink.OK);
+                sink.always("/beside", WebhookSink.OK);
+                sink.release();
+            }
+        }
     }
 
     @Test
