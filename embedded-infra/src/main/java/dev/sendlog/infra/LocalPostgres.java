@@ -144,7 +144,7 @@ public final class LocalPostgres implements AutoCloseable {
         PostgresEndpoint endpoint = new PostgresEndpoint(HOST, port, SUPERUSER, "", ADMIN_DATABASE);
         try {
             Readiness.await("PostgreSQL on port " + port, process, START_TIMEOUT, logFile,
-                    () -> PostgresAdmin.checkAnswers(endpoint));
+                    () -> PostgresAdmin.checkAnswers(endpoint, pgData));
         } catch (RuntimeException e) {
             process.destroyForcibly();
             waitForExit(process, STOP_TIMEOUT);

@@ -1,5 +1,8 @@
 package dev.sendlog.infra;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -19,13 +22,33 @@ final class PostgresAdmin {
     }
 
     /** Throws unless the cluster accepts a login and answers a query. */
-    static void checkAnswers(PostgresEndpoint endpoint) throws SQLException {
+    /**
+     * Throws unless the server on the endpoint answers and serves {@code pgData}: while ours, unable to bind
+     * a port another server holds, is still on its way out, that other server would answer too.
+     */
+    static void checkAnswers(PostgresEndpoint endpoint, Path pgData) throws SQLException {
         try (Connection connection = endpoint.connect(endpoint.adminDatabase());
              Statement statement = connection.createStatement();
-             ResultSet result = statement.executeQuery("SELECT 1")) {
+             ResultSet result = statement.executeQuery("SHOW data_directory")) {
             if (!result.next()) {
-                throw new SQLException("SELECT 1 returned no row");
+                throw new SQLException("SHOW data_directory returned no row");
             }
+            String served = result.getString(1);
+            if (!sameDirectory(Path.of(served), pgData)) {
+                throw new SQLException("port " + endpoint.port() + " is answered by a server of " + served
+                        + ", not of " + pgData);
+            }
+        }
+    }
+
+    private static boolean sameDirectory(Path a, Path b) {
+        if (a.toAbsolutePath().normalize().equals(b.toAbsolutePath().normalize())) {
+            return true;
+        }
+        try {
+            return Files.isSameFile(a, b);
+        } catch (IOException e) {
+            return false;
         }
     }
 

@@ -8,7 +8,11 @@ import io.lettuce.core.api.StatefulRedisConnection;
 import java.nio.file.Path;
 import java.time.Duration;
 
-/** Waits until a freshly started redis-server answers PING with PONG. */
+/**
+ * Waits until a freshly started redis-server answers, and checks that the server answering is the one we
+ * started: if another server already listens on the port, ours fails to bind and exits, but until it has
+ * exited the other one would answer PING and be taken for ours.
+ */
 final class RedisPing {
     private static final Duration ATTEMPT_TIMEOUT = Duration.ofSeconds(1);
 
@@ -26,14 +30,25 @@ final class RedisPing {
         try {
             Readiness.await("redis-server on port " + endpoint.port(), process, timeout, logFile, () -> {
                 try (StatefulRedisConnection<String, String> connection = client.connect()) {
-                    String answer = connection.sync().ping();
-                    if (!"PONG".equals(answer)) {
-                        throw new IllegalStateException("PING answered " + answer);
+                    long answering = processId(connection.sync().info("server"));
+                    if (answering != process.pid()) {
+                        throw new IllegalStateException("port " + endpoint.port() + " is answered by another"
+                                + " redis-server (pid " + answering + "), not ours (pid " + process.pid() + ")");
                     }
                 }
             });
         } finally {
             client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
         }
+    }
+
+    /** The {@code process_id} line of {@code INFO server}; -1 when it has none. */
+    static long processId(String info) {
+        for (String line : info.split("\r?\n")) {
+            if (line.startsWith("process_id:")) {
+                return Long.parseLong(line.substring("process_id:".length()).trim());
+            }
+        }
+        return -1;
     }
 }

@@ -1,6 +1,7 @@
 package dev.sendlog.infra;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -57,6 +58,24 @@ class LocalPostgresStopTest {
         try (LocalPostgres again = LocalPostgres.start(folder, 0, Map.of());
              Connection c = again.endpoint().connect("postgres")) {
             assertThat(one(c, "SELECT 'up again'")).isEqualTo("up again");
+        }
+    }
+
+    @Test
+    void anotherClusterOnThePortIsNotTakenForOurs() throws Exception {
+        try (LocalPostgres first = LocalPostgres.start(stateDir.resolve("first"), 0, Map.of())) {
+            int port = first.endpoint().port();
+            Path secondData = stateDir.resolve("second").resolve("pgdata");
+            // The readiness check asks whose cluster answers: the first's is not the second's.
+            assertThatThrownBy(() -> PostgresAdmin.checkAnswers(first.endpoint(), secondData))
+                    .isInstanceOf(SQLException.class).hasMessageContaining("not of " + secondData);
+            PostgresAdmin.checkAnswers(first.endpoint(), stateDir.resolve("first").resolve("pgdata"));
+
+            assertThatThrownBy(() -> LocalPostgres.start(stateDir.resolve("second"), port, Map.of()))
+                    .isInstanceOf(ServerStartException.class);
+            try (Connection c = first.endpoint().connect("postgres")) {
+                assertThat(one(c, "SELECT 'first still serves'")).isEqualTo("first still serves");
+            }
         }
     }
 

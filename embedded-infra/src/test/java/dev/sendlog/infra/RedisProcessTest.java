@@ -95,8 +95,9 @@ class RedisProcessTest {
                 .redirectOutput(dataDir.resolve("orphan.log").toFile())
                 .start();
         try {
-            assertThat(Poll.until(Duration.ofSeconds(10), () -> Reachability.isOpen("127.0.0.1", port, Duration.ofMillis(200))))
-                    .isTrue();
+            // A killed JVM's server had long written its pid file; redis-server writes it after it listens.
+            assertThat(Poll.until(Duration.ofSeconds(10), () -> Reachability.isOpen("127.0.0.1", port, Duration.ofMillis(200))
+                    && Files.exists(dataDir.resolve("redis.pid")))).isTrue();
             try (RedisProcess redis = RedisProcess.start(RedisOptions.inDirectory(dataDir).withPort(port))) {
                 // Stopped by the start (its port is free again); this JVM reaps the child a moment later, so wait for that.
                 assertThat(orphan.waitFor(10, java.util.concurrent.TimeUnit.SECONDS)).as("the orphan has exited").isTrue();
@@ -106,6 +107,43 @@ class RedisProcessTest {
         } finally {
             orphan.destroyForcibly();
         }
+    }
+
+    @Test
+    void anotherServerOnThePortIsNotTakenForOurs() throws Exception {
+        int port = FreePorts.free();
+        Path elsewhere = Directories.createTemp("redis-process-test-other-");
+        // Someone else's redis-server, from another folder: nothing of it is ours to stop.
+        Process other = new ProcessBuilder(RedisBinary.locate().toString(), "--port", Integer.toString(port),
+                "--bind", "127.0.0.1", "--save", "", "--dir", elsewhere.toString())
+                .redirectErrorStream(true)
+                .redirectOutput(elsewhere.resolve("other.log").toFile())
+                .start();
+        try {
+            assertThat(Poll.until(Duration.ofSeconds(10),
+                    () -> Reachability.isOpen("127.0.0.1", port, Duration.ofMillis(200)))).isTrue();
+            // Ours fails to bind and exits; under load that takes a while, in which the other server answers
+            // PING. A wrapper that lingers after redis-server exits makes that while certain.
+            Path slowToExit = elsewhere.resolve("slow-to-exit-redis-server");
+            Files.writeString(slowToExit, "#!/bin/sh\n\"" + RedisBinary.locate() + "\" \"$@\"\nstatus=$?\nsleep 3\nexit $status\n");
+            assertThat(slowToExit.toFile().setExecutable(true)).isTrue();
+            assertThatThrownBy(() -> RedisProcess.start(
+                    RedisOptions.inDirectory(dataDir).withPort(port).withExecutable(slowToExit)))
+                    .isInstanceOf(ServerStartException.class)
+                    .hasMessageContaining("Address already in use");
+            assertThat(other.isAlive()).as("the other server is left alone").isTrue();
+        } finally {
+            other.destroyForcibly();
+            other.waitFor();
+            Directories.deleteRecursively(elsewhere);
+        }
+    }
+
+    @Test
+    void theProcessIdIsReadFromInfoServer() {
+        assertThat(RedisPing.processId("# Server\r\nredis_version:7.0.15\r\nprocess_id:4242\r\ntcp_port:6379\r\n"))
+                .isEqualTo(4242);
+        assertThat(RedisPing.processId("# Server\r\n")).isEqualTo(-1);
     }
 
     static String set(RedisEndpoint endpoint, String key, String value) {
