@@ -75,6 +75,26 @@ final class Postgres {
         return queryLong("postgres", "SELECT pg_database_size('" + name + "')");
     }
 
+    /** The largest relations of {@code database} with their indexes and TOAST, largest first: where its size is. */
+    String largestRelations(String database, int limit) throws SQLException {
+        StringBuilder line = new StringBuilder();
+        try (Connection connection = connect(database);
+             PreparedStatement query = connection.prepareStatement("""
+                     SELECT c.relname, pg_total_relation_size(c.oid) AS total, pg_indexes_size(c.oid) AS indexes
+                       FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+                      WHERE c.relkind IN ('r', 'm') AND n.nspname NOT IN ('pg_catalog', 'information_schema')
+                      ORDER BY total DESC LIMIT ?""")) {
+            query.setInt(1, limit);
+            try (ResultSet rs = query.executeQuery()) {
+                while (rs.next()) {
+                    line.append(line.isEmpty() ? "" : ", ").append(rs.getString(1)).append(' ')
+                            .append(rs.getLong(2) / 1024).append(" kB (indexes ").append(rs.getLong(3) / 1024).append(')');
+                }
+            }
+        }
+        return line.toString();
+    }
+
     /** The process ids of the backends connected to {@code database} (on this machine: readable in /proc). */
     List<Long> backendPids(String database) throws SQLException {
         List<Long> pids = new ArrayList<>();

@@ -108,6 +108,7 @@ final class Runner {
             progress.step(ProcCpu.topGroups(threads0, threads1, 8));
             Map<Long, Long> pg1 = ProcCpu.snapshot(postgres.backendPids(database));
             long bytesAfter = postgres.databaseSize(database);
+            progress.step("largest relations: " + postgres.largestRelations(database, 10));
             Map<String, Long> recorded = simulator.recordedAtByReference();
             long duplicates = simulator.duplicateSubmits();
             return result(system, concurrency, repeat, measured, recorded, duplicates, wal1 - wal0,
