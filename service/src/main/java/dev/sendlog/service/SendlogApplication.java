@@ -80,6 +80,7 @@ import dev.sendlog.service.health.TransactionAgeHealthCheck;
 import dev.sendlog.service.tasks.ComponentTask;
 import dev.sendlog.service.tasks.TaskArguments;
 import dev.sendlog.service.metrics.PrometheusServlet;
+import dev.sendlog.service.provider.GatewayRate;
 import dev.sendlog.service.provider.HttpProvider;
 import dev.sendlog.service.provider.Provider;
 import dev.sendlog.service.queue.JobStream;
@@ -560,6 +561,7 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
             env.lifecycle().manage(suppressions);
             Checks checks = new Checks(p.checks, suppressions::suppressed);
             Backoff backoff = new Backoff(Duration.ofMillis(p.retryBase.toMilliseconds()), Duration.ofMillis(p.retryCap.toMilliseconds()));
+            Map<String, GatewayRate> rates = gatewayRates(config, env, local);
             List<Pausable> lanePausables = new ArrayList<>();
             for (Priority lane : Priority.values()) {
                 // Each lane has its own consumer, permits, provider-call semaphore, provider connections and appender: a normal
@@ -577,7 +579,7 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
                         Duration.ofMillis(p.sendWorker.reclaimIdle.toMilliseconds()), metrics);
                 SendWorker worker = SendWorker.attach(consumer, new MessageReader(pools.dsl(PoolRole.PIPELINE), events),
                         high ? highAppender : appender,
-                        providers, checks, backoff, limits, config.publicBaseUrl, clock,
+                        providers, rates, checks, backoff, limits, config.publicBaseUrl, clock,
                         "worker-" + instance, faults, concurrency, metrics);
                 env.lifecycle().manage(consumer);
                 shutdown.consumer(consumer, worker);
@@ -586,6 +588,30 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
             pausables.put("send-worker", new Pausable(() -> lanePausables.forEach(l -> l.pause().run()),
                     () -> lanePausables.forEach(l -> l.resume().run())));
         }
+    }
+
+    /**
+     * The shared rates of the gateways with {@code maxPerSecond} (issue 29), one per gateway for both lanes: a Redis
+     * client of their own on the send job type's server (its short command timeout makes a lost server a fallback to
+     * each process's own lower rate, not a stall).
+     */
+    private Map<String, GatewayRate> gatewayRates(SendlogConfiguration config, Environment env, LocalInfrastructure local) {
+        Map<String, GatewayRate> rates = new HashMap<>();
+        if (config.gateways.values().stream().noneMatch(g -> g.maxPerSecond > 0)) {
+            return rates;
+        }
+        RedisConnections redis = new RedisConnections(local.sendRedisUri(), Duration.ofSeconds(1), config.redis.cluster);
+        shutdown.closeLast(redis::close);
+        var store = redis.bucketStore();
+        config.gateways.forEach((name, g) -> {
+            if (g.maxPerSecond > 0) {
+                String flagKey = config.redis.keyPrefix + "{rate}:" + name + ":slow";
+                rates.put(name, new GatewayRate(name, g.maxPerSecond, g.throttledShare,
+                        Duration.ofMillis(g.throttleFor.toMilliseconds()), g.fallbackShare, store, redis.connect(flagKey),
+                        config.redis.keyPrefix, env.metrics()));
+            }
+        });
+        return rates;
     }
 
     /**

@@ -33,6 +33,8 @@ import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
  * @param callbackLossRate        share of accepted messages whose callbacks are never sent (a provider that restarted
  *                                and forgot them); the status query still knows their outcome
  * @param queryErrorRate          share of status queries answered 503 (with {@code Retry-After: 1})
+ * @param maxPerSecond            the provider's own rate: submits above this many per second (a bucket of one second's
+ *                                worth, full at start) are answered 429 with {@code Retry-After: 1}, unrecorded; 0: none
  */
 @JsonDeserialize(builder = SimulatorConfigBuilder.class)
 @JsonIgnoreProperties(ignoreUnknown = false)
@@ -60,7 +62,8 @@ public record SimulatorConfig(
         int callbackMaxAttempts,
         int callbackQueueCapacity,
         double callbackLossRate,
-        double queryErrorRate) {
+        double queryErrorRate,
+        int maxPerSecond) {
 
     public SimulatorConfig {
         requireText("token", token);
@@ -85,6 +88,7 @@ public record SimulatorConfig(
         requirePositive("callbackQueueCapacity", callbackQueueCapacity);
         requireRate("callbackLossRate", callbackLossRate);
         requireRate("queryErrorRate", queryErrorRate);
+        requireNotNegative("maxPerSecond", maxPerSecond);
     }
 
     /** The defaults: 20 ms latency, no errors, one intermediate then a positive final, SMPP vocabulary. */

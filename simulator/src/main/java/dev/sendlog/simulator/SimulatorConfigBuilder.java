@@ -31,6 +31,7 @@ public final class SimulatorConfigBuilder {
     private int callbackQueueCapacity = 100_000;
     private double callbackLossRate = 0.0;
     private double queryErrorRate = 0.0;
+    private int maxPerSecond = 0;
 
     public SimulatorConfigBuilder() {
     }
@@ -60,6 +61,7 @@ public final class SimulatorConfigBuilder {
         callbackQueueCapacity = from.callbackQueueCapacity();
         callbackLossRate = from.callbackLossRate();
         queryErrorRate = from.queryErrorRate();
+        maxPerSecond = from.maxPerSecond();
     }
 
     public SimulatorConfigBuilder token(String value) {
@@ -182,11 +184,16 @@ public final class SimulatorConfigBuilder {
         return this;
     }
 
+    public SimulatorConfigBuilder maxPerSecond(int value) {
+        maxPerSecond = value;
+        return this;
+    }
+
     public SimulatorConfig build() {
         return new SimulatorConfig(token, callbackSecret, latencyMs, latencyJitterMs, latencyDistribution,
                 transientErrorRate, permanentErrorRate, dropAfterAcceptRate, idWrapModulus, receiptMode,
                 intermediateReceipts, receiptDelayMs, receiptSpacingMs, undeliveredRate, unknownStatusRate,
                 badTimestampRate, vocabulary, echoReference, seed, callbackConcurrency, callbackMaxAttempts,
-                callbackQueueCapacity, callbackLossRate, queryErrorRate);
+                callbackQueueCapacity, callbackLossRate, queryErrorRate, maxPerSecond);
     }
 }

@@ -18,6 +18,8 @@ final class SimulatorCounters {
     /** Messages whose callbacks were never sent ({@code callbackLossRate}): the provider forgot them. */
     final LongAdder callbacksLost = new LongAdder();
     final LongAdder statusQueries = new LongAdder();
+    /** Submits answered 429 because they came above {@code maxPerSecond} (counted in transientErrors as well). */
+    final LongAdder throttled = new LongAdder();
     private final AtomicInteger submitsInFlight = new AtomicInteger();
     private final AtomicInteger maxSubmitsInFlight = new AtomicInteger();
 
@@ -35,6 +37,6 @@ final class SimulatorCounters {
         return new SimulatorStats(submits.sum(), uniqueKeys, duplicateSubmits.sum(), accepted.sum(),
                 transientErrors.sum(), permanentErrors.sum(), dropped.sum(), callbacksSent.sum(),
                 callbacksDelivered.sum(), callbacksFailed.sum(), callbackAttempts.sum(), maxSubmitsInFlight.get(),
-                statusQueries.sum(), callbacksLost.sum());
+                statusQueries.sum(), callbacksLost.sum(), throttled.sum());
     }
 }

@@ -22,10 +22,11 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
  * @param maxConcurrentSubmits the most counted submits ever served at the same time (latency included)
  * @param statusQueries      authorised status queries ({@code GET /v1/submit/{key}}), whatever they answered
  * @param callbacksLost      accepted messages whose callbacks were never sent ({@code callbackLossRate})
+ * @param throttled          submits answered 429 because they came above {@code maxPerSecond} (also in transientErrors)
  */
 @JsonPropertyOrder({"submits", "uniqueKeys", "duplicateSubmits", "accepted", "transientErrors", "permanentErrors",
         "dropped", "callbacksSent", "callbacksDelivered", "callbacksFailed", "callbackAttempts", "maxConcurrentSubmits",
-        "statusQueries", "callbacksLost"})
+        "statusQueries", "callbacksLost", "throttled"})
 public record SimulatorStats(
         long submits,
         long uniqueKeys,
@@ -40,4 +41,5 @@ public record SimulatorStats(
         long callbackAttempts,
         long maxConcurrentSubmits,
         long statusQueries,
-        long callbacksLost) {}
+        long callbacksLost,
+        long throttled) {}

@@ -13,6 +13,32 @@ final class SubmitHandler {
     private final Supplier<ActiveConfig> activeConfig;
     private final Supplier<SimulatorState> state;
     private final CallbackSender callbackSender;
+    private final Rate rate = new Rate();
+
+    /**
+     * The provider's own limit ({@code maxPerSecond}): a token bucket of one second's worth, full when the rate is first
+     * set or changed, refilled continuously. Answered as the submit is decided, after its latency, as a provider would.
+     */
+    private static final class Rate {
+        private int perSecond;
+        private double tokens;
+        private long refilledAt;
+
+        synchronized boolean take(int limit, long nowNanos) {
+            if (limit != perSecond) {
+                perSecond = limit;
+                tokens = limit;
+                refilledAt = nowNanos;
+            }
+            tokens = Math.min(perSecond, tokens + (nowNanos - refilledAt) * perSecond / 1e9);
+            refilledAt = nowNanos;
+            if (tokens < 1) {
+                return false;
+            }
+            tokens -= 1;
+            return true;
+        }
+    }
 
     SubmitHandler(Supplier<ActiveConfig> activeConfig, Supplier<SimulatorState> state, CallbackSender callbackSender) {
         this.activeConfig = activeConfig;
@@ -70,6 +96,12 @@ final class SubmitHandler {
         SimulatorCounters counters = current.counters();
         Thread.sleep(active.sampleLatencyMs());
 
+        if (config.maxPerSecond() > 0 && !rate.take(config.maxPerSecond(), System.nanoTime())) {
+            counters.transientErrors.increment();
+            counters.throttled.increment();
+            exchange.getResponseHeaders().set("Retry-After", "1");
+            return e -> HttpResponses.text(e, 429, "too many requests: above " + config.maxPerSecond() + " per second");
+        }
         SimulatorRandom random = active.random();
         if (random.roll(config.transientErrorRate())) {
             counters.transientErrors.increment();

@@ -79,6 +79,33 @@ public class GatewaySettings {
     @JsonProperty
     public int queriesPerSecond = 20;
 
+    /**
+     * The gateway's contracted rate in parts per second, across every send-worker process (a token bucket they share in
+     * Redis); 0: no limit of ours. A message of n parts takes n.
+     */
+    @Min(0)
+    @JsonProperty
+    public int maxPerSecond = 0;
+
+    /** After a 429, the rate is this share of {@code maxPerSecond} for {@code throttleFor} (or the Retry-After, if longer). */
+    @jakarta.validation.constraints.DecimalMin("0.01")
+    @jakarta.validation.constraints.DecimalMax("1.0")
+    @JsonProperty
+    public double throttledShare = 0.5;
+
+    @NotNull
+    @JsonProperty
+    public io.dropwizard.util.Duration throttleFor = io.dropwizard.util.Duration.seconds(10);
+
+    /**
+     * While Redis cannot be reached, each send-worker process keeps to this share of {@code maxPerSecond} on its own: a
+     * lower rate, never none. With n processes, at most n times this share goes out; set it to 1/n or below.
+     */
+    @jakarta.validation.constraints.DecimalMin("0.01")
+    @jakarta.validation.constraints.DecimalMax("1.0")
+    @JsonProperty
+    public double fallbackShare = 0.25;
+
     /** A submit that has not answered by then counts as a transient failure (the provider may still have it). */
     @Min(1)
     @JsonProperty

@@ -26,6 +26,7 @@ import dev.sendlog.service.core.MessageReader;
 import dev.sendlog.service.core.MessageRow;
 import dev.sendlog.service.core.Segments;
 import dev.sendlog.service.db.NewEvent;
+import dev.sendlog.service.provider.GatewayRate;
 import dev.sendlog.service.provider.Provider;
 import dev.sendlog.service.provider.StatusAnswer;
 import dev.sendlog.service.provider.Submit;
@@ -71,11 +72,20 @@ public final class SendWorker {
     private static final Duration RECORD_RETRY_FOR = Duration.ofSeconds(20);
     private static final Duration PUBLICATION_WAIT = Duration.ofSeconds(5);
     private static final Duration BATCH_PUBLICATION_WAIT = Duration.ofMillis(500);
+    /** After a 429 without Retry-After from a gateway that has no rate of its own. */
+    private static final Duration UNRATED_THROTTLE_PAUSE = Duration.ofSeconds(1);
+    /**
+     * How long a read's claims wait for their gateway's rate, one after another, before the rest of the read is left
+     * pending on the stream (read again after the consumer's reclaim idle time, or published again by the confirm timer).
+     */
+    private static final Duration RATE_WAIT_AT_CLAIM = Duration.ofSeconds(2);
 
     private final StreamConsumer consumer;
     private final MessageReader reader;
     private final EventAppender appender;
     private final Map<String, Provider> providers;
+    private final Map<String, GatewayRate> rates;
+    private final Counter throttled;
     private final Checks checks;
     private final Backoff backoff;
     private final Limits limits;
@@ -117,8 +127,19 @@ public final class SendWorker {
                                     Map<String, Provider> providers, Checks checks, Backoff backoff, Limits limits,
                                     String publicBaseUrl, InstantSource clock, String actor, Faults faults,
                                     int providerConcurrency, MetricRegistry metrics) {
-        return attach(consumer, reader, appender, providers, checks, backoff, limits, publicBaseUrl, clock, actor,
-                faults, providerConcurrency, metrics, event -> { });
+        return attach(consumer, reader, appender, providers, Map.of(), checks, backoff, limits, publicBaseUrl, clock,
+                actor, faults, providerConcurrency, metrics);
+    }
+
+    /** As above, with the rates of the gateways that have one ({@code gateways.<name>.maxPerSecond}, issue 29). */
+    public static SendWorker attach(StreamConsumer consumer, MessageReader reader, EventAppender appender,
+                                    Map<String, Provider> providers, Map<String, GatewayRate> rates, Checks checks,
+                                    Backoff backoff, Limits limits, String publicBaseUrl, InstantSource clock,
+                                    String actor, Faults faults, int providerConcurrency, MetricRegistry metrics) {
+        SendWorker worker = new SendWorker(consumer, reader, appender, providers, rates, checks, backoff, limits,
+                publicBaseUrl, clock, actor, faults, providerConcurrency, metrics, event -> { });
+        consumer.onEntries(worker::claimAndDispatch);
+        return worker;
     }
 
     /**
@@ -134,14 +155,14 @@ public final class SendWorker {
                              String publicBaseUrl, InstantSource clock, String actor, Faults faults,
                              int providerConcurrency, MetricRegistry metrics,
                              java.util.function.Consumer<NewEvent> beforeResultAppend) {
-        SendWorker worker = new SendWorker(consumer, reader, appender, providers, checks, backoff, limits,
+        SendWorker worker = new SendWorker(consumer, reader, appender, providers, Map.of(), checks, backoff, limits,
                 publicBaseUrl, clock, actor, faults, providerConcurrency, metrics, beforeResultAppend);
         consumer.onEntries(worker::claimAndDispatch);
         return worker;
     }
 
     private SendWorker(StreamConsumer consumer, MessageReader reader, EventAppender appender, Map<String, Provider> providers,
-                       Checks checks, Backoff backoff, Limits limits, String publicBaseUrl, InstantSource clock,
+                       Map<String, GatewayRate> rates, Checks checks, Backoff backoff, Limits limits, String publicBaseUrl, InstantSource clock,
                        String actor, Faults faults, int providerConcurrency, MetricRegistry metrics,
                        java.util.function.Consumer<NewEvent> beforeResultAppend) {
         this.faults = faults;
@@ -149,6 +170,8 @@ public final class SendWorker {
         this.reader = reader;
         this.appender = appender;
         this.providers = Map.copyOf(providers);
+        this.rates = Map.copyOf(rates);
+        this.throttled = metrics.counter("send.throttled");
         this.checks = checks;
         this.backoff = backoff;
         this.limits = limits;
@@ -208,6 +231,7 @@ public final class SendWorker {
         Map<StreamEntry, ClaimResult> claimed = new HashMap<>();
         List<StreamEntry> lost = new ArrayList<>();
         List<StreamEntry> notYetRecorded = new ArrayList<>();
+        List<StreamEntry> waitingForRate = new ArrayList<>();
         try (Timer.Context ignored = claimTimer.time()) {
             MessageReader.Found read = reader.findMany(firstPerMessage.keySet(),
                     jobsOf.values().stream().map(SendJob::publication).toList());
@@ -242,6 +266,17 @@ public final class SendWorker {
                     notYetRecorded.add(e.getKey());
                     continue;
                 }
+                // The gateway's rate is taken before the claim, not after it: a claim promises a call soon (its deadline
+                // re-drives it), and a job that cannot have its parts within RATE_WAIT_AT_CLAIM stays pending on the
+                // stream, unclaimed, writing nothing, until it is read again.
+                GatewayRate rate = rates.get(details.row().gateway());
+                if (rate != null && !takeRate(rate, details)) {
+                    waitingForRate.add(e.getKey());
+                    continue;
+                }
+                if (rate != null) {
+                    now = clock.instant();
+                }
                 Optional<NewEvent> claim = claimEvent(details, job, now);
                 if (claim.isEmpty()) {
                     stale.inc();
@@ -250,7 +285,8 @@ public final class SendWorker {
                 }
                 claims.put(e.getKey(), claim.get());
                 if (claim.get().event() instanceof Claimed c) {
-                    candidates.put(e.getKey(), new ClaimResult(details, evolve(details.state(), claim.get()), c));
+                    candidates.put(e.getKey(), new ClaimResult(details, evolve(details.state(), claim.get()), c,
+                            rate != null));
                 }
             }
             // A claim that expires before its publication's confirm deadline (claimTimeout shorter than confirmTimeout)
@@ -274,6 +310,7 @@ public final class SendWorker {
             return;
         }
         consumer.finished(finished);
+        consumer.abandoned(waitingForRate);
         claimed.forEach((entry, result) -> consumer.dispatch(entry, () -> finishClaimed(jobsOf.get(entry), result)));
         lost.forEach(entry -> consumer.dispatch(entry, () -> claimAlone(jobsOf.get(entry), false)
                 .map(r -> finishClaimed(jobsOf.get(entry), r))
@@ -337,38 +374,93 @@ public final class SendWorker {
             return true;
         }
         SubmitOutcome outcome;
-        try {
-            providerCalls.acquire();
-        } catch (InterruptedException e) {
-            // Stopped while waiting for a call slot: the provider was not called, so the job is given back.
-            Thread.interrupted();
+        GatewayRate rate = rates.get(message.row().gateway());
+        int parts = Segments.of(message.row().body());
+        // A call starts no later than halfway to the claim deadline (waiting for the gateway's rate, or after a 429):
+        // past that the job is handed back, the same attempt owed again, before the timers would re-drive a claim
+        // whose call may still come.
+        Instant latestStart = clock.instant().plus(Duration.between(clock.instant(), claim.deadline()).dividedBy(2));
+        boolean asked = false;
+        boolean rateTaken = claimed.rateTaken();
+        while (true) {
+            if (rate != null && !rateTaken) {
+                boolean granted;
+                try {
+                    granted = rate.acquire(parts, nonNegative(Duration.between(clock.instant(), latestStart)));
+                } catch (InterruptedException e) {
+                    Thread.interrupted();
+                    try {
+                        return handBack(job, message, state, shard);
+                    } finally {
+                        Thread.currentThread().interrupt();
+                    }
+                }
+                if (!granted) {
+                    LOG.info("gateway {} rate kept the job waiting past half its claim time; handed back message_id={}",
+                            message.row().gateway(), job.messageId());
+                    return handBack(job, message, state, shard);
+                }
+            }
             try {
+                providerCalls.acquire();
+            } catch (InterruptedException e) {
+                // Stopped while waiting for a call slot: the provider was not called, so the job is given back.
+                Thread.interrupted();
+                try {
+                    return handBack(job, message, state, shard);
+                } finally {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            if (!gate.enter()) {
+                providerCalls.release();
                 return handBack(job, message, state, shard);
+            }
+            try (Timer.Context ignored = providerTimer.time()) {
+                String key = EffectKeys.providerSubmit(job.messageId());
+                Optional<String> taken = !asked && claim.attempt() > 1 && provider.answersStatusQueries()
+                        ? alreadyTaken(provider, key, job.messageId()) : Optional.empty();
+                asked = true;
+                outcome = taken.<SubmitOutcome>map(SubmitOutcome.Accepted::new).orElseGet(() -> provider.submit(new Submit(
+                        message.row().recipient(), message.row().body(), job.messageId().toString(),
+                        publicBaseUrl + "/v1/callbacks/" + message.row().gateway(), key,
+                        message.row().sender(), message.row().validUntil())));
+                if (outcome instanceof SubmitOutcome.Transient && claim.attempt() >= limits.maxAttempts()
+                        && provider.answersStatusQueries()) {
+                    // The last attempt: no retry will ask, so ask now whether its answer was lost before the message is DEAD.
+                    outcome = alreadyTaken(provider, key, job.messageId()).<SubmitOutcome>map(SubmitOutcome.Accepted::new)
+                            .orElse(outcome);
+                }
             } finally {
-                Thread.currentThread().interrupt();
+                gate.exit();
+                providerCalls.release();
             }
-        }
-        if (!gate.enter()) {
-            providerCalls.release();
-            return handBack(job, message, state, shard);
-        }
-        try (Timer.Context ignored = providerTimer.time()) {
-            String key = EffectKeys.providerSubmit(job.messageId());
-            Optional<String> taken = claim.attempt() > 1 && provider.answersStatusQueries()
-                    ? alreadyTaken(provider, key, job.messageId()) : Optional.empty();
-            outcome = taken.<SubmitOutcome>map(SubmitOutcome.Accepted::new).orElseGet(() -> provider.submit(new Submit(
-                    message.row().recipient(), message.row().body(), job.messageId().toString(),
-                    publicBaseUrl + "/v1/callbacks/" + message.row().gateway(), key,
-                    message.row().sender(), message.row().validUntil())));
-            if (outcome instanceof SubmitOutcome.Transient && claim.attempt() >= limits.maxAttempts()
-                    && provider.answersStatusQueries()) {
-                // The last attempt: no retry will ask, so ask now whether its answer was lost before the message is DEAD.
-                outcome = alreadyTaken(provider, key, job.messageId()).<SubmitOutcome>map(SubmitOutcome.Accepted::new)
-                        .orElse(outcome);
+            rateTaken = false;
+            if (!(outcome instanceof SubmitOutcome.Throttled t)) {
+                break;
             }
-        } finally {
-            gate.exit();
-            providerCalls.release();
+            // Refused for its rate: the provider certainly does not have it, so this is no failed attempt. A gateway with
+            // a rate of its own slows down (every process) and the next take waits for it; one without waits the
+            // Retry-After (or a second) before it submits again.
+            throttled.inc();
+            if (rate != null) {
+                rate.throttled(t.retryAfter());
+                continue;
+            }
+            Duration pause = t.retryAfter() != null ? t.retryAfter() : UNRATED_THROTTLE_PAUSE;
+            if (clock.instant().plus(pause).isAfter(latestStart)) {
+                return handBack(job, message, state, shard);
+            }
+            try {
+                Thread.sleep(pause); // the provider's own wait: nothing to await but the time it named
+            } catch (InterruptedException e) {
+                Thread.interrupted();
+                try {
+                    return handBack(job, message, state, shard);
+                } finally {
+                    Thread.currentThread().interrupt();
+                }
+            }
         }
         if (outcome instanceof SubmitOutcome.Accepted) {
             faults.at(FaultPoint.BETWEEN_PROVIDER_ANSWER_AND_WRITE);
@@ -383,6 +475,7 @@ public final class SendWorker {
                     }
                     yield true;
                 }
+                case SubmitOutcome.Throttled t -> throw new IllegalStateException("a throttled submit is retried above");
                 case SubmitOutcome.Transient t -> {
                     Instant next = clock.instant().plus(backoff.after(claim.attempt(), t.retryAfter()));
                     MessageEvent event = Decisions.afterTransientFailure(state, t.reason(), next, limits);
@@ -459,7 +552,18 @@ public final class SendWorker {
         return handedBackHere.sum(); // this worker's own: the counter is shared by both lanes' workers
     }
 
-    private record ClaimResult(MessageDetails message, MessageState state, Claimed claim) {
+    /** @param rateTaken whether the gateway's rate was taken for the first call before the claim */
+    private record ClaimResult(MessageDetails message, MessageState state, Claimed claim, boolean rateTaken) {
+    }
+
+    /** The parts of a message from its gateway's rate, waiting up to RATE_WAIT_AT_CLAIM; false: not taken. */
+    private boolean takeRate(GatewayRate rate, MessageDetails details) {
+        try {
+            return rate.acquire(Segments.of(details.row().body()), RATE_WAIT_AT_CLAIM);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
     }
 
     /**
@@ -496,7 +600,7 @@ public final class SendWorker {
             }
             if (appender.appendOne(claim.get())) {
                 return Optional.of(new ClaimResult(found.get(), evolve(found.get().state(), claim.get()),
-                        (Claimed) claim.get().event()));
+                        (Claimed) claim.get().event(), false));
             }
         }
         // Not stale: the work is still owed, and the publication's confirm deadline brings it back.
@@ -589,6 +693,10 @@ public final class SendWorker {
         racesGivenUp.inc();
         unrecorded.inc();
         return false;
+    }
+
+    private static Duration nonNegative(Duration d) {
+        return d.isNegative() ? Duration.ZERO : d;
     }
 
     private static Instant earliest(Instant a, Instant b) {

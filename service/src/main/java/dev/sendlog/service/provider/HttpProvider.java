@@ -111,8 +111,12 @@ public final class HttpProvider implements Provider, AutoCloseable {
                 if (status == 400 || status == 422) {
                     return new SubmitOutcome.Permanent(status, truncate(text));
                 }
-                // 429, 5xx, and anything unexpected (a 401 of a misconfigured token): retried, never a silent rejection.
                 Header retryAfter = response.getFirstHeader("Retry-After");
+                if (status == 429) {
+                    return new SubmitOutcome.Throttled(gateway + ": HTTP 429: " + truncate(text),
+                            retryAfter(retryAfter == null ? null : retryAfter.getValue()));
+                }
+                // 5xx, and anything unexpected (a 401 of a misconfigured token): retried, never a silent rejection.
                 return new SubmitOutcome.Transient(gateway + ": HTTP " + status + ": " + truncate(text),
                         retryAfter(retryAfter == null ? null : retryAfter.getValue()));
             });

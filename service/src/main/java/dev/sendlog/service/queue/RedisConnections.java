@@ -101,6 +101,19 @@ public final class RedisConnections implements AutoCloseable {
         }
     }
 
+    /**
+     * The token buckets of the gateways' shared rates (issue 29), on this client's server or cluster and with its
+     * options (commands rejected at once while disconnected, the command timeout): Bucket4j's compare-and-swap store. A
+     * bucket's key expires once it would be full again, so a gateway no longer used leaves nothing behind.
+     */
+    public io.github.bucket4j.distributed.proxy.ProxyManager<byte[]> bucketStore() {
+        var builder = client instanceof RedisClusterClient cluster
+                ? io.github.bucket4j.redis.lettuce.Bucket4jLettuce.casBasedBuilder(cluster)
+                : io.github.bucket4j.redis.lettuce.Bucket4jLettuce.casBasedBuilder((RedisClient) client);
+        return builder.expirationAfterWrite(io.github.bucket4j.distributed.ExpirationAfterWriteStrategy
+                .basedOnTimeForRefillingBucketUpToMax(Duration.ofSeconds(10))).build();
+    }
+
     public String uri() {
         return uri;
     }
