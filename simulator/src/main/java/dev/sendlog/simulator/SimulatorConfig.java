@@ -13,7 +13,8 @@ import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
  * @param latencyMs               median time a submit takes before it is answered
  * @param latencyJitterMs         half-width of the uniform spread around {@code latencyMs}
  * @param latencyDistribution     fixed or uniform latency
- * @param transientErrorRate      share of submits answered 503 or 429 (with {@code Retry-After: 1}), unrecorded
+ * @param transientErrorRate      share of submits answered 503 (with {@code Retry-After: 1}), unrecorded: a failed attempt;
+ *                                429 belongs to {@code maxPerSecond}, the one refusal that is no attempt
  * @param permanentErrorRate      share of submits answered 422 with a text, unrecorded
  * @param dropAfterAcceptRate     share of recorded submits whose connection is cut instead of answered
  * @param idWrapModulus           provider ids are {@code "p" + (counter % idWrapModulus)}, so they repeat

@@ -12,7 +12,7 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
  * @param uniqueKeys         distinct idempotency keys recorded
  * @param duplicateSubmits   recorded submits whose key had been recorded before (answered 200 with the old id)
  * @param accepted           submits that were recorded, whether answered 200/201 or dropped
- * @param transientErrors    submits answered 429 or 503, not recorded
+ * @param transientErrors    submits answered 503 ({@code transientErrorRate}) or 429 ({@code maxPerSecond}), not recorded
  * @param permanentErrors    submits answered 422, not recorded
  * @param dropped            recorded submits whose connection was cut instead of answered
  * @param callbacksSent      callbacks the simulator decided to send (the lines of {@code /v1/callbacks/log})

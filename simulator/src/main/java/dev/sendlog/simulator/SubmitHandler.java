@@ -106,9 +106,7 @@ final class SubmitHandler {
         if (random.roll(config.transientErrorRate())) {
             counters.transientErrors.increment();
             exchange.getResponseHeaders().set("Retry-After", "1");
-            return random.roll(0.5)
-                    ? e -> HttpResponses.text(e, 503, "temporarily unavailable, retry later")
-                    : e -> HttpResponses.text(e, 429, "too many requests");
+            return e -> HttpResponses.text(e, 503, "temporarily unavailable, retry later");
         }
         if (random.roll(config.permanentErrorRate())) {
             counters.permanentErrors.increment();

@@ -382,8 +382,10 @@ public final class SendWorker {
         Instant latestStart = clock.instant().plus(Duration.between(clock.instant(), claim.deadline()).dividedBy(2));
         boolean asked = false;
         boolean rateTaken = claimed.rateTaken();
+        boolean waited = false;
         while (true) {
             if (rate != null && !rateTaken) {
+                waited = true;
                 boolean granted;
                 try {
                     granted = rate.acquire(parts, nonNegative(Duration.between(clock.instant(), latestStart)));
@@ -400,6 +402,14 @@ public final class SendWorker {
                             message.row().gateway(), job.messageId());
                     return handBack(job, message, state, shard);
                 }
+            }
+            if (waited && clock.instant().isAfter(latestStart)) {
+                // The wait (the gateway's rate, a 429's pause) ran past half the claim time by the pipeline's clock (a
+                // paused process, a slow host): the timers may re-drive the claim at any moment and a call now could
+                // overlap the next attempt's, one key submitted twice. Handed back instead, the provider not called.
+                LOG.info("a wait for gateway {} ran past half the claim time; handed back message_id={}",
+                        message.row().gateway(), job.messageId());
+                return handBack(job, message, state, shard);
             }
             try {
                 providerCalls.acquire();
@@ -436,6 +446,7 @@ public final class SendWorker {
                 providerCalls.release();
             }
             rateTaken = false;
+            waited = true;
             if (!(outcome instanceof SubmitOutcome.Throttled t)) {
                 break;
             }

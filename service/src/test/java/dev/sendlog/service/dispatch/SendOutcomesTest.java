@@ -90,7 +90,7 @@ class SendOutcomesTest {
         // The simulator says Retry-After: 1; the configured backoff (100 ms base) alone would be shorter.
         // (PostgreSQL rounds the stored event time to the microsecond.)
         assertThat(Duration.between(at, next)).isGreaterThanOrEqualTo(Duration.ofSeconds(1).minusNanos(1000));
-        // A 429 is no failed attempt (issue 29): only the 503s of the simulator's errors are.
+        // The simulator's errors are 503s: a 429 is no failed attempt (issue 29).
         assertThat(failed.get("data").get("error").asText()).contains("HTTP 503");
 
         SERVICE.simulator().updateConfig(NORMAL);
