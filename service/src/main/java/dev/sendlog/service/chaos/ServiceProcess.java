@@ -87,7 +87,7 @@ public final class ServiceProcess {
         }
     }
 
-    synchronized boolean isAlive() {
+    public synchronized boolean isAlive() {
         return process != null && process.isAlive();
     }
 

@@ -35,6 +35,11 @@ public final class LoadTestCommand extends Command {
         subparser.addArgument("--webhooks").action(Arguments.storeTrue())
                 .help("the webhook isolation benchmark: two tenants at --webhook-rate msg/s each for --seconds, the other "
                         + "tenant's endpoint answering at once and then never; prints the healthy tenant's delivery p50/p99");
+        subparser.addArgument("--gateway-rate").action(Arguments.storeTrue())
+                .help("the gateway rate benchmark: two send-worker processes against a provider taking --provider-rate "
+                        + "submits a second (429 above), --seconds measured per case; prints accepted/s and the refused share");
+        subparser.addArgument("--provider-rate").type(Integer.class).setDefault(100)
+                .help("gateway-rate mode: the provider's own rate, submits per second");
         subparser.addArgument("--webhook-rate").type(Integer.class).setDefault(50).help("webhooks mode: msg/s per tenant");
         subparser.addArgument("--backlog").type(Integer.class).setDefault(100_000).help("priority mode: normal messages queued");
         subparser.addArgument("--high-rate").type(Integer.class).setDefault(10).help("priority mode: high messages per second");
@@ -82,6 +87,10 @@ public final class LoadTestCommand extends Command {
         } else if (namespace.getBoolean("webhooks")) {
             new dev.sendlog.service.loadtest.WebhookIsolationBench(jar(), java.nio.file.Path.of("target", "bench",
                     "webhooks-" + System.currentTimeMillis()), namespace.getInt("webhook_rate"), namespace.getInt("seconds"))
+                    .run(System.out);
+        } else if (namespace.getBoolean("gateway_rate")) {
+            new dev.sendlog.service.loadtest.GatewayRateBench(jar(), java.nio.file.Path.of("target", "bench",
+                    "rate-" + System.currentTimeMillis()), namespace.getInt("provider_rate"), namespace.getInt("seconds"))
                     .run(System.out);
         } else if (namespace.getBoolean("feeds")) {
             String jar = jar();

@@ -75,10 +75,10 @@ public final class SendWorker {
     /** After a 429 without Retry-After from a gateway that has no rate of its own. */
     private static final Duration UNRATED_THROTTLE_PAUSE = Duration.ofSeconds(1);
     /**
-     * How long a read's claims wait for their gateway's rate, one after another, before the rest of the read is left
+     * How long a job waits unclaimed for its gateway's rate (on its own thread, holding its permit) before it is left
      * pending on the stream (read again after the consumer's reclaim idle time, or published again by the confirm timer).
      */
-    private static final Duration RATE_WAIT_AT_CLAIM = Duration.ofSeconds(2);
+    private static final Duration RATE_WAIT_FOR_CLAIM = Duration.ofSeconds(20);
 
     private final StreamConsumer consumer;
     private final MessageReader reader;
@@ -266,27 +266,28 @@ public final class SendWorker {
                     notYetRecorded.add(e.getKey());
                     continue;
                 }
-                // The gateway's rate is taken before the claim, not after it: a claim promises a call soon (its deadline
-                // re-drives it), and a job that cannot have its parts within RATE_WAIT_AT_CLAIM stays pending on the
-                // stream, unclaimed, writing nothing, until it is read again.
-                GatewayRate rate = rates.get(details.row().gateway());
-                if (rate != null && !takeRate(rate, details)) {
-                    waitingForRate.add(e.getKey());
-                    continue;
-                }
-                if (rate != null) {
-                    now = clock.instant();
-                }
                 Optional<NewEvent> claim = claimEvent(details, job, now);
                 if (claim.isEmpty()) {
-                    stale.inc();
+                    stale.inc(); // before the rate: a stale job takes none of the gateway's tokens
                     finished.add(e.getKey());
                     continue;
+                }
+                // The gateway's rate is taken before the claim, not after it: a claim promises a call soon (its deadline
+                // re-drives it). A job whose tokens are not there now waits for them on a thread of its own, unclaimed
+                // and holding its permit, and is claimed once it has them (waitForRateThenClaim).
+                GatewayRate rate = rates.get(details.row().gateway());
+                boolean rateTaken = false;
+                if (rate != null && claim.get().event() instanceof Claimed) {
+                    if (!rate.tryAcquire(Segments.of(details.row().body()))) {
+                        waitingForRate.add(e.getKey());
+                        continue;
+                    }
+                    rateTaken = true;
                 }
                 claims.put(e.getKey(), claim.get());
                 if (claim.get().event() instanceof Claimed c) {
                     candidates.put(e.getKey(), new ClaimResult(details, evolve(details.state(), claim.get()), c,
-                            rate != null));
+                            rateTaken));
                 }
             }
             // A claim that expires before its publication's confirm deadline (claimTimeout shorter than confirmTimeout)
@@ -310,7 +311,7 @@ public final class SendWorker {
             return;
         }
         consumer.finished(finished);
-        consumer.abandoned(waitingForRate);
+        waitingForRate.forEach(entry -> consumer.dispatch(entry, () -> waitForRateThenClaim(jobsOf.get(entry))));
         claimed.forEach((entry, result) -> consumer.dispatch(entry, () -> finishClaimed(jobsOf.get(entry), result)));
         lost.forEach(entry -> consumer.dispatch(entry, () -> claimAlone(jobsOf.get(entry), false)
                 .map(r -> finishClaimed(jobsOf.get(entry), r))
@@ -567,14 +568,37 @@ public final class SendWorker {
     private record ClaimResult(MessageDetails message, MessageState state, Claimed claim, boolean rateTaken) {
     }
 
-    /** The parts of a message from its gateway's rate, waiting up to RATE_WAIT_AT_CLAIM; false: not taken. */
-    private boolean takeRate(GatewayRate rate, MessageDetails details) {
+    /**
+     * A job whose gateway had no tokens for it when its read was claimed: waits for them (in the bucket's order, up to
+     * RATE_WAIT_FOR_CLAIM), then claims alone. Not granted in time, or stopped while waiting: false, and the entry stays
+     * pending (read again after the consumer's reclaim idle time, or published again at its publication's confirm
+     * deadline), nothing written.
+     */
+    private boolean waitForRateThenClaim(SendJob job) {
+        Optional<MessageDetails> found = reader.find(job.messageId());
+        if (found.isEmpty()) {
+            return claimAlone(job, false, false).map(r -> finishClaimed(job, r)).orElse(true);
+        }
+        Optional<NewEvent> claim = claimEvent(found.get(), job, clock.instant());
+        if (claim.isEmpty()) {
+            stale.inc(); // moved on while it waited in the read: no tokens for it
+            return true;
+        }
+        if (!(claim.get().event() instanceof Claimed)) {
+            return claimAlone(job, false, false).map(r -> finishClaimed(job, r)).orElse(true); // expired: no call
+        }
+        GatewayRate rate = rates.get(found.get().row().gateway());
         try {
-            return rate.acquire(Segments.of(details.row().body()), RATE_WAIT_AT_CLAIM);
+            if (!rate.acquire(Segments.of(found.get().row().body()), RATE_WAIT_FOR_CLAIM)) {
+                LOG.info("gateway {} rate kept a job waiting {} s unclaimed; it stays pending message_id={}",
+                        rate.gateway(), RATE_WAIT_FOR_CLAIM.toSeconds(), job.messageId());
+                return false;
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return false;
         }
+        return claimAlone(job, false, true).map(r -> finishClaimed(job, r)).orElse(true);
     }
 
     /**
@@ -583,6 +607,11 @@ public final class SendWorker {
      * never is belonged to a transaction that rolled back after the publish, and the poller publishes the work again.
      */
     private Optional<ClaimResult> claimAlone(SendJob job, boolean awaitPublication) {
+        return claimAlone(job, awaitPublication, false);
+    }
+
+    /** @param rateTaken whether the gateway's rate was taken for the first call already */
+    private Optional<ClaimResult> claimAlone(SendJob job, boolean awaitPublication, boolean rateTaken) {
         if (awaitPublication && !publications.awaitRecorded(job.publication(), PUBLICATION_WAIT)) {
             unpublished.inc();
             stale.inc();
@@ -611,7 +640,7 @@ public final class SendWorker {
             }
             if (appender.appendOne(claim.get())) {
                 return Optional.of(new ClaimResult(found.get(), evolve(found.get().state(), claim.get()),
-                        (Claimed) claim.get().event(), false));
+                        (Claimed) claim.get().event(), rateTaken));
             }
         }
         // Not stale: the work is still owed, and the publication's confirm deadline brings it back.

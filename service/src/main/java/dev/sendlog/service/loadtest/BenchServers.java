@@ -15,6 +15,7 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -60,6 +61,29 @@ final class BenchServers implements AutoCloseable {
             s.close();
             throw e;
         }
+    }
+
+    /** Waits until the simulator answers; the caller changes its configuration only then. */
+    void awaitSimulator() throws InterruptedException {
+        HttpClient http = HttpClient.newHttpClient();
+        long deadline = System.nanoTime() + Duration.ofMinutes(1).toNanos();
+        while (System.nanoTime() < deadline && simulator.isAlive()) {
+            try {
+                if (http.send(HttpRequest.newBuilder(URI.create(simulatorUrl() + "/v1/stats")).timeout(Duration.ofSeconds(1))
+                        .build(), HttpResponse.BodyHandlers.discarding()).statusCode() == 200) {
+                    return;
+                }
+            } catch (IOException notYet) {
+                // not listening yet
+            }
+            Thread.sleep(200); // polling a port that is not open yet: nothing to await but the process itself
+        }
+        throw new IllegalStateException("the simulator did not start; see its log in " + dir);
+    }
+
+    /** The provider simulator's base URL (its admin endpoints: {@code /v1/config}, {@code /v1/stats}). */
+    String simulatorUrl() {
+        return "http://127.0.0.1:" + simulatorPort;
     }
 
     LocalPostgres postgres() {
