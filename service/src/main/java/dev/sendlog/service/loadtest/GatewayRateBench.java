@@ -102,8 +102,8 @@ public final class GatewayRateBench {
     }
 
     /**
-     * One case on a database and key prefix of its own: the API and the poller, a backlog larger than the case, then
-     * two send-worker processes with the case's gateway rate, measured after a warm-up.
+     * One case on a database and key prefix of its own: the API and the poller, two send-worker processes with the
+     * case's gateway rate, then a backlog larger than the case, measured after a warm-up.
      */
     private Window runCase(BenchServers servers, String simulator, Case c) throws Exception {
         Map<String, String> env = servers.environment("rate-" + System.nanoTime() + ":", "polling");
@@ -120,9 +120,7 @@ public final class GatewayRateBench {
                     throw new IllegalStateException(p.name() + " did not start; see its log in " + dir);
                 }
             }
-            // Enough for the warm-up and the window at the provider's rate and a margin: the stream never drains.
-            submitBacklog("http://127.0.0.1:" + apiPort, (long) rate * (WARM_SECONDS + seconds + 20));
-            return measure(servers, env, simulator, c);
+            return measure(servers, env, simulator, c, "http://127.0.0.1:" + apiPort);
         } finally {
             for (ServiceProcess p : fixed) {
                 p.stop();
@@ -130,8 +128,9 @@ public final class GatewayRateBench {
         }
     }
 
-    /** Starts two send-worker processes with the case's gateway rate, waits, measures the window, stops them. */
-    private Window measure(BenchServers servers, Map<String, String> env, String simulator, Case c) throws Exception {
+    /** Starts two send-worker processes with the case's gateway rate, submits the backlog, measures the window, stops them. */
+    private Window measure(BenchServers servers, Map<String, String> env, String simulator, Case c, String api)
+            throws Exception {
         List<String> options = new ArrayList<>(List.of("-Xmx512m"));
         if (c.gatewayRate() > 0) {
             options.add("-Ddw.gateways.sim.maxPerSecond=" + c.gatewayRate());
@@ -141,16 +140,26 @@ public final class GatewayRateBench {
         List<Integer> adminPorts = new ArrayList<>();
         try {
             for (int i = 1; i <= 2; i++) {
-                int adminPort = BenchServers.port();
-                adminPorts.add(adminPort);
-                workers.add(servers.process("send-worker-" + i + "-" + (c.gatewayRate()), "send-worker",
-                        BenchServers.port(), adminPort, env, options));
-            }
-            for (ServiceProcess w : workers) {
-                if (!w.awaitReady(Duration.ofMinutes(3))) {
-                    throw new IllegalStateException(w.name() + " did not start; see its log in " + dir);
+                // A port found free can be taken before the process binds it (an outgoing connection's): a process that
+                // did not start is started again on other ports, at most three times.
+                for (int tries = 1; ; tries++) {
+                    int adminPort = BenchServers.port();
+                    ServiceProcess w = servers.process("send-worker-" + i + "-" + c.gatewayRate() + "-" + tries,
+                            "send-worker", BenchServers.port(), adminPort, env, options);
+                    workers.add(w);
+                    if (w.awaitReady(Duration.ofMinutes(3))) {
+                        adminPorts.add(adminPort);
+                        break;
+                    }
+                    if (tries == 3) {
+                        throw new IllegalStateException(w.name() + " did not start; see its log in " + dir);
+                    }
                 }
             }
+            // The backlog only once both workers are up: one process starting late on this 2-core machine (52 s in a
+            // run) would otherwise drain it alone before the window. Enough for the warm-up and the window at the
+            // provider's rate and a margin: the stream never drains.
+            submitBacklog(api, (long) rate * (WARM_SECONDS + seconds + 20));
             TimeUnit.SECONDS.sleep(WARM_SECONDS); // the unmeasured start of each case: a fixed span of the load itself
             JsonNode before = stats(simulator);
             long start = System.nanoTime();
