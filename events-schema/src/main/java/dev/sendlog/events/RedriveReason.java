@@ -16,5 +16,10 @@ public enum RedriveReason {
      */
     HANDED_BACK,
     /** A scheduled message's {@code sendAt} has come: attempt 1 is owed (issue 26). */
-    DUE
+    DUE,
+    /**
+     * The message's gateway certainly did not take it (a refused connection, a refusal before acceptance, the gateway
+     * marked down and not called): the same attempt is owed again on the next gateway of its route (issue 29).
+     */
+    FAILED_OVER
 }

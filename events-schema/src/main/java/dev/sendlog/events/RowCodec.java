@@ -65,6 +65,8 @@ public final class RowCodec {
             case Redriven rd -> {
                 r.attempt = small(rd.attempt(), "attempt");
                 r.code = (short) (rd.reason().ordinal() + 1);
+                r.gateway = rd.gateway();
+                r.detail = rd.error();
             }
             case Dead d -> {
                 r.attempt = small(d.attempts(), "attempts");
@@ -113,7 +115,7 @@ public final class RowCodec {
                     case STAGE_PROVIDER -> Rejected.STAGE_PROVIDER;
                     default -> r.detail2();
                 }, r.detail());
-                case REDRIVEN -> new Redriven(r.attempt(), RedriveReason.values()[r.code() - 1]);
+                case REDRIVEN -> new Redriven(r.attempt(), RedriveReason.values()[r.code() - 1], r.gateway(), r.detail());
                 case DEAD -> new Dead(r.attempt(), r.detail());
                 case RECEIPT -> new Receipt(ReceiptKind.values()[r.kind() - 1], r.gateway(), r.providerId(), r.detail(), r.time2(),
                         r.detail2(), r.ref(), r.code() != null && r.code() == RECEIPT_BY_QUERY

@@ -140,6 +140,17 @@ public final class Decisions {
         return allowed ? Optional.of(new Redriven(s.attempt() + 1, RedriveReason.ADMIN)) : Optional.empty();
     }
 
+    /**
+     * Moving a claimed attempt to {@code next} because its gateway certainly did not take it (invariant 18): only while
+     * the claim is held, only to another gateway, and never from a gateway that may have the message from an earlier
+     * claim (an attempt that failed with an unknown outcome, a claim that expired). Empty: the message stays where it is
+     * and the refusal is an ordinary failed attempt.
+     */
+    public static Optional<Redriven> failover(MessageState s, String next, String error) {
+        boolean allowed = s.phase() == Phase.CLAIMED && !s.gatewayMayHaveIt() && next != null && !next.equals(s.gateway());
+        return allowed ? Optional.of(Redriven.failedOver(s.attempt(), next, error)) : Optional.empty();
+    }
+
     /** Whether a matched receipt is appended, ignored as a duplicate, or held until the acceptance is visible. */
     public static ReceiptDecision receipt(MessageState s, Receipt r) {
         boolean accepted = s.phase().isProviderAccepted() || (s.phase() == Phase.UNKNOWN && s.providerId() != null);

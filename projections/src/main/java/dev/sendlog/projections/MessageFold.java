@@ -95,6 +95,7 @@ public final class MessageFold {
             case AttemptFailed f -> {
                 require(s.phase() == Phase.CLAIMED && f.attempt() == s.attempt(), s, e, "only the claimed attempt fails");
                 d.lastError = f.error();
+                d.gatewayMayHaveIt = true;
                 d.to(Phase.RETRY_WAIT, new Deadline(DeadlineKind.RETRY, f.nextAttemptAt()));
             }
             case Rejected r -> {
@@ -150,12 +151,23 @@ public final class MessageFold {
                     "a due retry follows a failed attempt and owes the next one");
             case PUBLISH_TIMEOUT -> require(s.phase() == Phase.PUBLISHED && r.attempt() == s.attempt(), s, e,
                     "an unclaimed publish is published again for the same attempt");
-            case CLAIM_TIMEOUT -> require(s.phase() == Phase.CLAIMED && r.attempt() == s.attempt() + 1, s, e,
-                    "an expired claim owes the next attempt");
+            case CLAIM_TIMEOUT -> {
+                require(s.phase() == Phase.CLAIMED && r.attempt() == s.attempt() + 1, s, e,
+                        "an expired claim owes the next attempt");
+                d.gatewayMayHaveIt = true;
+            }
             case DUE -> require(s.phase() == Phase.SCHEDULED && r.attempt() == s.attempt(), s, e,
                     "a scheduled message's due time owes its first attempt");
             case HANDED_BACK -> require(s.phase() == Phase.CLAIMED && r.attempt() == s.attempt(), s, e,
                     "a claim given back before the provider was called owes the same attempt");
+            case FAILED_OVER -> {
+                require(s.phase() == Phase.CLAIMED && r.attempt() == s.attempt(), s, e,
+                        "a claimed attempt the gateway certainly did not take owes the same attempt on the next one");
+                require(!s.gatewayMayHaveIt(), s, e, "a message never leaves a gateway that may have it (invariant 18)");
+                require(!r.gateway().equals(s.gateway()), s, e, "a failover moves to another gateway");
+                d.gateway = r.gateway();
+                d.gatewayMayHaveIt = false;
+            }
             case ADMIN -> require((s.phase() == Phase.DEAD || s.isUnknownBeforeSend() || s.phase() == Phase.RETRY_WAIT)
                     && r.attempt() == s.attempt() + 1, s, e, "support re-drives DEAD, UNKNOWN before send or RETRYING");
         }
@@ -254,6 +266,7 @@ public final class MessageFold {
         Deadline deadline;
         ReceiptKind lastReceipt;
         final Set<String> receiptKeys;
+        boolean gatewayMayHaveIt;
 
         Draft(MessageState s, StoredEvent e) {
             this.s = s;
@@ -272,6 +285,7 @@ public final class MessageFold {
             deadline = s.deadline();
             lastReceipt = s.lastReceipt();
             receiptKeys = new HashSet<>(s.receiptKeys());
+            gatewayMayHaveIt = s.gatewayMayHaveIt();
         }
 
         void to(Phase next, Deadline nextDeadline) {
@@ -281,7 +295,7 @@ public final class MessageFold {
 
         MessageState build() {
             return new MessageState(s.messageId(), tenant, gateway, phase, e.seq(), attempt, workSeq, claims, publishes,
-                    providerId, sentAt, acceptedAt, e.at(), lastError, deadline, lastReceipt, receiptKeys);
+                    providerId, sentAt, acceptedAt, e.at(), lastError, deadline, lastReceipt, receiptKeys, gatewayMayHaveIt);
         }
     }
 }

@@ -16,6 +16,9 @@ import java.util.UUID;
  * @param sentAt       when the provider accepted it (start of the reconciliation window), or null
  * @param deadline     the timer of a non-final state, or null
  * @param receiptKeys  provider status + timestamp of every receipt folded, so a duplicate changes nothing
+ * @param gatewayMayHaveIt a claim on the message's current {@code gateway} ended without a certain refusal (an
+ *                     attempt failed or timed out, a claim expired): that gateway may have the message, so it never
+ *                     moves to another (invariant 18); a failover to a new gateway starts it false again
  */
 public record MessageState(
         UUID messageId,
@@ -34,7 +37,8 @@ public record MessageState(
         String lastError,
         Deadline deadline,
         ReceiptKind lastReceipt,
-        Set<String> receiptKeys) {
+        Set<String> receiptKeys,
+        boolean gatewayMayHaveIt) {
 
     public MessageState {
         receiptKeys = Set.copyOf(receiptKeys);
@@ -42,7 +46,7 @@ public record MessageState(
 
     public static MessageState initial(UUID messageId) {
         return new MessageState(messageId, null, null, Phase.NONE, 0, 0, 0, 0, 0, null, null, null, null, null, null,
-                null, Set.of());
+                null, Set.of(), false);
     }
 
     public MessageStatus status() {

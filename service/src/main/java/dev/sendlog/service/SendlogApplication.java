@@ -47,6 +47,7 @@ import dev.sendlog.service.health.FeedSlotHealthCheck;
 import dev.sendlog.service.dispatch.Poller;
 import dev.sendlog.service.dispatch.Publications;
 import dev.sendlog.service.dispatch.SendStreams;
+import dev.sendlog.service.dispatch.Failover;
 import dev.sendlog.service.dispatch.SendWorker;
 import dev.sendlog.service.dispatch.SuppressionCache;
 import dev.sendlog.service.dispatch.HighWorkSignal;
@@ -88,6 +89,7 @@ import dev.sendlog.service.queue.RedisConnections;
 import dev.sendlog.service.queue.StreamConsumer;
 import dev.sendlog.service.queue.StreamKeys;
 import dev.sendlog.service.core.AcceptService;
+import dev.sendlog.service.core.Routes;
 import dev.sendlog.service.core.SenderPolicy;
 import dev.sendlog.service.core.AdminActions;
 import dev.sendlog.service.core.Cancellation;
@@ -562,6 +564,9 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
             Checks checks = new Checks(p.checks, suppressions::suppressed);
             Backoff backoff = new Backoff(Duration.ofMillis(p.retryBase.toMilliseconds()), Duration.ofMillis(p.retryCap.toMilliseconds()));
             Map<String, GatewayRate> rates = gatewayRates(config, env, local);
+            // One gateway health per process, for both lanes: a gateway marked down by normal work is down for high too.
+            Failover failover = new Failover(new Routes(config.routes, config.gateways.keySet(), config.defaultGateway),
+                    config.gateways, metrics);
             List<Pausable> lanePausables = new ArrayList<>();
             for (Priority lane : Priority.values()) {
                 // Each lane has its own consumer, permits, provider-call semaphore, provider connections and appender: a normal
@@ -579,7 +584,7 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
                         Duration.ofMillis(p.sendWorker.reclaimIdle.toMilliseconds()), metrics);
                 SendWorker worker = SendWorker.attach(consumer, new MessageReader(pools.dsl(PoolRole.PIPELINE), events),
                         high ? highAppender : appender,
-                        providers, rates, checks, backoff, limits, config.publicBaseUrl, clock,
+                        providers, rates, failover, checks, backoff, limits, config.publicBaseUrl, clock,
                         "worker-" + instance, faults, concurrency, metrics);
                 env.lifecycle().manage(consumer);
                 shutdown.consumer(consumer, worker);
@@ -680,10 +685,10 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
                     config.accept.maxBatchMessages, config.accept.maxWaitMs, config.accept.queueCapacity, metrics);
             env.lifecycle().manage(groupCommitter);
         }
+        Routes routes = new Routes(config.routes, config.gateways.keySet(), config.defaultGateway);
         AcceptService accept = new AcceptService(writer, groupCommitter, config.database.connectionTimeoutMs + 10_000L, faults,
-                new SenderPolicy(config.tenants));
-        SubmitParser parser = new SubmitParser(config.gateways.keySet(), config.defaultGateway,
-                config.pipeline.checks.recipientPattern, clock);
+                new SenderPolicy(config.tenants), routes);
+        SubmitParser parser = new SubmitParser(config.gateways.keySet(), config.pipeline.checks.recipientPattern, clock);
         MessageReader reader = new MessageReader(pools.dsl(PoolRole.API), events);
         env.jersey().register(new MessagesResource(parser, accept, reader, codec, config.publicBaseUrl,
                 new Cancellation(pools.dsl(PoolRole.API), events, reader, clock), lanes,

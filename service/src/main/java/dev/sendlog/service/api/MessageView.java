@@ -27,7 +27,7 @@ public record MessageView(UUID id, String tenant, String status, String to,
     public static MessageView of(MessageDetails m, Lanes lanes) {
         Priority priority = lanes.priorityOf(m.row().shard());
         return new MessageView(m.row().id(), m.row().tenant(), m.state().status().name(), m.row().recipient(),
-                m.row().sender(), m.row().reference(), m.row().gateway(), m.state().providerId(), m.state().claims(),
+                m.row().sender(), m.row().reference(), m.state().gateway(), m.state().providerId(), m.state().claims(),
                 Segments.of(m.row().body()), m.row().acceptedAt(), m.state().updatedAt(), m.state().lastError(),
                 m.row().validUntil(), m.row().sendAt(), priority == Priority.HIGH ? priority.wireName() : null);
     }

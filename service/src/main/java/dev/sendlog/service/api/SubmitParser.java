@@ -80,7 +80,6 @@ public final class SubmitParser {
             .readerFor(JsonNode.class);
 
     private final Set<String> gateways;
-    private final String defaultGateway;
     private final Pattern recipient;
     private final InstantSource clock;
     private static final MessageDigest SHA_256 = lookUpSha256();
@@ -97,15 +96,14 @@ public final class SubmitParser {
     }
 
     /** @param recipientPattern what {@code to} must match (pipeline.checks.recipientPattern; E.164 by default) */
-    public SubmitParser(Set<String> gateways, String defaultGateway, String recipientPattern) {
-        this(gateways, defaultGateway, recipientPattern, InstantSource.system());
+    public SubmitParser(Set<String> gateways, String recipientPattern) {
+        this(gateways, recipientPattern, InstantSource.system());
     }
 
     /** @param clock what "in the past" and {@code ttlSeconds} are measured from */
-    public SubmitParser(Set<String> gateways, String defaultGateway, String recipientPattern, InstantSource clock) {
+    public SubmitParser(Set<String> gateways, String recipientPattern, InstantSource clock) {
         this.clock = clock;
         this.gateways = Set.copyOf(gateways);
-        this.defaultGateway = defaultGateway;
         this.recipient = Pattern.compile(recipientPattern);
     }
 
@@ -199,10 +197,9 @@ public final class SubmitParser {
         }
         String body = text(node, "body", path, 1, MAX_BODY, true, errors);
         String reference = text(node, "reference", path, 0, MAX_REFERENCE, false, errors);
+        // Left null when the message names none: its tenant's routes choose it (Routes, after the parser).
         String gateway = text(node, "gateway", path, 1, 64, false, errors);
-        if (gateway == null) {
-            gateway = defaultGateway;
-        } else if (!gateways.contains(gateway)) {
+        if (gateway != null && !gateways.contains(gateway)) {
             errors.add(new FieldError(path + "gateway", "unknown gateway; configured: " + gateways));
         }
         String from = text(node, "from", path, 1, SenderIds.MAX_LENGTH, false, errors);

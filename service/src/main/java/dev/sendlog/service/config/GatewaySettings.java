@@ -106,6 +106,19 @@ public class GatewaySettings {
     @JsonProperty
     public double fallbackShare = 0.25;
 
+    /**
+     * After this many submits in a row that failed (any transient answer, a refused connection, a timeout), this process
+     * marks the gateway down: routed messages that may still leave it pass to their route's next gateway without calling
+     * it, for {@code probeAfter}; then one submit probes it, and a success marks it up again. 0: never marked down.
+     */
+    @Min(0)
+    @JsonProperty
+    public int downAfterFailures = 5;
+
+    @NotNull
+    @JsonProperty
+    public io.dropwizard.util.Duration probeAfter = io.dropwizard.util.Duration.seconds(10);
+
     /** A submit that has not answered by then counts as a transient failure (the provider may still have it). */
     @Min(1)
     @JsonProperty

@@ -80,7 +80,13 @@ public class SendlogConfiguration extends Configuration {
     @JsonProperty
     public Map<String, GatewaySettings> gateways = new LinkedHashMap<>();
 
-    /** The gateway used when a message names none. */
+    /** Which gateways a message that names none goes to, in order (issue 29); none: every such message to defaultGateway. */
+    @Valid
+    @NotNull
+    @JsonProperty
+    public java.util.List<RouteSettings> routes = new java.util.ArrayList<>();
+
+    /** The gateway used when a message names none and no route matches it. */
     @NotBlank
     @JsonProperty
     public String defaultGateway = "sim";

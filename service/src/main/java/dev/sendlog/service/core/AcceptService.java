@@ -18,19 +18,21 @@ public final class AcceptService {
     private final long waitMs;
     private final Faults faults;
     private final SenderPolicy senders;
+    private final Routes routes;
 
     /** @param groupCommitter null to write each submission in its own transaction on the caller's thread */
     public AcceptService(AcceptWriter writer, GroupCommit<Submission> groupCommitter, long waitMs, Faults faults,
-                         SenderPolicy senders) {
+                         SenderPolicy senders, Routes routes) {
         this.writer = writer;
         this.groupCommitter = groupCommitter;
         this.waitMs = waitMs;
         this.faults = faults;
         this.senders = senders;
+        this.routes = routes;
     }
 
     public List<AcceptedItem> submit(String tenant, List<MessageDraft> drafts, boolean batch) {
-        Submission submission = new Submission(tenant, senders.apply(tenant, drafts, batch), batch);
+        Submission submission = new Submission(tenant, routes.apply(tenant, senders.apply(tenant, drafts, batch)), batch);
         if (groupCommitter == null) {
             writer.write(List.of(submission));
         } else if (!groupCommitter.offer(submission)) {

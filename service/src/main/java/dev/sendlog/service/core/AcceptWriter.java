@@ -239,16 +239,16 @@ public final class AcceptWriter {
     private static final String INSERT_MESSAGES_SQL = """
             WITH t AS MATERIALIZED (
                 SELECT * FROM unnest(?::uuid[], ?::text[], ?::int2[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[],
-                                     ?::text[], ?::text[], ?::text[], ?::text[], ?::text[])
+                                     ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::bool[])
                      AS t(id, tenant, shard, reference, ikey, recipient, body, gateway, metadata, sender, valid_until, send_at,
-                          status)),
+                          status, routed)),
             owed AS (INSERT INTO webhook_deliveries (message_id, seq, tenant, status, event_at, owed_since, due_at)
                      SELECT t.id, 1, t.tenant, t.status, ?::timestamptz, ?::timestamptz, ?::timestamptz
                      FROM t JOIN webhooks w ON w.tenant = t.tenant AND t.status = ANY (w.events))
             INSERT INTO messages (id, tenant, shard, reference, idempotency_key, recipient, body, gateway, metadata, accepted_at,
-                                  sender, valid_until, send_at)
+                                  sender, valid_until, send_at, routed)
             SELECT id, tenant, shard, reference, ikey, recipient, body, gateway, metadata::jsonb, ?::timestamptz, sender,
-                   valid_until::timestamptz, send_at::timestamptz
+                   valid_until::timestamptz, send_at::timestamptz, routed
             FROM t""";
 
     /**
@@ -276,6 +276,7 @@ public final class AcceptWriter {
         String[] validUntil = new String[n];
         String[] sendAt = new String[n];
         String[] statuses = new String[n];
+        Boolean[] routed = new Boolean[n];
         List<String> dueAt = new ArrayList<>();
         List<UUID> scheduled = new ArrayList<>();
         for (int i = 0; i < n; i++) {
@@ -288,6 +289,7 @@ public final class AcceptWriter {
             recipients[i] = m.draft().to();
             bodies[i] = m.draft().body();
             gateways[i] = m.draft().gateway();
+            routed[i] = m.draft().routed() ? Boolean.TRUE : null;
             metadata[i] = m.draft().metadataJson();
             senders[i] = m.draft().from();
             validUntil[i] = m.draft().validUntil() == null ? null : m.draft().validUntil().toString();
@@ -316,10 +318,11 @@ public final class AcceptWriter {
                 ps.setArray(11, c.createArrayOf("text", validUntil));
                 ps.setArray(12, c.createArrayOf("text", sendAt));
                 ps.setArray(13, c.createArrayOf("text", statuses));
-                ps.setString(14, acceptedAt.toString());
+                ps.setArray(14, c.createArrayOf("bool", routed));
                 ps.setString(15, acceptedAt.toString());
                 ps.setString(16, acceptedAt.toString());
                 ps.setString(17, acceptedAt.toString());
+                ps.setString(18, acceptedAt.toString());
                 int inserted = ps.executeUpdate();
                 if (inserted != n) {
                     throw new IllegalStateException("inserted " + inserted + " of " + n + " messages");

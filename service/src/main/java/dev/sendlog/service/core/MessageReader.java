@@ -38,7 +38,7 @@ public final class MessageReader {
     private static final String FIND_SQL = """
             SELECT m.id, m.tenant, m.recipient, m.reference, m.gateway, m.body, m.accepted_at, %s,
                    (SELECT array_agg(r.id) FROM publications r WHERE r.id = ANY(?)) AS recorded, m.sender,
-                   m.valid_until, m.send_at, m.shard
+                   m.valid_until, m.send_at, m.shard, m.routed IS TRUE
             FROM messages m
             LEFT JOIN message_events e ON e.message_id = m.id AND e.message_id = ANY(?)
             %s
@@ -106,7 +106,7 @@ public final class MessageReader {
                                     rs.getString(6), rs.getObject(7, OffsetDateTime.class).toInstant(),
                                     rs.getString(9 + LogRows.COUNT), instant(rs.getObject(10 + LogRows.COUNT, OffsetDateTime.class)),
                                     instant(rs.getObject(11 + LogRows.COUNT, OffsetDateTime.class)),
-                                    rs.getShort(12 + LogRows.COUNT));
+                                    rs.getShort(12 + LogRows.COUNT), rs.getBoolean(13 + LogRows.COUNT));
                             rows = new ArrayList<>();
                         }
                         if (first) {

@@ -20,6 +20,7 @@ import dev.sendlog.projections.MessageState;
 import dev.sendlog.projections.Phase;
 import dev.sendlog.service.core.EffectKeys;
 import dev.sendlog.service.core.FaultPoint;
+import dev.sendlog.service.core.LogText;
 import dev.sendlog.service.core.Faults;
 import dev.sendlog.service.core.MessageDetails;
 import dev.sendlog.service.core.MessageReader;
@@ -49,6 +50,7 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -85,7 +87,10 @@ public final class SendWorker {
     private final EventAppender appender;
     private final Map<String, Provider> providers;
     private final Map<String, GatewayRate> rates;
+    private final Failover failover;
     private final Counter throttled;
+    /** Per gateway without a rate of its own: until when (epoch ms) its last 429's Retry-After holds every job back. */
+    private final Map<String, AtomicLong> unratedPauseUntilMs = new java.util.concurrent.ConcurrentHashMap<>();
     private final Checks checks;
     private final Backoff backoff;
     private final Limits limits;
@@ -127,16 +132,20 @@ public final class SendWorker {
                                     Map<String, Provider> providers, Checks checks, Backoff backoff, Limits limits,
                                     String publicBaseUrl, InstantSource clock, String actor, Faults faults,
                                     int providerConcurrency, MetricRegistry metrics) {
-        return attach(consumer, reader, appender, providers, Map.of(), checks, backoff, limits, publicBaseUrl, clock,
-                actor, faults, providerConcurrency, metrics);
+        return attach(consumer, reader, appender, providers, Map.of(), Failover.none("sim"), checks, backoff, limits,
+                publicBaseUrl, clock, actor, faults, providerConcurrency, metrics);
     }
 
-    /** As above, with the rates of the gateways that have one ({@code gateways.<name>.maxPerSecond}, issue 29). */
+    /**
+     * As above, with the rates of the gateways that have one ({@code gateways.<name>.maxPerSecond}) and the routes and
+     * gateway health that decide failovers (issue 29).
+     */
     public static SendWorker attach(StreamConsumer consumer, MessageReader reader, EventAppender appender,
-                                    Map<String, Provider> providers, Map<String, GatewayRate> rates, Checks checks,
-                                    Backoff backoff, Limits limits, String publicBaseUrl, InstantSource clock,
-                                    String actor, Faults faults, int providerConcurrency, MetricRegistry metrics) {
-        SendWorker worker = new SendWorker(consumer, reader, appender, providers, rates, checks, backoff, limits,
+                                    Map<String, Provider> providers, Map<String, GatewayRate> rates, Failover failover,
+                                    Checks checks, Backoff backoff, Limits limits, String publicBaseUrl,
+                                    InstantSource clock, String actor, Faults faults, int providerConcurrency,
+                                    MetricRegistry metrics) {
+        SendWorker worker = new SendWorker(consumer, reader, appender, providers, rates, failover, checks, backoff, limits,
                 publicBaseUrl, clock, actor, faults, providerConcurrency, metrics, event -> { });
         consumer.onEntries(worker::claimAndDispatch);
         return worker;
@@ -155,14 +164,15 @@ public final class SendWorker {
                              String publicBaseUrl, InstantSource clock, String actor, Faults faults,
                              int providerConcurrency, MetricRegistry metrics,
                              java.util.function.Consumer<NewEvent> beforeResultAppend) {
-        SendWorker worker = new SendWorker(consumer, reader, appender, providers, Map.of(), checks, backoff, limits,
-                publicBaseUrl, clock, actor, faults, providerConcurrency, metrics, beforeResultAppend);
+        SendWorker worker = new SendWorker(consumer, reader, appender, providers, Map.of(), Failover.none("sim"), checks,
+                backoff, limits, publicBaseUrl, clock, actor, faults, providerConcurrency, metrics, beforeResultAppend);
         consumer.onEntries(worker::claimAndDispatch);
         return worker;
     }
 
     private SendWorker(StreamConsumer consumer, MessageReader reader, EventAppender appender, Map<String, Provider> providers,
-                       Map<String, GatewayRate> rates, Checks checks, Backoff backoff, Limits limits, String publicBaseUrl, InstantSource clock,
+                       Map<String, GatewayRate> rates, Failover failover, Checks checks, Backoff backoff, Limits limits,
+                       String publicBaseUrl, InstantSource clock,
                        String actor, Faults faults, int providerConcurrency, MetricRegistry metrics,
                        java.util.function.Consumer<NewEvent> beforeResultAppend) {
         this.faults = faults;
@@ -171,6 +181,7 @@ public final class SendWorker {
         this.appender = appender;
         this.providers = Map.copyOf(providers);
         this.rates = Map.copyOf(rates);
+        this.failover = failover;
         this.throttled = metrics.counter("send.throttled");
         this.checks = checks;
         this.backoff = backoff;
@@ -275,7 +286,7 @@ public final class SendWorker {
                 // The gateway's rate is taken before the claim, not after it: a claim promises a call soon (its deadline
                 // re-drives it). A job whose tokens are not there now waits for them on a thread of its own, unclaimed
                 // and holding its permit, and is claimed once it has them (waitForRateThenClaim).
-                GatewayRate rate = rates.get(details.row().gateway());
+                GatewayRate rate = rates.get(details.state().gateway());
                 boolean rateTaken = false;
                 if (rate != null && claim.get().event() instanceof Claimed) {
                     if (!rate.tryAcquire(Segments.of(details.row().body()))) {
@@ -366,16 +377,25 @@ public final class SendWorker {
             }
             return true;
         }
-        Provider provider = providers.get(message.row().gateway());
+        // Where the message is now: the gateway it was accepted for, or the one its last failover moved it to.
+        String gateway = state.gateway();
+        Provider provider = providers.get(gateway);
         if (provider == null) {
             if (recordUnlessMovedOn(job, message.row(), state, new Rejected(Rejected.STAGE_CHECK, "gateway "
-                    + message.row().gateway() + " is not configured"), shard)) {
+                    + gateway + " is not configured"), shard)) {
                 rejected.inc();
             }
             return true;
         }
+        String nextGateway = failover.next(message.row(), gateway);
+        if (nextGateway != null && failover.isDown(gateway)) {
+            Optional<Redriven> moved = Decisions.failover(state, nextGateway, "gateway " + gateway + " is marked down; not called");
+            if (moved.isPresent()) {
+                return recordFailover(job, message, state, moved.get(), gateway, shard);
+            }
+        }
         SubmitOutcome outcome;
-        GatewayRate rate = rates.get(message.row().gateway());
+        GatewayRate rate = rates.get(gateway);
         int parts = Segments.of(message.row().body());
         // A call starts no later than halfway to the claim deadline (waiting for the gateway's rate, or after a 429):
         // past that the job is handed back, the same attempt owed again, before the timers would re-drive a claim
@@ -400,16 +420,35 @@ public final class SendWorker {
                 }
                 if (!granted) {
                     LOG.info("gateway {} rate kept the job waiting past half its claim time; handed back message_id={}",
-                            message.row().gateway(), job.messageId());
+                            gateway, job.messageId());
                     return handBack(job, message, state, shard);
                 }
+            }
+            long pausedMs = rate == null ? unratedPauseLeftMs(gateway) : 0;
+            if (pausedMs > 0) {
+                // The gateway said 429 to some job of this process a moment ago: every job of it waits out the same
+                // Retry-After instead of submitting into the refusal.
+                if (clock.instant().plusMillis(pausedMs).isAfter(latestStart)) {
+                    return handBack(job, message, state, shard);
+                }
+                try {
+                    Thread.sleep(pausedMs); // the provider's own wait: nothing to await but the time it named
+                } catch (InterruptedException e) {
+                    Thread.interrupted();
+                    try {
+                        return handBack(job, message, state, shard);
+                    } finally {
+                        Thread.currentThread().interrupt();
+                    }
+                }
+                waited = true;
             }
             if (waited && clock.instant().isAfter(latestStart)) {
                 // The wait (the gateway's rate, a 429's pause) ran past half the claim time by the pipeline's clock (a
                 // paused process, a slow host): the timers may re-drive the claim at any moment and a call now could
                 // overlap the next attempt's, one key submitted twice. Handed back instead, the provider not called.
                 LOG.info("a wait for gateway {} ran past half the claim time; handed back message_id={}",
-                        message.row().gateway(), job.messageId());
+                        gateway, job.messageId());
                 return handBack(job, message, state, shard);
             }
             try {
@@ -434,7 +473,7 @@ public final class SendWorker {
                 asked = true;
                 outcome = taken.<SubmitOutcome>map(SubmitOutcome.Accepted::new).orElseGet(() -> provider.submit(new Submit(
                         message.row().recipient(), message.row().body(), job.messageId().toString(),
-                        publicBaseUrl + "/v1/callbacks/" + message.row().gateway(), key,
+                        publicBaseUrl + "/v1/callbacks/" + gateway, key,
                         message.row().sender(), message.row().validUntil())));
                 if (outcome instanceof SubmitOutcome.Transient && claim.attempt() >= limits.maxAttempts()
                         && provider.answersStatusQueries()) {
@@ -452,30 +491,38 @@ public final class SendWorker {
                 break;
             }
             // Refused for its rate: the provider certainly does not have it, so this is no failed attempt. A gateway with
-            // a rate of its own slows down (every process) and the next take waits for it; one without waits the
-            // Retry-After (or a second) before it submits again.
+            // a rate of its own slows down (every process) and the next take waits for it; one without pauses every job
+            // of this process for the Retry-After (or a second), this one included, before they submit again.
             throttled.inc();
             if (rate != null) {
                 rate.throttled(t.retryAfter());
                 continue;
             }
             Duration pause = t.retryAfter() != null ? t.retryAfter() : UNRATED_THROTTLE_PAUSE;
-            if (clock.instant().plus(pause).isAfter(latestStart)) {
-                return handBack(job, message, state, shard);
-            }
-            try {
-                Thread.sleep(pause); // the provider's own wait: nothing to await but the time it named
-            } catch (InterruptedException e) {
-                Thread.interrupted();
-                try {
-                    return handBack(job, message, state, shard);
-                } finally {
-                    Thread.currentThread().interrupt();
-                }
-            }
+            unratedPauseUntilMs.computeIfAbsent(gateway, g -> new AtomicLong())
+                    .accumulateAndGet(System.currentTimeMillis() + pause.toMillis(), Math::max);
+        }
+        if (outcome instanceof SubmitOutcome.Transient) {
+            failover.failed(gateway);
+        } else {
+            failover.answered(gateway);
         }
         if (outcome instanceof SubmitOutcome.Accepted) {
             faults.at(FaultPoint.BETWEEN_PROVIDER_ANSWER_AND_WRITE);
+        }
+        // The gateway certainly did not take it (a refusal before acceptance, no connection): a routed message passes to
+        // the next gateway of its route with the same attempt, unless this gateway may have it from an earlier claim.
+        // A timeout or a cut connection never moves it: its outcome is unknown (invariant 18).
+        String certainRefusal = switch (outcome) {
+            case SubmitOutcome.Permanent p -> "HTTP " + p.status() + ": " + p.text();
+            case SubmitOutcome.Transient t when t.notTaken() -> t.reason();
+            default -> null;
+        };
+        if (certainRefusal != null && nextGateway != null) {
+            Optional<Redriven> moved = Decisions.failover(state, nextGateway, certainRefusal);
+            if (moved.isPresent()) {
+                return recordFailover(job, message, state, moved.get(), gateway, shard);
+            }
         }
         try (Timer.Context ignored = resultTimer.time()) {
             return switch (outcome) {
@@ -536,6 +583,17 @@ public final class SendWorker {
         };
     }
 
+    /** Records a failover decided by {@link Decisions#failover}: the same attempt owed again on the next gateway. */
+    private boolean recordFailover(SendJob job, MessageDetails message, MessageState state, Redriven moved, String from,
+                                   short shard) {
+        if (recordUnlessMovedOn(job, message.row(), state, moved, shard)) {
+            failover.failedOver(from);
+            LOG.info("message passed from gateway {} to {} message_id={} reason=\"{}\"", from, moved.gateway(),
+                    job.messageId(), LogText.escape(moved.error()));
+        }
+        return true;
+    }
+
     /**
      * Gives a claimed job back before its provider call began (shutting down): the same attempt is owed again, and the
      * REDRIVEN row is work the shard's poller publishes at once, for another worker to claim, instead of the message
@@ -587,7 +645,7 @@ public final class SendWorker {
         if (!(claim.get().event() instanceof Claimed)) {
             return claimAlone(job, false, false).map(r -> finishClaimed(job, r)).orElse(true); // expired: no call
         }
-        GatewayRate rate = rates.get(found.get().row().gateway());
+        GatewayRate rate = rates.get(found.get().state().gateway());
         try {
             if (!rate.acquire(Segments.of(found.get().row().body()), RATE_WAIT_FOR_CLAIM)) {
                 LOG.info("gateway {} rate kept a job waiting {} s unclaimed; it stays pending message_id={}",
@@ -677,7 +735,7 @@ public final class SendWorker {
             }
             Instant now = clock.instant();
             NewEvent event = new NewEvent(job.messageId(), state.nextSeq(), shard, actor, now,
-                    new ProviderAccepted(job.attempt(), message.row().gateway(), providerId)).deciding(state, message.row().tenant());
+                    new ProviderAccepted(job.attempt(), state.gateway(), providerId)).deciding(state, message.row().tenant());
             Charge charge = new Charge(job.messageId(), Segments.of(message.row().body()), now);
             if (!appender.append(List.of(event), charge).isEmpty()) {
                 sent.inc();
@@ -733,6 +791,11 @@ public final class SendWorker {
         racesGivenUp.inc();
         unrecorded.inc();
         return false;
+    }
+
+    private long unratedPauseLeftMs(String gateway) {
+        AtomicLong until = unratedPauseUntilMs.get(gateway);
+        return until == null ? 0 : Math.max(0, until.get() - System.currentTimeMillis());
     }
 
     private static Duration nonNegative(Duration d) {

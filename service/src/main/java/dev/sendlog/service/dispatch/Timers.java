@@ -219,13 +219,13 @@ public final class Timers {
                 // never taken, the message is DEAD (the attempts are spent and the provider does not have it).
                 Instant askUntil = s.deadline().at().plus(schedule.grace());
                 if (now.isBefore(askUntil)) {
-                    reconciler.offerLostClaim(s.messageId(), d.row().gateway(), s.attempt());
+                    reconciler.offerLostClaim(s.messageId(), s.gateway(), s.attempt());
                     return new Check(null, earliest(now.plus(schedule.retryEvery()), askUntil));
                 }
             }
             if (fire.isEmpty()) {
                 if (asked && waitingForReceipt(s) && schedule.due(s.sentAt(), now)) {
-                    reconciler.offer(s.messageId(), d.row().gateway(), schedule.last(s.sentAt(), now));
+                    reconciler.offer(s.messageId(), s.gateway(), schedule.last(s.sentAt(), now));
                 }
                 return new Check(null, nextDeadline(s, validUntil, asked, now));
             }
@@ -260,7 +260,7 @@ public final class Timers {
 
     /** Whether the message's gateway is asked about its messages (issue 32). */
     private boolean asked(MessageDetails d) {
-        return reconciler != null && reconciler.asks(d.row().gateway());
+        return reconciler != null && reconciler.asks(d.state().gateway());
     }
 
     private static Instant earliest(Instant a, Instant b) {

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sendlog.events.JsonMappers;
 import dev.sendlog.service.config.GatewaySettings;
 import java.io.IOException;
+import java.net.ConnectException;
 import java.net.SocketTimeoutException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -13,6 +14,7 @@ import java.time.Duration;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
+import org.apache.hc.client5.http.ConnectTimeoutException;
 import org.apache.hc.client5.http.classic.methods.HttpGet;
 import org.apache.hc.client5.http.classic.methods.HttpPost;
 import org.apache.hc.client5.http.config.ConnectionConfig;
@@ -21,6 +23,7 @@ import org.apache.hc.client5.http.impl.classic.CloseableHttpClient;
 import org.apache.hc.client5.http.impl.classic.HttpClients;
 import org.apache.hc.client5.http.impl.io.PoolingHttpClientConnectionManager;
 import org.apache.hc.client5.http.impl.io.PoolingHttpClientConnectionManagerBuilder;
+import org.apache.hc.core5.http.ConnectionRequestTimeoutException;
 import org.apache.hc.core5.http.ContentType;
 import org.apache.hc.core5.http.Header;
 import org.apache.hc.core5.http.io.entity.EntityUtils;
@@ -37,6 +40,8 @@ import org.apache.hc.core5.util.Timeout;
  */
 public final class HttpProvider implements Provider, AutoCloseable {
     private static final int MAX_TEXT = 500;
+    /** Answers that refuse a submit before its acceptance: the provider certainly does not have the message. */
+    private static final java.util.Set<Integer> REFUSED_BEFORE_ACCEPTANCE = java.util.Set.of(401, 403, 503);
 
     private final String gateway;
     private final URI submitUri;
@@ -117,9 +122,14 @@ public final class HttpProvider implements Provider, AutoCloseable {
                             retryAfter(retryAfter == null ? null : retryAfter.getValue()));
                 }
                 // 5xx, and anything unexpected (a 401 of a misconfigured token): retried, never a silent rejection.
+                // 503 (not handled), 401 and 403 (not allowed) are refusals before acceptance: certainly not taken.
                 return new SubmitOutcome.Transient(gateway + ": HTTP " + status + ": " + truncate(text),
-                        retryAfter(retryAfter == null ? null : retryAfter.getValue()));
+                        retryAfter(retryAfter == null ? null : retryAfter.getValue()), REFUSED_BEFORE_ACCEPTANCE.contains(status));
             });
+        } catch (ConnectException | ConnectTimeoutException | ConnectionRequestTimeoutException e) {
+            // No connection to send it on (refused, not made in time, none free in the pool): no byte of it went out.
+            return new SubmitOutcome.Transient(gateway + ": no connection: " + e.getClass().getSimpleName() + ": "
+                    + e.getMessage(), null, true);
         } catch (SocketTimeoutException e) {
             return new SubmitOutcome.Transient(gateway + ": no answer within " + requestTimeout.toMillis() + " ms", null);
         } catch (IOException e) {

@@ -21,9 +21,17 @@ public sealed interface SubmitOutcome {
     }
 
     /**
-     * Not now (5xx, timeout, refused or cut connection). The provider may still have the message: the
-     * retry carries the same idempotency key. {@code retryAfter} is the provider's Retry-After, or null.
+     * Not now (5xx, timeout, refused or cut connection). The provider may still have the message: the retry carries
+     * the same idempotency key. {@code retryAfter} is the provider's Retry-After, or null. {@code notTaken}: the
+     * provider certainly does not have it (the connection was refused or never made, no connection was free to send
+     * it on, or the provider answered 503, 401 or 403, a refusal before acceptance), so the message may pass to
+     * another gateway (invariant 18); false whenever the request may have reached it (a timeout, a cut connection,
+     * any other answer).
      */
-    record Transient(String reason, Duration retryAfter) implements SubmitOutcome {
+    record Transient(String reason, Duration retryAfter, boolean notTaken) implements SubmitOutcome {
+        /** A failure whose outcome is unknown: the provider may have the message. */
+        public Transient(String reason, Duration retryAfter) {
+            this(reason, retryAfter, false);
+        }
     }
 }

@@ -326,9 +326,10 @@ public final class CallbackWorker {
             MessageRow row = rows.get(messageId);
             MessageState state = states.get(messageId);
             ParsedCallback cb = p.callback;
-            if (!row.gateway().equals(p.gateway)) {
+            // The gateway it went out through: its state's, which a failover may have moved from the row's.
+            if (!state.gateway().equals(p.gateway)) {
                 return Optional.of(new CallbackDecision.Park(p.inboxId, p.gateway, ParkReason.of(ParkReason.Kind.WRONG_GATEWAY,
-                        "message " + messageId + " went through gateway " + row.gateway() + ", not " + p.gateway), messageId));
+                        "message " + messageId + " went through gateway " + state.gateway() + ", not " + p.gateway), messageId));
             }
             if (state.providerId() != null && !state.providerId().equals(cb.providerId())) {
                 return Optional.of(new CallbackDecision.Park(p.inboxId, p.gateway, ParkReason.of(ParkReason.Kind.ID_MISMATCH,

@@ -33,7 +33,7 @@ import org.junit.jupiter.api.Test;
  * of one with such a number gets 409 at worst, never another request's message.
  */
 class RequestHashTest {
-    private final SubmitParser parser = new SubmitParser(Set.of("sim", "smpp"), "sim", "^\\+[1-9][0-9]{6,14}$");
+    private final SubmitParser parser = new SubmitParser(Set.of("sim", "smpp"), "^\\+[1-9][0-9]{6,14}$");
 
     private record Vector(String body, String sha256) {
     }
