@@ -567,6 +567,8 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
             // One gateway health per process, for both lanes: a gateway marked down by normal work is down for high too.
             Failover failover = new Failover(new Routes(config.routes, config.gateways.keySet(), config.defaultGateway),
                     config.gateways, metrics);
+            env.healthChecks().register("gateways", new dev.sendlog.service.health.GatewaysHealthCheck(metrics,
+                    config.gateways.keySet()));
             List<Pausable> lanePausables = new ArrayList<>();
             for (Priority lane : Priority.values()) {
                 // Each lane has its own consumer, permits, provider-call semaphore, provider connections and appender: a normal
