@@ -94,6 +94,28 @@ final class BenchServers implements AutoCloseable {
         return dir;
     }
 
+    /**
+     * The calls Redis has served per command since it started ({@code INFO commandstats}): a benchmark takes two and
+     * tells what one stage costs Redis (the shared rate's compare-and-swaps, say).
+     */
+    Map<String, Long> redisCalls() {
+        io.lettuce.core.RedisClient client = io.lettuce.core.RedisClient.create(redis.endpoint().uri());
+        try (var connection = client.connect()) {
+            Map<String, Long> calls = new java.util.TreeMap<>();
+            for (String line : connection.sync().info("commandstats").split("\r?\n")) {
+                // cmdstat_evalsha:calls=12,usec=...
+                if (line.startsWith("cmdstat_")) {
+                    String command = line.substring("cmdstat_".length(), line.indexOf(':'));
+                    String rest = line.substring(line.indexOf("calls=") + "calls=".length());
+                    calls.put(command, Long.parseLong(rest.substring(0, rest.indexOf(','))));
+                }
+            }
+            return calls;
+        } finally {
+            client.shutdown();
+        }
+    }
+
     /** The environment of a sendlog process on these servers, its Redis keys under {@code prefix}. */
     Map<String, String> environment(String prefix, String feed) {
         return Map.of("SENDLOG_DATABASE_URL", "jdbc:postgresql://127.0.0.1:" + postgres.endpoint().port() + "/sendlog",

@@ -162,10 +162,22 @@ public final class GatewayRateBench {
             submitBacklog(api, (long) rate * (WARM_SECONDS + seconds + 20));
             TimeUnit.SECONDS.sleep(WARM_SECONDS); // the unmeasured start of each case: a fixed span of the load itself
             JsonNode before = stats(simulator);
+            Map<String, Long> redisBefore = servers.redisCalls();
             long start = System.nanoTime();
             TimeUnit.SECONDS.sleep(seconds); // the measured window: the simulator counts what happens in it
             JsonNode after = stats(simulator);
+            Map<String, Long> redisAfter = servers.redisCalls();
             double elapsed = (System.nanoTime() - start) / 1e9;
+            // What the window cost Redis per accepted submit, by command: the shared rate's swaps beside the stream's.
+            long accepted = Math.max(1, delta(before, after, "accepted"));
+            StringBuilder redis = new StringBuilder();
+            redisAfter.forEach((command, calls) -> {
+                long n = calls - redisBefore.getOrDefault(command, 0L);
+                if (n >= accepted / 10) {
+                    redis.append(String.format(Locale.ROOT, " %s=%.2f", command, (double) n / accepted));
+                }
+            });
+            System.err.println("rate: " + c.label() + ", Redis calls per accepted submit:" + redis);
             for (int i = 0; i < adminPorts.size(); i++) {
                 System.err.println("rate: " + c.label() + ", send-worker-" + (i + 1) + ": " + counters(adminPorts.get(i)));
             }

@@ -6,6 +6,7 @@ import dev.sendlog.service.queue.QueueConnection;
 import io.github.bucket4j.Bucket;
 import io.github.bucket4j.BucketConfiguration;
 import io.github.bucket4j.distributed.proxy.ProxyManager;
+import io.github.bucket4j.distributed.proxy.optimization.Optimizations;
 import io.lettuce.core.SetArgs;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -103,7 +104,11 @@ public final class GatewayRate {
                 .addLimit(l -> l.capacity(burst(perSecond)).refillGreedy(perSecond, Duration.ofSeconds(1))
                         .initialTokens(0))
                 .build();
-        return new Limited(store.builder().build(key.getBytes(StandardCharsets.UTF_8), () -> config), burst(perSecond));
+        // Batching: the takes of this process's threads that meet at the bucket go to Redis as one compare-and-swap,
+        // instead of each thread's own (hundreds of jobs waiting for a gateway's tokens would otherwise retry each
+        // other's swaps on the one key).
+        return new Limited(store.builder().withOptimization(Optimizations.batching())
+                .build(key.getBytes(StandardCharsets.UTF_8), () -> config), burst(perSecond));
     }
 
     public String gateway() {
