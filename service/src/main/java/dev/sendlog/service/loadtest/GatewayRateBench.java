@@ -58,7 +58,15 @@ public final class GatewayRateBench {
     }
 
     /** One case: the gateway's configured rate (0: none) and what the simulator counted over the window. */
-    private record Case(String label, int gatewayRate) {
+    private record Case(String label, int gatewayRate, List<String> workerOptions) {
+        Case(String label, int gatewayRate) {
+            this(label, gatewayRate, List.of());
+        }
+
+        /** Names its processes' logs apart from another case's. */
+        String tag() {
+            return gatewayRate + (workerOptions.isEmpty() ? "" : "-" + workerOptions.size() + "opt");
+        }
     }
 
     private record Window(double seconds, long submits, long accepted, long throttled) {
@@ -74,6 +82,9 @@ public final class GatewayRateBench {
     public void run(PrintStream out) throws Exception {
         Files.createDirectories(dir);
         List<Case> cases = List.of(new Case("maxPerSecond = the provider's rate", rate),
+                // Side by side in the same run: the shared bucket without batching (each take its own swap).
+                new Case("the same, each take its own Redis swap", rate,
+                        List.of("-D" + dev.sendlog.service.provider.GatewayRate.UNBATCHED_PROPERTY + "=true")),
                 new Case("maxPerSecond = 1.5 x the provider's rate", rate * 3 / 2),
                 new Case("no maxPerSecond (429s answered by pauses)", 0));
         try (BenchServers servers = BenchServers.start(jar, dir, Map.of("max_connections", "200"), 5)) {
@@ -109,7 +120,7 @@ public final class GatewayRateBench {
         Map<String, String> env = servers.environment("rate-" + System.nanoTime() + ":", "polling");
         servers.freshDatabase(env);
         int apiPort = BenchServers.port();
-        String tag = "-" + c.gatewayRate();
+        String tag = "-" + c.tag();
         List<ServiceProcess> fixed = new ArrayList<>();
         try {
             fixed.add(servers.process("api" + tag, "api", apiPort, BenchServers.port(), env, List.of("-Xmx512m")));
@@ -135,6 +146,7 @@ public final class GatewayRateBench {
         if (c.gatewayRate() > 0) {
             options.add("-Ddw.gateways.sim.maxPerSecond=" + c.gatewayRate());
         }
+        options.addAll(c.workerOptions());
         options.addAll(EXTRA_OPTIONS);
         List<ServiceProcess> workers = new ArrayList<>();
         List<Integer> adminPorts = new ArrayList<>();
@@ -144,7 +156,7 @@ public final class GatewayRateBench {
                 // did not start is started again on other ports, at most three times.
                 for (int tries = 1; ; tries++) {
                     int adminPort = BenchServers.port();
-                    ServiceProcess w = servers.process("send-worker-" + i + "-" + c.gatewayRate() + "-" + tries,
+                    ServiceProcess w = servers.process("send-worker-" + i + "-" + c.tag() + "-" + tries,
                             "send-worker", BenchServers.port(), adminPort, env, options);
                     workers.add(w);
                     if (w.awaitReady(Duration.ofMinutes(3))) {
