@@ -8,6 +8,8 @@ import dev.sendlog.log.LogRows;
 import dev.sendlog.log.LoggedRow;
 import dev.sendlog.events.EventType;
 import dev.sendlog.events.Receipt;
+import dev.sendlog.events.RedriveReason;
+import dev.sendlog.events.Redriven;
 import dev.sendlog.events.ReceiptSource;
 import dev.sendlog.events.StoredEvent;
 import dev.sendlog.projections.MessageFold;
@@ -35,17 +37,26 @@ import javax.sql.DataSource;
 final class ChaosCheck {
     record Result(long accepted, long sent, long delivered, long undelivered, long unknown, long rejected, long dead,
                   long unfinished, long lost, long doubleCharged, long doubleAccepted, long missingKeys, long unchargedSent,
-                  long openCallbacks, long callbacksLost, Controls controls, long finalsByQuery) {
+                  long openCallbacks, long callbacksLost, Controls controls, long finalsByQuery, Gateways gateways) {
         boolean passed() {
             return lost == 0 && doubleCharged == 0 && doubleAccepted == 0 && missingKeys == 0 && unchargedSent == 0
+                    && gateways.seenByTwo() == 0
                     && unfinished == 0 && openCallbacks == 0 && callbacksLost == 0 && controls.breaches() == 0;
         }
 
         Result withCallbacksLost(long lostCallbacks) {
             return new Result(accepted, sent, delivered, undelivered, unknown, rejected, dead, unfinished, lost,
                     doubleCharged, doubleAccepted, missingKeys, unchargedSent, openCallbacks, lostCallbacks, controls,
-                    finalsByQuery);
+                    finalsByQuery, gateways);
         }
+    }
+
+    /**
+     * Failover between gateways (issue 29, invariant 18): the messages each gateway's provider recorded a submit of that
+     * the log says it accepted, the messages that passed from one gateway to another at least once, and the breach: a
+     * message whose submit two gateways' providers both recorded (a failover from a gateway that may have had it).
+     */
+    record Gateways(Map<String, Long> sentVia, long failedOver, long seenByTwo, List<String> seenByTwoDetails) {
     }
 
     /**
@@ -64,9 +75,12 @@ final class ChaosCheck {
     private ChaosCheck() {
     }
 
-    /** The provider's records (idempotency key to the epoch microseconds of its first accepted submit), fetched on demand. */
+    /**
+     * Each gateway's provider records (per gateway name: idempotency key to the epoch microseconds of its first accepted
+     * submit), fetched on demand.
+     */
     interface ProviderRecords {
-        Map<String, Long> fetch() throws Exception;
+        Map<String, Map<String, Long>> fetch() throws Exception;
     }
 
     /**
@@ -129,8 +143,14 @@ final class ChaosCheck {
         Map<UUID, Long> charges = counts(ds, "SELECT effect_key, count(*) FROM ledger GROUP BY effect_key");
         Map<UUID, Long> sendAtMicros = counts(ds, "SELECT id, (extract(epoch FROM send_at) * 1000000)::bigint FROM messages"
                 + " WHERE send_at IS NOT NULL");
-        Map<String, Long> simulatorRecords = providerRecords.fetch();
-        Set<String> simulatorKeys = simulatorRecords.keySet();
+        Map<String, Map<String, Long>> recordsByGateway = providerRecords.fetch();
+        // The first submit any provider recorded of each key: what the controls' checks compare times with.
+        Map<String, Long> simulatorRecords = new HashMap<>();
+        recordsByGateway.values().forEach(records -> records.forEach((key, micros) -> simulatorRecords.merge(key, micros, Math::min)));
+        Map<String, Long> sentVia = new java.util.TreeMap<>();
+        long failedOver = 0;
+        long seenByTwo = 0;
+        List<String> seenByTwoDetails = new ArrayList<>();
         long lost = 0;
         long sent = 0;
         long delivered = 0;
@@ -161,9 +181,21 @@ final class ChaosCheck {
             if (acceptances > 1) {
                 doubleAccepted++;
             }
+            String key = "sendlog-" + id;
+            List<String> recordedBy = recordsByGateway.entrySet().stream().filter(g -> g.getValue().containsKey(key))
+                    .map(Map.Entry::getKey).sorted().toList();
+            if (recordedBy.size() > 1) {
+                seenByTwo++;
+                breach(seenByTwoDetails, id, "submits recorded by " + recordedBy + ": " + types(history));
+            }
+            if (history.stream().anyMatch(e -> e.event() instanceof Redriven r && r.reason() == RedriveReason.FAILED_OVER)) {
+                failedOver++;
+            }
             if (s.providerId() != null) {
                 sent++;
-                if (!simulatorKeys.contains("sendlog-" + id)) {
+                sentVia.merge(s.gateway(), 1L, Long::sum);
+                // The gateway the log says accepted it must be the one whose provider recorded it.
+                if (!recordsByGateway.getOrDefault(s.gateway(), Map.of()).containsKey(key)) {
                     missingKeys++;
                 }
                 if (charges.getOrDefault(id, 0L) != 1) {
@@ -234,7 +266,8 @@ final class ChaosCheck {
         return new Result(acceptedIds.size(), sent, delivered, undelivered, unknown, rejected, dead, unfinished, lost,
                 doubleCharged, doubleAccepted, missingKeys, unchargedSent, openCallbacks, callbacksLost,
                 new Controls(expired, cancelled, cancelledIds.size(), breaches, expiredAfterLostAnswer, scheduled,
-                        List.copyOf(breachDetails)), finalsByQuery);
+                        List.copyOf(breachDetails)), finalsByQuery,
+                new Gateways(sentVia, failedOver, seenByTwo, List.copyOf(seenByTwoDetails)));
     }
 
     /** Whether the first final receipt of a history was asked for (issue 32), not told by a callback. */

@@ -15,9 +15,10 @@ import java.util.concurrent.ConcurrentHashMap;
  * on a machine where tc and network namespaces are not at hand.
  */
 final class ChaosProxy implements AutoCloseable {
-    enum Mode { NORMAL, DELAY, CUT }
+    enum Mode { NORMAL, DELAY, CUT, REFUSE }
 
-    private final ServerSocket server;
+    private volatile ServerSocket server;
+    private final int port;
     private final int targetPort;
     private final Set<Socket> open = ConcurrentHashMap.newKeySet();
     private volatile Mode mode = Mode.NORMAL;
@@ -27,15 +28,37 @@ final class ChaosProxy implements AutoCloseable {
     ChaosProxy(int targetPort) throws IOException {
         this.targetPort = targetPort;
         this.server = new ServerSocket(0, 512, InetAddress.getLoopbackAddress());
+        this.port = server.getLocalPort();
         Thread.ofVirtual().start(this::acceptLoop);
     }
 
     int port() {
-        return server.getLocalPort();
+        return port;
     }
 
-    void normal() {
+    /** Back to passing bytes as they come; after {@link #refuse}, listening again on the same port. */
+    synchronized void normal() throws IOException {
+        if (server.isClosed()) {
+            ServerSocket again = new ServerSocket();
+            again.setReuseAddress(true);
+            again.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 512);
+            server = again;
+            notifyAll();
+        }
         mode = Mode.NORMAL;
+    }
+
+    /**
+     * Stops listening and cuts every open connection until {@link #normal}: a new connection is refused, as by a provider
+     * whose host is down, so the send worker knows the provider did not take the submit (a failover), while a request
+     * already on an open connection is cut (its outcome unknown: no failover).
+     */
+    synchronized void refuse() throws IOException {
+        mode = Mode.REFUSE;
+        server.close();
+        for (Socket s : open) {
+            closeQuietly(s);
+        }
     }
 
     void delay(int ms) {
@@ -54,6 +77,7 @@ final class ChaosProxy implements AutoCloseable {
     private void acceptLoop() {
         while (running) {
             try {
+                awaitListening();
                 Socket client = server.accept();
                 if (mode == Mode.CUT) {
                     closeQuietly(client);
@@ -69,7 +93,15 @@ final class ChaosProxy implements AutoCloseable {
                 if (!running) {
                     return;
                 }
+            } catch (InterruptedException e) {
+                return;
             }
+        }
+    }
+
+    private synchronized void awaitListening() throws InterruptedException {
+        while (mode == Mode.REFUSE && running) {
+            wait();
         }
     }
 
@@ -108,6 +140,9 @@ final class ChaosProxy implements AutoCloseable {
     @Override
     public void close() throws IOException {
         running = false;
+        synchronized (this) {
+            notifyAll();
+        }
         server.close();
         open.forEach(ChaosProxy::closeQuietly);
     }

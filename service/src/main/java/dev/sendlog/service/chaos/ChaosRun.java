@@ -54,8 +54,11 @@ public final class ChaosRun {
     private LocalPostgres postgres;
     private int postgresPort;
     private RedisProcess redis;
-    private ServiceProcess simulator;
-    private int simulatorPort;
+    /**
+     * The two gateways' providers, each a simulator process behind a proxy of its own: {@code sim}, the first of the
+     * route for +4915 numbers, and {@code sim2}, the first for +4916 ones; each is the other's failover.
+     */
+    private final Map<String, Provider> providers = new LinkedHashMap<>();
     private ChaosProxy proxy;
     private ChaosWebhooks webhooks;
     private int faults;
@@ -90,6 +93,7 @@ public final class ChaosRun {
             long end = System.nanoTime() + duration.toNanos();
             long start = System.nanoTime();
             Thread outage = sinkOutage(start, duration);
+            Thread gatewayOutage = gatewayOutage(start, duration);
             while (System.nanoTime() < end) {
                 Thread.sleep(4000 + random.nextInt(8000));
                 if (System.nanoTime() >= end) {
@@ -98,6 +102,7 @@ public final class ChaosRun {
                 fault((System.nanoTime() - start) / 1e9);
             }
             outage.join();
+            gatewayOutage.join();
             heal();
             load.close();
             ChaosCheck.Result result = drainAndCheck(load);
@@ -113,6 +118,10 @@ public final class ChaosRun {
                     load.neverAccepted().size());
             out.printf(Locale.ROOT, "finals learned by status query %d of %d%n", result.finalsByQuery(),
                     result.delivered() + result.undelivered());
+            ChaosCheck.Gateways gateways = result.gateways();
+            out.printf(Locale.ROOT, "gateways: sent via %s, messages failed over %d, submits recorded by two gateways %d%n",
+                    gateways.sentVia(), gateways.failedOver(), gateways.seenByTwo());
+            gateways.seenByTwoDetails().forEach(b -> out.println("chaos: two gateways: " + b));
             ChaosCheck.Controls controls = result.controls();
             out.printf(Locale.ROOT, "controls: expired %d (%d of them seen by the provider from an attempt claimed before they expired: an answer lost,"
                             + " or a request it processed late), cancelled %d (cancels answered 200: %d, refused 409: %d, failed: %d), scheduled"
@@ -140,21 +149,67 @@ public final class ChaosRun {
             st.execute("CREATE DATABASE sendlog");
         }
         redis = RedisProcess.start(RedisOptions.inDirectory(dir.resolve("redis")));
-        simulatorPort = port();
-        Path simConfig = dir.resolve("simulator.json");
+        providers.put("sim", startProvider("sim", "simulator", "sim-token", "sim-secret", seed));
+        providers.put("sim2", startProvider("sim2", "simulator-2", "sim2-token", "sim2-secret", seed + 1));
+        proxy = providers.get("sim").proxy();
+        webhooks = new ChaosWebhooks(port());
+        writeConfig();
+        migrate();
+    }
+
+    /** A gateway's provider: its simulator process (its records, stats and callback log) and the proxy the workers call. */
+    private record Provider(String gateway, ServiceProcess process, int port, ChaosProxy proxy, String token, String secret) {
+        String url() {
+            return "http://127.0.0.1:" + port;
+        }
+    }
+
+    private Provider startProvider(String gateway, String name, String token, String secret, long providerSeed) throws Exception {
+        int simulatorPort = port();
+        Path simConfig = dir.resolve(name + ".json");
+        // Each provider answers 5% of submits 503 (refused before acceptance: a routed message fails over), drops 2% of
+        // answers after accepting (unknown: it never does), and forgets 5% of its callbacks.
         Files.writeString(simConfig, """
                 {"latencyMs": 20, "latencyJitterMs": 10, "latencyDistribution": "UNIFORM", "transientErrorRate": 0.05,
                  "dropAfterAcceptRate": 0.02, "idWrapModulus": 1000, "receiptMode": "DUPLICATED", "intermediateReceipts": 1,
                  "receiptDelayMs": 20, "callbackMaxAttempts": 100000, "callbackConcurrency": 32, "callbackLossRate": 0.05,
-                 "seed": %d}""".formatted(seed));
-        simulator = new ServiceProcess("simulator", ServiceProcess.javaCommand(jar, List.of("-Xmx256m"),
+                 "token": "%s", "callbackSecret": "%s", "seed": %d}""".formatted(token, secret, providerSeed));
+        ServiceProcess process = new ServiceProcess(name, ServiceProcess.javaCommand(jar, List.of("-Xmx256m"),
                 List.of("simulator", "--port", Integer.toString(simulatorPort), "--config", simConfig.toString())),
-                Map.of(), dir.resolve("simulator.log"), simulatorPort);
-        simulator.start();
+                Map.of(), dir.resolve(name + ".log"), simulatorPort);
+        process.start();
         awaitHttp("http://127.0.0.1:" + simulatorPort + "/v1/stats");
-        proxy = new ChaosProxy(simulatorPort);
-        webhooks = new ChaosWebhooks(port());
-        migrate();
+        return new Provider(gateway, process, simulatorPort, new ChaosProxy(simulatorPort), token, secret);
+    }
+
+    /**
+     * The fleet's configuration: the project's config.yml with the second gateway and the two routes added (a message
+     * names no gateway in this run, so each goes by its route). Its ${...} placeholders are filled here from the fleet's
+     * environment, as each process would fill them (the file is YAML only once they are).
+     */
+    private void writeConfig() throws java.io.IOException {
+        ObjectMapper yaml = new ObjectMapper(new com.fasterxml.jackson.dataformat.yaml.YAMLFactory());
+        Map<String, String> variables = new HashMap<>(System.getenv());
+        variables.putAll(environment());
+        String text = new org.apache.commons.text.StringSubstitutor(variables).replace(Files.readString(Path.of("config.yml")));
+        com.fasterxml.jackson.databind.node.ObjectNode config =
+                (com.fasterxml.jackson.databind.node.ObjectNode) yaml.readTree(text);
+        com.fasterxml.jackson.databind.node.ObjectNode gateways = config.withObject("/gateways");
+        for (Provider p : providers.values()) {
+            gateways.withObject("/" + p.gateway()).put("baseUrl", "http://127.0.0.1:" + p.proxy().port())
+                    .put("token", p.token()).put("callbackSecret", p.secret()).put("vocabulary", "smpp")
+                    .put("connectTimeoutMs", 2000).put("requestTimeoutMs", 10000)
+                    // The provider forgets 5% of its callbacks (issue 32): their outcomes are asked for, in seconds.
+                    .put("statusQuery", true).put("queriesPerSecond", 20);
+        }
+        com.fasterxml.jackson.databind.node.ArrayNode routes = config.putArray("routes");
+        routes.addObject().put("prefix", "+4916").putArray("gateways").add("sim2").add("sim");
+        routes.addObject().putArray("gateways").add("sim").add("sim2");
+        yaml.writeValue(configFile().toFile(), config);
+    }
+
+    private Path configFile() {
+        return dir.resolve("chaos-config.yml");
     }
 
     private void migrate() throws Exception {
@@ -201,11 +256,10 @@ public final class ChaosRun {
                     "-Ddw.webhooks.allowPrivateTargets=true", "-Ddw.webhooks.timeout=2s", "-Ddw.webhooks.connectTimeout=1s",
                     "-Ddw.webhooks.leaseTimeout=10s", "-Ddw.webhooks.firstRetryWait=200ms", "-Ddw.webhooks.maxRetryWait=5s",
                     "-Ddw.database.pools.webhooks=2",
-                    // The provider forgets 5% of its callbacks (issue 32): their outcomes are asked for, in seconds.
-                    "-Ddw.gateways.sim.statusQuery=true", "-Ddw.pipeline.reconcile.queryAfter=5s",
+                    "-Ddw.pipeline.reconcile.queryAfter=5s",
                     "-Ddw.pipeline.reconcile.grace=10s", "-Ddw.pipeline.reconcile.retryEvery=2s"));
             Files.createDirectories(dir.resolve("tmp"));
-            ServiceProcess process = new ServiceProcess(name, ServiceProcess.javaCommand(jar, options, List.of(command, "config.yml")),
+            ServiceProcess process = new ServiceProcess(name, ServiceProcess.javaCommand(jar, options, List.of(command, configFile().toString())),
                     environment(), dir.resolve(name + ".log"), p[1]);
             fleet.put(name, process);
             process.start();
@@ -222,7 +276,7 @@ public final class ChaosRun {
         return Map.of("SENDLOG_DATABASE_URL", "jdbc:postgresql://127.0.0.1:" + postgresPort + "/sendlog",
                 "SENDLOG_REDIS_SEND_URI", redis.endpoint().uri(), "SENDLOG_REDIS_CALLBACK_URI", redis.endpoint().uri(),
                 "SENDLOG_REDIS_PREFIX", "chaos:", "SENDLOG_SIMULATOR", "false", "SENDLOG_FEED", feed,
-                "SENDLOG_SIM_URL", "http://127.0.0.1:" + proxy.port(), "SENDLOG_ACCESS_LOG", "WARN");
+                "SENDLOG_ACCESS_LOG", "WARN");
     }
 
     private String url(String name) {
@@ -249,6 +303,33 @@ public final class ChaosRun {
                 Thread.currentThread().interrupt();
             } catch (java.io.IOException e) {
                 out.println("chaos: the webhook receiver did not start again: " + e);
+            }
+        });
+    }
+
+    /**
+     * The second gateway's host refusing connections (issue 29): for 10 s from half the load on (or a sixth of a shorter
+     * run), beside the seeded faults, which never touch this gateway's proxy. Its routed messages (+4916 numbers) must
+     * pass to sim uncalled once the send workers mark it down, and those it may have taken (a submit cut on an open
+     * connection) must stay with it: the check fails on any submit both providers recorded.
+     */
+    private Thread gatewayOutage(long start, Duration load) {
+        long from = load.toNanos() / 2;
+        long length = Math.min(Duration.ofSeconds(10).toNanos(), load.toNanos() / 6);
+        ChaosProxy sim2 = providers.get("sim2").proxy();
+        return Thread.ofPlatform().name("chaos-gateway-outage").start(() -> {
+            try {
+                Thread.sleep(Math.max(0, (start + from - System.nanoTime()) / 1_000_000));
+                out.printf(Locale.ROOT, "chaos: t+%.1fs gateway sim2 refuses connections for %d s%n",
+                        (System.nanoTime() - start) / 1e9, length / 1_000_000_000L);
+                sim2.refuse();
+                Thread.sleep(length / 1_000_000);
+                sim2.normal();
+                out.printf(Locale.ROOT, "chaos: t+%.1fs gateway sim2 takes connections again%n", (System.nanoTime() - start) / 1e9);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (java.io.IOException e) {
+                out.println("chaos: the proxy of sim2 did not listen again: " + e);
             }
         });
     }
@@ -315,7 +396,9 @@ public final class ChaosRun {
 
     /** Everything back up: every process alive, Redis running, the network clean. */
     private void heal() throws Exception {
-        proxy.normal();
+        for (Provider p : providers.values()) {
+            p.proxy().normal();
+        }
         if (!redis.isRunning()) {
             redis.restart();
         }
@@ -337,10 +420,15 @@ public final class ChaosRun {
         long deadline = System.nanoTime() + drainTimeout.toNanos();
         ChaosCheck.Result result;
         while (true) {
-            JsonNode stats = json("http://127.0.0.1:" + simulatorPort + "/v1/stats");
-            long pending = stats.path("callbacksSent").asLong() - stats.path("callbacksDelivered").asLong()
-                    - stats.path("callbacksFailed").asLong();
-            result = ChaosCheck.check(ds, load.accepted(), this::records, load.cancelled(), stats.path("callbacksFailed").asLong());
+            long pending = 0;
+            long callbacksFailed = 0;
+            for (Provider p : providers.values()) {
+                JsonNode stats = json(p.url() + "/v1/stats");
+                pending += stats.path("callbacksSent").asLong() - stats.path("callbacksDelivered").asLong()
+                        - stats.path("callbacksFailed").asLong();
+                callbacksFailed += stats.path("callbacksFailed").asLong();
+            }
+            result = ChaosCheck.check(ds, load.accepted(), this::records, load.cancelled(), callbacksFailed);
             long webhooksOwed = ChaosWebhooks.owed(ds);
             boolean drained = result.unfinished() == 0 && result.openCallbacks() == 0 && pending == 0 && webhooksOwed == 0;
             if (drained || System.nanoTime() > deadline) {
@@ -361,31 +449,40 @@ public final class ChaosRun {
         }
     }
 
-    /** Distinct callbacks the simulator got a 2xx for: equal id, reference, status and time make equal bodies. */
+    /**
+     * Distinct callbacks the providers got a 2xx for: equal gateway, id, reference, status and time make equal bodies
+     * (each gateway's inbox rows are its own).
+     */
     private long distinctDeliveredCallbacks() throws Exception {
-        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + simulatorPort
-                + "/v1/callbacks/log")).build(), HttpResponse.BodyHandlers.ofString());
         Set<String> distinct = new HashSet<>();
-        for (String line : r.body().lines().toList()) {
-            JsonNode e = JSON.readTree(line);
-            if (e.path("delivered").asBoolean()) {
-                distinct.add(e.path("id").asText() + "|" + e.path("reference").asText() + "|" + e.path("status").asText() + "|"
-                        + e.path("timestamp").asText());
+        for (Provider p : providers.values()) {
+            HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(p.url() + "/v1/callbacks/log")).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            for (String line : r.body().lines().toList()) {
+                JsonNode e = JSON.readTree(line);
+                if (e.path("delivered").asBoolean()) {
+                    distinct.add(p.gateway() + "|" + e.path("id").asText() + "|" + e.path("reference").asText() + "|"
+                            + e.path("status").asText() + "|" + e.path("timestamp").asText());
+                }
             }
         }
         return distinct.size();
     }
 
-    /** Every idempotency key the provider recorded, with the epoch microseconds of its first accepted submit. */
-    private Map<String, Long> records() throws Exception {
-        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + simulatorPort + "/v1/records")).build(),
-                HttpResponse.BodyHandlers.ofString());
-        Map<String, Long> records = new HashMap<>();
-        for (String line : r.body().lines().toList()) {
-            JsonNode record = JSON.readTree(line);
-            records.put(record.path("key").asText(), record.path("recordedAtMicros").asLong());
+    /** Per gateway, every idempotency key its provider recorded, with the epoch microseconds of its first accepted submit. */
+    private Map<String, Map<String, Long>> records() throws Exception {
+        Map<String, Map<String, Long>> byGateway = new LinkedHashMap<>();
+        for (Provider p : providers.values()) {
+            HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(p.url() + "/v1/records")).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            Map<String, Long> records = new HashMap<>();
+            for (String line : r.body().lines().toList()) {
+                JsonNode record = JSON.readTree(line);
+                records.put(record.path("key").asText(), record.path("recordedAtMicros").asLong());
+            }
+            byGateway.put(p.gateway(), records);
         }
-        return records;
+        return byGateway;
     }
 
     private JsonNode json(String url) throws Exception {
@@ -415,22 +512,18 @@ public final class ChaosRun {
                 Thread.currentThread().interrupt();
             }
         }
-        try {
-            if (simulator != null) {
-                simulator.stop();
+        for (Provider p : providers.values()) {
+            try {
+                p.process().stop();
+                p.proxy().close();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (java.io.IOException e) {
+                out.println("chaos: closing the proxy of " + p.gateway() + " failed: " + e);
             }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
         }
         if (webhooks != null) {
             webhooks.close();
-        }
-        try {
-            if (proxy != null) {
-                proxy.close();
-            }
-        } catch (java.io.IOException e) {
-            out.println("chaos: closing the proxy failed: " + e);
         }
         if (redis != null) {
             redis.close();

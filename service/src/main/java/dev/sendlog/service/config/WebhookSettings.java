@@ -104,7 +104,7 @@ public class WebhookSettings {
     @JsonProperty
     public Duration keepDelivered = Duration.days(7);
 
-    /** The health check {@code webhooks} fails while the oldest owed delivery has been owed longer than this. */
+    /** The health check {@code webhooks} raises its alarm (never failing) while the oldest owed delivery has been owed longer than this. */
     @NotNull
     @JsonProperty
     public Duration maxOwedAge = Duration.minutes(15);
