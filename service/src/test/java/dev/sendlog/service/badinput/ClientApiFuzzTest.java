@@ -133,6 +133,9 @@ class ClientApiFuzzTest {
             if (notes.contains("bad-send-at")) {
                 return "accepted a sendAt more than 30 days ahead, unparseable or not a string (issue 26)";
             }
+            if (notes.contains("bad-sender")) {
+                return "accepted a sender id (from) of the wrong shape (issue 26)";
+            }
             if (notes.contains("bad-priority")) {
                 return "accepted a priority other than \"high\" or \"normal\" (issue 26)";
             }

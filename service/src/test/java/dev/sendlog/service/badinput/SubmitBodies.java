@@ -130,7 +130,17 @@ final class SubmitBodies {
 
     private void mutate(List<String[]> fields, boolean batchItem) {
         String field = junk.pick(FIELDS);
-        switch (junk.below(17)) {
+        switch (junk.below(18)) {
+            case 17 -> {
+                // Issue 26: a sender id of the wrong shape (too long, no letter and not a number or short code, a
+                // character outside [A-Za-z0-9 ], empty, not a string) is a 400 naming from, never sent as something else.
+                fields.removeIf(f -> f[0].equals(Junk.quote("from")));
+                fields.add(new String[] {Junk.quote("from"), junk.pick(Junk.quote("TwelveLetter"), Junk.quote("A".repeat(40)),
+                        Junk.quote(""), Junk.quote("   "), Junk.quote("12"), Junk.quote("123456789"), Junk.quote("+0151123456"),
+                        Junk.quote("+49151"), Junk.quote("Caf\u00e9"), Junk.quote("Shop!"), Junk.quote("Shop\n"),
+                        Junk.quote("+4915112345678901"), "123", "true", "[]", "{}")});
+                notes.add("bad-sender");
+            }
             case 16 -> {
                 // Issue 26: a priority is exactly "high" or "normal"; any other spelling or type is a 400 naming it.
                 fields.removeIf(f -> f[0].equals(Junk.quote("priority")));
