@@ -124,7 +124,9 @@ class ClientApiFuzzTest {
                 return "a 202 without a JSON body";
             }
             String notes = c.request().describe();
-            if (notes.contains("trailing-data")) {
+            // A short Content-Length hands the server only the body's first half: for trailing data that
+            // repeats the JSON value, that half is exactly one valid value, and a 202 is right.
+            if (notes.contains("trailing-data") && c.request().framing() != RawRequest.Framing.SHORT_LENGTH) {
                 return "accepted a body with bytes after its JSON value (issue 24 item 6)";
             }
             if (notes.contains("bad-validity")) {

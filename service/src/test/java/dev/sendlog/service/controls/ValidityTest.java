@@ -71,6 +71,32 @@ class ValidityTest {
         assertThat(Messages.providerRecords(SERVICE).get(none).get("validUntil").isNull()).isTrue();
     }
 
+    /**
+     * A submit in flight when the validity passes is decided by the provider's answer (issue 26): the provider answers
+     * 200 after the clock has moved past the validity, and the message is SENT and charged once, never EXPIRED (the
+     * timers do not expire a message a worker holds, and the worker does not second-guess an answer it got).
+     */
+    @Test
+    void aSubmitInFlightWhenTheValidityPassesIsDecidedByTheProvidersAnswer() {
+        SERVICE.simulator().updateConfig(NORMAL.toBuilder().latencyMs(1_500).build());
+        String id = submit(",\"ttlSeconds\":1").json().get("id").asText();
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(20))
+                .until(() -> Messages.events(SERVICE, id, "CLAIMED") == 1);
+        // Claimed (its validity checked), and its submit on the way to a provider that answers after 1.5 s: the
+        // validity passes while it is in flight, and the timers run at the new time meanwhile. 3 s stays inside the
+        // claim's deadline (the harness's claimTimeout, 5 s): a claim that outlives it is the other case, a worker presumed gone, whose
+        // message is re-driven and may expire before the late answer still records it (Decisions.shouldRecordAcceptance).
+        SERVICE.clock().advance(Duration.ofSeconds(3));
+        Messages.awaitStatus(SERVICE, id, "SENT", Duration.ofSeconds(30));
+        assertThat(Messages.events(SERVICE, id, "EXPIRED")).as("%s", Messages.history(SERVICE, id)).isZero();
+        assertThat(Messages.ledgerRows(SERVICE, id)).as("charged once").isEqualTo(1);
+        assertThat(Messages.providerRecords(SERVICE).get(id)).as("the provider took it").isNotNull();
+        // And it stays SENT: a timer that comes due later does not expire a message the provider has.
+        SERVICE.clock().advance(Duration.ofMinutes(10));
+        Messages.awaitStatus(SERVICE, id, "SENT", Duration.ofSeconds(5));
+        assertThat(Messages.events(SERVICE, id, "EXPIRED")).isZero();
+    }
+
     @Test
     void aMessageRetryingPastItsValidityExpiresWithoutAnotherSubmitAndIsNeverCharged() {
         SERVICE.simulator().updateConfig(NORMAL.toBuilder().transientErrorRate(1.0).build());
