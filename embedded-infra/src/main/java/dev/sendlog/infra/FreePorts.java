@@ -15,12 +15,42 @@ public final class FreePorts {
     private FreePorts() {
     }
 
-    /** A port nobody listens on right now (another process may still take it before we bind it). */
+    /** The lowest port a server may be given below the ephemeral range. */
+    static final int LOWEST = 10_000;
+
+    /**
+     * A port nobody listens on right now, below the kernel's ephemeral range when there is room there. A port the
+     * kernel hands out for "port 0" comes from the ephemeral range, and so does the local port of every outgoing
+     * connection: a test that picks such a port and starts a server on it a moment later can find it taken by a client
+     * socket of any process on the machine (a poller process failed to bind this way under scripts/test). Below the
+     * range only another server picking the same random port can take it first, and the range's size makes that rare.
+     */
     public static int free() {
+        int below = ephemeralLow();
+        for (int i = 0; i < 50 && below > LOWEST; i++) {
+            int port = java.util.concurrent.ThreadLocalRandom.current().nextInt(LOWEST, below);
+            if (isFree(port)) {
+                return port;
+            }
+        }
         try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             return socket.getLocalPort();
         } catch (IOException e) {
             throw new UncheckedIOException("could not find a free TCP port", e);
+        }
+    }
+
+    /** The first port of the ephemeral range (Linux's {@code ip_local_port_range}; 32768, its default, elsewhere). */
+    static int ephemeralLow() {
+        try {
+            // Read as a stream: /proc reports a size of 0, and Files.readString then reads one byte ("3" of "32768").
+            String range;
+            try (var in = java.nio.file.Files.newInputStream(java.nio.file.Path.of("/proc/sys/net/ipv4/ip_local_port_range"))) {
+                range = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.US_ASCII);
+            }
+            return Integer.parseInt(range.trim().split("\\s+")[0]);
+        } catch (IOException | RuntimeException e) {
+            return 32_768;
         }
     }
 
