@@ -102,6 +102,7 @@ public final class SendWorker {
     private final Timer claimTimer;
     private final Timer checkTimer;
     private final Timer providerTimer;
+    private final SendShares shares;
     private final Timer resultTimer;
     private final Timer endToEnd;
     private final Counter stale;
@@ -213,6 +214,8 @@ public final class SendWorker {
         this.unpublished = metrics.counter("send.jobs.publication.not.recorded");
         // Per lane ("send", "send-high"): each lane's worker has its own provider-call bound.
         metrics.registerGauge(consumer.name() + ".provider.in.flight", () -> providerConcurrency - providerCalls.availablePermits());
+        metrics.registerGauge(consumer.name() + ".provider.bound", () -> providerConcurrency);
+        this.shares = new SendShares(metrics);
     }
 
     /**
@@ -466,6 +469,7 @@ public final class SendWorker {
                 providerCalls.release();
                 return handBack(job, message, state, shard);
             }
+            SendShares.Call share = shares.start(message.row().tenant(), gateway);
             try (Timer.Context ignored = providerTimer.time()) {
                 String key = EffectKeys.providerSubmit(job.messageId());
                 Optional<String> taken = !asked && claim.attempt() > 1 && provider.answersStatusQueries()
@@ -482,6 +486,7 @@ public final class SendWorker {
                             .orElse(outcome);
                 }
             } finally {
+                share.close();
                 gate.exit();
                 providerCalls.release();
             }

@@ -2,6 +2,7 @@ package dev.sendlog.service.health;
 
 import com.codahale.metrics.Counter;
 import com.codahale.metrics.Gauge;
+import com.codahale.metrics.Meter;
 import com.codahale.metrics.MetricRegistry;
 import com.codahale.metrics.health.HealthCheck;
 import java.util.Set;
@@ -33,6 +34,11 @@ public final class GatewaysHealthCheck extends HealthCheck {
                     .append(", failovers away ").append(count(base + ".failovers"))
                     .append(", marked down ").append(count(base + ".marked.down")).append(" times")
                     .append(", 429s ").append(count(base + ".rate.throttles"));
+            Meter calls = metrics.getMeters().get(base + ".send.calls");
+            if (calls != null) {
+                summary.append(", send calls ").append(String.format(java.util.Locale.ROOT, "%.1f", calls.getOneMinuteRate()))
+                        .append("/s over the last minute");
+            }
             long rate = gauge(base + ".rate.per.second");
             if (rate > 0) {
                 summary.append(", rate ").append(rate).append("/s");
