@@ -38,6 +38,13 @@ public final class LoadTestCommand extends Command {
         subparser.addArgument("--gateway-rate").action(Arguments.storeTrue())
                 .help("the gateway rate benchmark: two send-worker processes against a provider taking --provider-rate "
                         + "submits a second (429 above), --seconds measured per case; prints accepted/s and the refused share");
+        subparser.addArgument("--fair-share").action(Arguments.storeTrue())
+                .help("the fair-share benchmark: tenant B at --tenant-rate msg/s for --seconds, with tenant A idle and then "
+                        + "behind --flood messages of A, the gateway taking --contracted-rate submits a second");
+        subparser.addArgument("--flood").type(Integer.class).setDefault(200_000).help("fair-share mode: tenant A's messages");
+        subparser.addArgument("--tenant-rate").type(Integer.class).setDefault(20).help("fair-share mode: tenant B's msg/s");
+        subparser.addArgument("--contracted-rate").type(Integer.class).setDefault(200)
+                .help("fair-share mode: the gateway's maxPerSecond");
         subparser.addArgument("--provider-rate").type(Integer.class).setDefault(100)
                 .help("gateway-rate mode: the provider's own rate, submits per second");
         subparser.addArgument("--webhook-rate").type(Integer.class).setDefault(50).help("webhooks mode: msg/s per tenant");
@@ -92,6 +99,10 @@ public final class LoadTestCommand extends Command {
             new dev.sendlog.service.loadtest.GatewayRateBench(jar(), java.nio.file.Path.of("target", "bench",
                     "rate-" + System.currentTimeMillis()), namespace.getInt("provider_rate"), namespace.getInt("seconds"))
                     .run(System.out);
+        } else if (namespace.getBoolean("fair_share")) {
+            new dev.sendlog.service.loadtest.FairShareBench(jar(), java.nio.file.Path.of("target", "bench",
+                    "fair-" + System.currentTimeMillis()), namespace.getInt("flood"), namespace.getInt("tenant_rate"),
+                    namespace.getInt("seconds"), namespace.getInt("contracted_rate")).run(System.out);
         } else if (namespace.getBoolean("feeds")) {
             String jar = jar();
             java.util.List<Integer> pollers = java.util.Arrays.stream(namespace.getString("pollers").split(","))

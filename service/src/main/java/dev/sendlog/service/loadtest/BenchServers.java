@@ -154,6 +154,27 @@ final class BenchServers implements AutoCloseable {
         return p;
     }
 
+    /** One {@code server} process with every component, started on a fresh database and ready. */
+    record Server(ServiceProcess process, int adminPort, String api, String admin) {
+    }
+
+    /**
+     * Drops and migrates the database, starts a {@code server} process with every component on ports of its own and
+     * waits until it is ready; stopped by the caller. Its Redis keys are under {@code name} and a fresh number.
+     */
+    Server server(String name, List<String> extra, Path config) throws Exception {
+        Map<String, String> env = environment(name + "-" + System.nanoTime() + ":", "polling");
+        freshDatabase(env);
+        int apiPort = port();
+        int adminPort = port();
+        ServiceProcess service = process(name, "server", apiPort, adminPort, env, extra, config);
+        if (!service.awaitReady(Duration.ofMinutes(3))) {
+            service.stop();
+            throw new IllegalStateException("the service did not start; see its log in " + dir);
+        }
+        return new Server(service, adminPort, "http://127.0.0.1:" + apiPort, "http://127.0.0.1:" + adminPort);
+    }
+
     /** Runs an admin task ({@code pause}, {@code resume}) on one component of the process at {@code adminPort}. */
     static void task(int adminPort, String name, String component) throws IOException, InterruptedException {
         HttpResponse<String> response = HttpClient.newHttpClient().send(HttpRequest.newBuilder(

@@ -1,13 +1,8 @@
 package dev.sendlog.service.loadtest;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.sendlog.service.chaos.ServiceProcess;
-import java.io.IOException;
+import dev.sendlog.service.loadtest.ProbeMessages.Latency;
 import java.io.PrintStream;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -31,7 +26,6 @@ import java.util.UUID;
  */
 public final class PriorityBench {
     private static final String KEY = "demo-client-key";
-    private static final ObjectMapper JSON = new ObjectMapper();
 
     private final String jar;
     private final Path dir;
@@ -39,9 +33,7 @@ public final class PriorityBench {
     private final int rate;
     private final int seconds;
     private final int normalConcurrency;
-    private final HttpClient http = HttpClient.newHttpClient();
     private BenchServers servers;
-    private long recipients = 4917000000000L;
 
     public PriorityBench(String jar, Path dir, int backlog, int rate, int seconds, int normalConcurrency) {
         this.normalConcurrency = normalConcurrency;
@@ -52,38 +44,31 @@ public final class PriorityBench {
         this.seconds = seconds;
     }
 
-    /** Latencies in ms over a set of messages, from the log: acceptance to the PROVIDER_ACCEPTED event. */
-    record Latency(long messages, double p50, double p99, double max) {
-    }
-
     public void run(PrintStream out) throws Exception {
         try (BenchServers started = BenchServers.start(jar, dir, Map.of("max_connections", "300"), 20)) {
             servers = started;
-            Map<String, String> env = servers.environment("priority-" + System.nanoTime() + ":", "polling");
-            servers.freshDatabase(env);
-            int apiPort = BenchServers.port();
-            int adminPort = BenchServers.port();
             // No re-drives while the backlog waits on the stream with its workers paused.
-            ServiceProcess service = servers.process("priority", "server", apiPort, adminPort, env,
-                    List.of("-Xmx1g", "-Ddw.pipeline.confirmTimeout=10m",
-                            "-Ddw.pipeline.sendWorker.concurrency=" + normalConcurrency,
-                            "-Xlog:gc:file=" + dir.toAbsolutePath().resolve("gc.log") + ":uptime"));
+            BenchServers.Server server = servers.server("priority", List.of("-Xmx1g", "-Ddw.pipeline.confirmTimeout=10m",
+                    "-Ddw.pipeline.sendWorker.concurrency=" + normalConcurrency,
+                    "-Xlog:gc:file=" + dir.toAbsolutePath().resolve("gc.log") + ":uptime"), Path.of("config.yml"));
+            ServiceProcess service = server.process();
+            int adminPort = server.adminPort();
             try {
-                if (!service.awaitReady(Duration.ofMinutes(3))) {
-                    throw new IllegalStateException("the service did not start; see its log in " + dir);
-                }
-                String api = "http://127.0.0.1:" + apiPort;
-                String admin = "http://127.0.0.1:" + adminPort;
+                String api = server.api();
+                String admin = server.admin();
                 out.printf(Locale.ROOT, "## Priority: %d cores, simulator 20 ms, %d normal queued (normal lane %d calls in "
                                 + "flight), high at %d/s for %d s (%s)%n",
                         Runtime.getRuntime().availableProcessors(), backlog, normalConcurrency, rate, seconds, Instant.now());
                 E2eLoad load = new E2eLoad(api, admin, admin, KEY);
                 load.run("warm-up", 5_000, Duration.ofMinutes(5));
 
+                ProbeMessages probes = new ProbeMessages(api, 4917000000000L);
+                ProbeMessages.Probe quietHigh = ProbeMessages.Probe.of(KEY, "high");
                 CpuWaits.Sample quietFrom = CpuWaits.take(service.pid(), "poller-high");
-                List<UUID> quiet = paced(api, "high", null);
+                probes.paced(rate, Duration.ofSeconds(seconds), List.of(quietHigh));
+                List<UUID> quiet = quietHigh.ids();
                 String quietCpu = CpuWaits.between(quietFrom, CpuWaits.take(service.pid(), "poller-high"), "the high poller");
-                Latency alone = latency(quiet, Duration.ofMinutes(2));
+                Latency alone = ProbeMessages.latency(servers, quiet, Duration.ofMinutes(2));
 
                 BenchServers.task(adminPort, "pause", "send-worker");
                 long acceptFrom = System.nanoTime();
@@ -91,16 +76,18 @@ public final class PriorityBench {
                 double acceptSeconds = (System.nanoTime() - acceptFrom) / 1e9;
                 Instant backlogFrom = Instant.now();
                 BenchServers.task(adminPort, "resume", "send-worker");
-                List<UUID> control = new ArrayList<>();
                 OldestTransaction oldest = OldestTransaction.start(servers);
                 CpuWaits.Sample backlogCpuFrom = CpuWaits.take(service.pid(), "poller-high");
-                List<UUID> high = paced(api, "high", control);
+                ProbeMessages.Probe behindHigh = ProbeMessages.Probe.of(KEY, "high");
+                ProbeMessages.Probe control = ProbeMessages.Probe.of(KEY, "normal");
+                probes.paced(rate, Duration.ofSeconds(seconds), List.of(behindHigh, control));
+                List<UUID> high = behindHigh.ids();
                 String backlogCpu = CpuWaits.between(backlogCpuFrom, CpuWaits.take(service.pid(), "poller-high"),
                         "the high poller");
                 String fence = oldest.stop();
                 long left = backlogLeft(backlogFrom);
-                Latency behind = latency(high, Duration.ofMinutes(2));
-                Latency normal = latency(control, Duration.ofMinutes(15));
+                Latency behind = ProbeMessages.latency(servers, high, Duration.ofMinutes(2));
+                Latency normal = ProbeMessages.latency(servers, control.ids(), Duration.ofMinutes(15));
 
                 out.printf(Locale.ROOT, "%d normal messages queued in %.1f s; %d of them still not sent when the %d s of "
                         + "high messages ended%n", backlog, acceptSeconds, left, seconds);
@@ -130,40 +117,6 @@ public final class PriorityBench {
 
     private static void row(PrintStream out, String label, Latency l) {
         out.printf(Locale.ROOT, "| %s | %d | %.1f | %.1f | %.1f |%n", label, l.messages(), l.p50(), l.p99(), l.max());
-    }
-
-    /**
-     * Sends single messages of {@code priority} at {@code rate} per second for {@code seconds}; with {@code control}
-     * given, a normal one beside each, its id added there. Returns the ids of the {@code priority} ones.
-     */
-    private List<UUID> paced(String api, String priority, List<UUID> control) throws IOException, InterruptedException {
-        List<UUID> ids = new ArrayList<>();
-        long interval = 1_000_000_000L / rate;
-        long start = System.nanoTime();
-        long next = start;
-        while (System.nanoTime() - start < Duration.ofSeconds(seconds).toNanos()) {
-            ids.add(submit(api, priority));
-            if (control != null) {
-                control.add(submit(api, "normal"));
-            }
-            next += interval;
-            long wait = next - System.nanoTime();
-            if (wait > 0) {
-                Thread.sleep(Duration.ofNanos(wait)); // pacing: the next message is due then
-            }
-        }
-        return ids;
-    }
-
-    private UUID submit(String api, String priority) throws IOException, InterruptedException {
-        String body = "{\"to\":\"+" + (recipients++) + "\",\"body\":\"priority probe\",\"priority\":\"" + priority + "\"}";
-        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(api + "/v1/messages"))
-                .header("Authorization", "Bearer " + KEY).header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
-        if (r.statusCode() != 202) {
-            throw new IllegalStateException("submit answered " + r.statusCode() + ": " + r.body());
-        }
-        return UUID.fromString(JSON.readTree(r.body()).get("id").asText());
     }
 
     /** Messages accepted since {@code from} without a PROVIDER_ACCEPTED yet (the backlog still queued). */
@@ -249,28 +202,6 @@ public final class PriorityBench {
             return String.format(Locale.ROOT, "p50 %.1f ms, p99 %.1f ms, max %.1f ms over %d samples",
                     sorted.get(sorted.size() / 2), sorted.get((int) Math.min(sorted.size() - 1, sorted.size() * 0.99)),
                     sorted.get(sorted.size() - 1), sorted.size());
-        }
-    }
-
-    /** Waits (up to {@code atMost}) until every message has its PROVIDER_ACCEPTED, then reads the latencies. */
-    private Latency latency(List<UUID> ids, Duration atMost) throws SQLException, InterruptedException {
-        long deadline = System.nanoTime() + atMost.toNanos();
-        try (Connection c = servers.postgres().endpoint().connect("sendlog"); PreparedStatement st = c.prepareStatement("""
-                SELECT count(*), percentile_cont(0.5) WITHIN GROUP (ORDER BY ms), percentile_cont(0.99) WITHIN GROUP (ORDER BY ms),
-                       max(ms)
-                FROM (SELECT extract(epoch FROM e.at - m.accepted_at) * 1000 AS ms
-                      FROM messages m JOIN message_events e ON e.message_id = m.id AND e.type = 4
-                      WHERE m.id = ANY(?)) t""")) {
-            st.setArray(1, c.createArrayOf("uuid", ids.toArray()));
-            while (true) {
-                try (ResultSet rs = st.executeQuery()) {
-                    rs.next();
-                    if (rs.getLong(1) >= ids.size() || System.nanoTime() > deadline) {
-                        return new Latency(rs.getLong(1), rs.getDouble(2), rs.getDouble(3), rs.getDouble(4));
-                    }
-                }
-                Thread.sleep(500); // polling the log for the last of them
-            }
         }
     }
 }

@@ -1,0 +1,137 @@
+package dev.sendlog.service.loadtest;
+
+import dev.sendlog.service.chaos.ServiceProcess;
+import dev.sendlog.service.loadtest.ProbeMessages.Latency;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The fair-share benchmark of issue 29, as a measurement of where sendlog stands: tenant B sends {@code rate} messages a
+ * second for {@code seconds}, first with tenant A idle, then right after A queued {@code flood} messages (accepted while
+ * the send workers were paused, then let go). The gateway takes {@code gatewayRate} submits a second
+ * ({@code gateways.sim.maxPerSecond}), so A's flood is held by the contracted rate, not by the machine. Prints B's
+ * accept-to-provider p50/p99 in both phases (the target: at most 2 times with A flooding) and A's submits a second while
+ * B's messages were sent (the target's other half: A uses what B leaves).
+ *
+ * <p>Tenants share the log's shards, the send stream and the workers in arrival order today, so B's messages wait
+ * behind A's whole flood: this benchmark shows that gap until per-tenant lanes exist (docs/design.md, "Fair shares").
+ */
+public final class FairShareBench {
+    private static final String KEY_A = "demo-client-key";
+    private static final String KEY_B = "bench-tenant-b-key";
+
+    private final String jar;
+    private final Path dir;
+    private final int flood;
+    private final int rate;
+    private final int seconds;
+    private final int gatewayRate;
+    private BenchServers servers;
+
+    public FairShareBench(String jar, Path dir, int flood, int rate, int seconds, int gatewayRate) {
+        this.jar = jar;
+        this.dir = dir;
+        this.flood = flood;
+        this.rate = rate;
+        this.seconds = seconds;
+        this.gatewayRate = gatewayRate;
+    }
+
+    public void run(PrintStream out) throws Exception {
+        try (BenchServers started = BenchServers.start(jar, dir, Map.of("max_connections", "300"), 20)) {
+            servers = started;
+            // No re-drives while the flood waits on the stream with its workers paused.
+            BenchServers.Server server = servers.server("fair", List.of("-Xmx1g", "-Ddw.pipeline.confirmTimeout=30m",
+                    "-Ddw.gateways.sim.maxPerSecond=" + gatewayRate), withTenantB(dir));
+            ServiceProcess service = server.process();
+            int adminPort = server.adminPort();
+            try {
+                String api = server.api();
+                String admin = server.admin();
+                out.printf(Locale.ROOT, "## Fair shares: %d cores, simulator 20 ms, gateway %d submits/s, tenant A floods %d, "
+                                + "tenant B at %d/s for %d s (%s)%n",
+                        Runtime.getRuntime().availableProcessors(), gatewayRate, flood, rate, seconds, Instant.now());
+                E2eLoad loadA = new E2eLoad(api, admin, admin, KEY_A);
+                loadA.run("warm-up", Math.min(2_000, gatewayRate * 10), Duration.ofMinutes(5));
+
+                ProbeMessages probes = new ProbeMessages(api, 4918000000000L);
+                ProbeMessages.Probe aloneB = ProbeMessages.Probe.of(KEY_B, "normal");
+                probes.paced(rate, Duration.ofSeconds(seconds), List.of(aloneB));
+                Latency alone = ProbeMessages.latency(servers, aloneB.ids(), Duration.ofMinutes(2));
+
+                BenchServers.task(adminPort, "pause", "send-worker");
+                long acceptFrom = System.nanoTime();
+                loadA.accept(flood, 20_000_000);
+                double acceptSeconds = (System.nanoTime() - acceptFrom) / 1e9;
+                BenchServers.task(adminPort, "resume", "send-worker");
+                Instant windowFrom = Instant.now();
+                ProbeMessages.Probe floodedB = ProbeMessages.Probe.of(KEY_B, "normal");
+                probes.paced(rate, Duration.ofSeconds(seconds), List.of(floodedB));
+                Instant windowTo = Instant.now();
+                // B's messages within what a user would still call a delay: twice the flood's drain time at the gateway's
+                // rate is the most any of them can take behind it.
+                Duration patience = Duration.ofSeconds(Math.max(60, 2L * flood / gatewayRate));
+                Latency behind = ProbeMessages.latency(servers, floodedB.ids(), patience);
+                double seconds = Duration.between(windowFrom, windowTo).toMillis() / 1000.0;
+                long sentA = providerAccepted("demo", windowFrom, windowTo);
+                long sentB = providerAccepted("bench-b", windowFrom, windowTo);
+
+                out.printf(Locale.ROOT, "A's %d messages queued in %.1f s%n%n", flood, acceptSeconds);
+                out.println("| tenant B at " + rate + "/s | sent | accept->provider accepted p50 ms | p99 ms | max ms |");
+                out.println("|---|---:|---:|---:|---:|");
+                row(out, "A idle", alone, aloneB.ids().size());
+                row(out, "A's " + flood + " queued", behind, floodedB.ids().size());
+                out.printf(Locale.ROOT, "%nwhile B sent (%.1f s): the gateway accepted A %.1f/s and B %.1f/s of %d/s%n", seconds,
+                        sentA / seconds, sentB / seconds, gatewayRate);
+                out.printf(Locale.ROOT, "B's p99 with A flooding / with A idle: %.2fx (target at most 2x)%s%n",
+                        behind.p99() / alone.p99(), behind.messages() < floodedB.ids().size()
+                                ? String.format(Locale.ROOT, "; only %d of B's %d were sent within %d s, so the p99 is of "
+                                + "those", behind.messages(), floodedB.ids().size(), patience.toSeconds()) : "");
+            } finally {
+                service.stop();
+            }
+        }
+    }
+
+    /** The shipped config.yml with a second tenant's client key (tenant {@code bench-b}). */
+    private static Path withTenantB(Path dir) throws java.io.IOException {
+        String config = Files.readString(Path.of("config.yml"));
+        String anchor = "    - {key: demo-admin-key, tenant: demo, role: admin, demo: true}\n";
+        if (!config.contains(anchor)) {
+            throw new IllegalStateException("config.yml no longer lists the demo admin key; the benchmark adds its key after it");
+        }
+        Path file = dir.toAbsolutePath().resolve("fair-config.yml");
+        Files.writeString(file, config.replace(anchor, anchor + "    - {key: " + KEY_B + ", tenant: bench-b, role: client}\n"));
+        return file;
+    }
+
+    private static void row(PrintStream out, String label, Latency l, int submitted) {
+        out.printf(Locale.ROOT, "| %s | %d of %d | %.1f | %.1f | %.1f |%n", label, l.messages(), submitted, l.p50(), l.p99(),
+                l.max());
+    }
+
+    /** A tenant's PROVIDER_ACCEPTED events between two times, from the log. */
+    private long providerAccepted(String tenant, Instant from, Instant to) throws SQLException {
+        try (Connection c = servers.postgres().endpoint().connect("sendlog"); PreparedStatement st = c.prepareStatement("""
+                SELECT count(*) FROM message_events e JOIN messages m ON m.id = e.message_id
+                WHERE e.type = 4 AND m.tenant = ? AND e.at >= ?::timestamptz AND e.at < ?::timestamptz""")) {
+            st.setString(1, tenant);
+            st.setString(2, from.toString());
+            st.setString(3, to.toString());
+            try (ResultSet rs = st.executeQuery()) {
+                rs.next();
+                return rs.getLong(1);
+            }
+        }
+    }
+}
