@@ -94,15 +94,22 @@ class ShutdownHandOverTest {
             String someId = accepted.getFirst();
             long signalled = System.nanoTime();
             stopped.terminate();
-            // A request that still reaches it: 503 problem+json with Retry-After, until its server stops listening.
+            // A request that still reaches it: 503 problem+json with Retry-After, until its server stops listening; and
+            // its readiness (GET /ready on the admin port) 503 from the same moment, for the load balancer.
             HttpResponse<String> refused = null;
+            HttpResponse<String> notReady = null;
             long probeUntil = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-            while (refused == null && System.nanoTime() < probeUntil) {
+            while ((refused == null || notReady == null) && System.nanoTime() < probeUntil) {
                 try {
-                    HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(stopped.apiUrl() + "/v1/messages/" + someId))
-                            .header("Authorization", "Bearer client-a").build(), HttpResponse.BodyHandlers.ofString());
-                    if (r.statusCode() == 503) {
-                        refused = r;
+                    if (refused == null) {
+                        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(stopped.apiUrl() + "/v1/messages/" + someId))
+                                .header("Authorization", "Bearer client-a").build(), HttpResponse.BodyHandlers.ofString());
+                        refused = r.statusCode() == 503 ? r : null;
+                    }
+                    if (notReady == null) {
+                        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(stopped.adminUrl() + "/ready"))
+                                .build(), HttpResponse.BodyHandlers.ofString());
+                        notReady = r.statusCode() == 503 ? r : null;
                     }
                 } catch (ConnectException gone) {
                     break;
@@ -122,6 +129,7 @@ class ShutdownHandOverTest {
             assertThat(exit).as("exit status after SIGTERM").isEqualTo(143);
             assertThat(refused).as("a request during the hand-over").isNotNull();
             assertThat(refused.headers().firstValue("Retry-After")).isPresent();
+            assertThat(notReady).as("GET /ready during the hand-over").isNotNull();
             assertThat(refused.headers().firstValue("Content-Type")).hasValueSatisfying(t -> assertThat(t).startsWith("application/problem+json"));
             assertThat(log).contains("shutdown stage \"intake closed\"", "shutdown stage \"shards and slot released\"",
                     "shutdown stage \"provider calls finished\"", "shutdown stage \"pools closed\"")
