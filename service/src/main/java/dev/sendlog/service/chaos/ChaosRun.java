@@ -130,8 +130,9 @@ public final class ChaosRun {
                     load.cancelsRefused(), load.cancelsFailed(), controls.scheduled(), controls.breaches());
             controls.breachDetails().forEach(b -> out.println("chaos: breach: " + b));
             out.printf(Locale.ROOT, "webhooks: delivered %d, still owed %d, dead %d, final events owing none %d, delivered but "
-                            + "never received %d, received more than once %d%n", hooks.delivered(), hooks.owed(), hooks.dead(),
-                    hooks.notOwed(), hooks.neverReceived(), hooks.duplicates());
+                            + "never received %d, received more than once %d, failing the receiver's signature check %d%n",
+                    hooks.delivered(), hooks.owed(), hooks.dead(), hooks.notOwed(), hooks.neverReceived(), hooks.duplicates(),
+                    hooks.unverified());
             boolean passed = result.passed() && hooks.passed();
             if (!passed) {
                 out.println("CHAOS FAILED: the guarantee did not hold; logs are in " + dir);

@@ -17,27 +17,36 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
+import dev.sendlog.service.webhooks.WebhookSecret;
+import dev.sendlog.service.webhooks.WebhookSignature;
 import javax.sql.DataSource;
 
 /**
  * The chaos run's status webhook receiver (issue 27): the load's tenant registers it for SENT and every final status;
  * it answers 200 and counts each event id it receives. A fault takes it down (connection refused) for a while. The check
  * proves DESIGN invariant 17 on the run's log: every event that made a message final owes a delivery, every delivery
- * ended DELIVERED (none owed, none dead), and every delivered event id reached the receiver at least once; duplicates
- * (at least once, not exactly once) are counted and reported, not failed.
+ * ended DELIVERED (none owed, none dead), and every delivered event id reached the receiver at least once, signed: the
+ * receiver verifies every request's {@code Sendlog-Signature} with the secret the registration showed, as a client
+ * would, and a request it cannot verify is answered 400 and counted (the check fails on any). Duplicates (at least
+ * once, not exactly once) are counted and reported, not failed.
  */
 final class ChaosWebhooks implements AutoCloseable {
     private static final ObjectMapper JSON = new ObjectMapper();
     static final String EVENTS = "[\"SENT\",\"DELIVERED\",\"UNDELIVERED\",\"UNKNOWN\",\"REJECTED\",\"DEAD\",\"EXPIRED\",\"CANCELLED\"]";
 
     private final int port;
+    /** How far a delivery's signed time may be from the receiver's clock: five minutes, as a client would choose. */
+    private static final long TOLERANCE_SECONDS = 300;
+
     private final Map<String, AtomicInteger> received = new ConcurrentHashMap<>();
+    private final AtomicInteger unverified = new AtomicInteger();
+    private volatile WebhookSecret secret;
     private volatile HttpServer server;
 
     /** What the check found. */
-    record Result(long owed, long delivered, long dead, long notOwed, long neverReceived, long duplicates) {
+    record Result(long owed, long delivered, long dead, long notOwed, long neverReceived, long duplicates, long unverified) {
         boolean passed() {
-            return owed == 0 && dead == 0 && notOwed == 0 && neverReceived == 0;
+            return owed == 0 && dead == 0 && notOwed == 0 && neverReceived == 0 && unverified == 0;
         }
     }
 
@@ -92,6 +101,14 @@ final class ChaosWebhooks implements AutoCloseable {
     private void handle(HttpExchange exchange) throws IOException {
         try {
             byte[] body = exchange.getRequestBody().readAllBytes();
+            WebhookSecret key = secret;
+            if (key == null || !WebhookSignature.verify(exchange.getRequestHeaders().getFirst(WebhookSignature.HEADER), body, key,
+                    System.currentTimeMillis() / 1000, TOLERANCE_SECONDS)) {
+                // Not counted as received: a delivery the client cannot verify is as good as lost.
+                unverified.incrementAndGet();
+                exchange.sendResponseHeaders(400, -1);
+                return;
+            }
             String eventId = JSON.readTree(body).path("eventId").asText();
             received.computeIfAbsent(eventId, id -> new AtomicInteger()).incrementAndGet();
             exchange.sendResponseHeaders(200, -1);
@@ -109,6 +126,8 @@ final class ChaosWebhooks implements AutoCloseable {
         if (r.statusCode() != 200) {
             throw new IllegalStateException("registering the chaos webhook answered " + r.statusCode() + ": " + r.body());
         }
+        // Shown once, at the first registration: what the receiver verifies every delivery with.
+        secret = WebhookSecret.of(JSON.readTree(r.body()).path("secret").asText());
     }
 
     /** Deliveries still owed: the drain waits for none. */
@@ -134,7 +153,7 @@ final class ChaosWebhooks implements AutoCloseable {
             }
         }
         long duplicates = received.values().stream().mapToLong(n -> n.get() - 1).sum();
-        return new Result(owed, delivered, dead, notOwed, neverReceived, duplicates);
+        return new Result(owed, delivered, dead, notOwed, neverReceived, duplicates, unverified.get());
     }
 
     @Override

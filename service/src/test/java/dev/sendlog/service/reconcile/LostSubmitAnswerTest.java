@@ -61,11 +61,12 @@ class LostSubmitAnswerTest {
     void aSubmitWhoseAnswerWasCutIsFoundByQueryAndNeverSubmittedTwice() {
         SERVICE.simulator().updateConfig(NORMAL.toBuilder().dropAfterAcceptRate(1.0).build());
         long submitsBefore = SERVICE.simulator().stats().submits();
+        long duplicatesBefore = SERVICE.simulator().stats().duplicateSubmits();
         long foundBefore = counter("send.retry.queries.found");
         List<String> ids = Messages.submit(SERVICE, 10);
         awaitDelivered(ids);
         assertThat(SERVICE.simulator().stats().submits() - submitsBefore).as("every message submitted once").isEqualTo(10);
-        assertThat(SERVICE.simulator().stats().duplicateSubmits()).isZero();
+        assertThat(SERVICE.simulator().stats().duplicateSubmits() - duplicatesBefore).isZero();
         assertThat(counter("send.retry.queries.found") - foundBefore).isGreaterThanOrEqualTo(10);
         assertOneSubmitAndOneChargeEach(ids);
         for (String id : ids) {
@@ -88,5 +89,27 @@ class LostSubmitAnswerTest {
         assertOneSubmitAndOneChargeEach(ids);
         String in = "'" + String.join("','", ids) + "'";
         assertThat(Sql.count(SERVICE.dataSource(), "SELECT count(*) FROM ledger WHERE effect_key IN (" + in + ")")).isEqualTo(30);
+    }
+
+    /**
+     * A status query before a retry that fails (the provider's lookup down) cannot tell whether the lost answer's submit
+     * was taken: the retry submits again with the same idempotency key, and the provider's idempotency keeps it one
+     * effect. The provider answers the old id for the key it has, the message is charged once.
+     */
+    @Test
+    void aRetryWhoseQueryFailsSubmitsAgainWithTheSameKeyAndIsChargedOnce() {
+        SERVICE.simulator().updateConfig(NORMAL.toBuilder().dropAfterAcceptRate(1.0).queryErrorRate(1.0).build());
+        long duplicatesBefore = SERVICE.simulator().stats().duplicateSubmits();
+        long failedBefore = counter("send.retry.queries.failed");
+        List<String> ids = Messages.submit(SERVICE, 5);
+        // Each first answer cut after the provider took the message; the service's clock stands still, so no retry yet.
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30))
+                .until(() -> ids.stream().allMatch(id -> Messages.events(SERVICE, id, "ATTEMPT_FAILED") == 1));
+        SERVICE.simulator().updateConfig(NORMAL.toBuilder().queryErrorRate(1.0).build());
+        awaitDelivered(ids);
+        assertThat(counter("send.retry.queries.failed") - failedBefore).as("each retry's query failed").isGreaterThanOrEqualTo(5);
+        assertThat(SERVICE.simulator().stats().duplicateSubmits() - duplicatesBefore)
+                .as("each retry submitted the key the provider already had, and got its old id").isEqualTo(5);
+        assertOneSubmitAndOneChargeEach(ids);
     }
 }

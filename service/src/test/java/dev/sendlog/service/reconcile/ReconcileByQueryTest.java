@@ -116,6 +116,7 @@ class ReconcileByQueryTest {
         assertThat(Sql.count(SERVICE.dataSource(), "SELECT count(*) FROM message_events WHERE type = 10 AND message_id IN ("
                 + in + ")")).as("none UNKNOWN").isZero();
         assertThat(counter("reconcile.queries")).isGreaterThanOrEqualTo(30);
+        assertThat(counter("reconcile.queries.answered")).as("every message's final was an answer").isGreaterThanOrEqualTo(30);
         assertThat(counter("receipts.finals.by.query.sim")).isGreaterThanOrEqualTo(30);
         assertThat(SERVICE.admin().get("/metrics", null).json().path("gauges").path("reconcile.finals.by.query.share.sim")
                 .path("value").asDouble()).isGreaterThan(0.0);
@@ -171,6 +172,7 @@ class ReconcileByQueryTest {
             Messages.awaitStatus(SERVICE, id, "IN_TRANSIT", Duration.ofSeconds(30));
         }
         long queriesBefore = counter("reconcile.queries");
+        long unknownBefore = counter("reconcile.unknown");
         // Past the window's end, short of the grace: the timers' next check asks one last time, and the answer (still
         // only an intermediate) makes the message UNKNOWN without waiting for the grace to end.
         SERVICE.clock().advance(Duration.ofMinutes(61));
@@ -178,6 +180,7 @@ class ReconcileByQueryTest {
             Messages.awaitStatus(SERVICE, id, "UNKNOWN", Duration.ofSeconds(30));
         }
         assertThat(counter("reconcile.queries") - queriesBefore).as("asked before it was called unknown").isGreaterThanOrEqualTo(5);
+        assertThat(counter("reconcile.unknown") - unknownBefore).as("still unknown after asking, counted").isEqualTo(5);
         String in = "'" + String.join("','", ids) + "'";
         assertThat(Sql.count(SERVICE.dataSource(), "SELECT count(*) FROM message_events WHERE status = 3 AND tenant = 'acme' "
                 + "AND message_id IN (" + in + ")")).as("found by search as UNKNOWN").isEqualTo(5);
