@@ -34,6 +34,7 @@ import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
  * @param callbackLossRate        share of accepted messages whose callbacks are never sent (a provider that restarted
  *                                and forgot them); the status query still knows their outcome
  * @param queryErrorRate          share of status queries answered 503 (with {@code Retry-After: 1})
+ * @param queryLatencyMs          how long a status query takes to answer
  * @param maxPerSecond            the provider's own rate: submits above this many per second (a bucket of one second's
  *                                worth, full at start) are answered 429 with {@code Retry-After: 1}, unrecorded; 0: none
  */
@@ -64,6 +65,7 @@ public record SimulatorConfig(
         int callbackQueueCapacity,
         double callbackLossRate,
         double queryErrorRate,
+        long queryLatencyMs,
         int maxPerSecond) {
 
     public SimulatorConfig {
@@ -89,6 +91,7 @@ public record SimulatorConfig(
         requirePositive("callbackQueueCapacity", callbackQueueCapacity);
         requireRate("callbackLossRate", callbackLossRate);
         requireRate("queryErrorRate", queryErrorRate);
+        requireNotNegative("queryLatencyMs", queryLatencyMs);
         requireNotNegative("maxPerSecond", maxPerSecond);
     }
 

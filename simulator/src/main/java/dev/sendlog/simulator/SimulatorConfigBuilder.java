@@ -31,6 +31,7 @@ public final class SimulatorConfigBuilder {
     private int callbackQueueCapacity = 100_000;
     private double callbackLossRate = 0.0;
     private double queryErrorRate = 0.0;
+    private long queryLatencyMs = 0;
     private int maxPerSecond = 0;
 
     public SimulatorConfigBuilder() {
@@ -61,6 +62,7 @@ public final class SimulatorConfigBuilder {
         callbackQueueCapacity = from.callbackQueueCapacity();
         callbackLossRate = from.callbackLossRate();
         queryErrorRate = from.queryErrorRate();
+        queryLatencyMs = from.queryLatencyMs();
         maxPerSecond = from.maxPerSecond();
     }
 
@@ -184,6 +186,11 @@ public final class SimulatorConfigBuilder {
         return this;
     }
 
+    public SimulatorConfigBuilder queryLatencyMs(long value) {
+        queryLatencyMs = value;
+        return this;
+    }
+
     public SimulatorConfigBuilder maxPerSecond(int value) {
         maxPerSecond = value;
         return this;
@@ -194,6 +201,6 @@ public final class SimulatorConfigBuilder {
                 transientErrorRate, permanentErrorRate, dropAfterAcceptRate, idWrapModulus, receiptMode,
                 intermediateReceipts, receiptDelayMs, receiptSpacingMs, undeliveredRate, unknownStatusRate,
                 badTimestampRate, vocabulary, echoReference, seed, callbackConcurrency, callbackMaxAttempts,
-                callbackQueueCapacity, callbackLossRate, queryErrorRate, maxPerSecond);
+                callbackQueueCapacity, callbackLossRate, queryErrorRate, queryLatencyMs, maxPerSecond);
     }
 }

@@ -33,10 +33,23 @@ final class SimulatorCounters {
         submitsInFlight.decrementAndGet();
     }
 
+    private final AtomicInteger queriesInFlight = new AtomicInteger();
+    private final AtomicInteger maxQueriesInFlight = new AtomicInteger();
+
+    /** A status query starts being served (its latency included); pair with {@link #queryEnded}. */
+    void queryStarted() {
+        int now = queriesInFlight.incrementAndGet();
+        maxQueriesInFlight.accumulateAndGet(now, Math::max);
+    }
+
+    void queryEnded() {
+        queriesInFlight.decrementAndGet();
+    }
+
     SimulatorStats snapshot(long uniqueKeys) {
         return new SimulatorStats(submits.sum(), uniqueKeys, duplicateSubmits.sum(), accepted.sum(),
                 transientErrors.sum(), permanentErrors.sum(), dropped.sum(), callbacksSent.sum(),
                 callbacksDelivered.sum(), callbacksFailed.sum(), callbackAttempts.sum(), maxSubmitsInFlight.get(),
-                statusQueries.sum(), callbacksLost.sum(), throttled.sum());
+                statusQueries.sum(), callbacksLost.sum(), throttled.sum(), maxQueriesInFlight.get());
     }
 }

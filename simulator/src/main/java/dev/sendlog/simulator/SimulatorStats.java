@@ -23,10 +23,11 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
  * @param statusQueries      authorised status queries ({@code GET /v1/submit/{key}}), whatever they answered
  * @param callbacksLost      accepted messages whose callbacks were never sent ({@code callbackLossRate})
  * @param throttled          submits answered 429 because they came above {@code maxPerSecond} (also in transientErrors)
+ * @param maxConcurrentQueries the most status queries ever served at the same time ({@code queryLatencyMs} included)
  */
 @JsonPropertyOrder({"submits", "uniqueKeys", "duplicateSubmits", "accepted", "transientErrors", "permanentErrors",
         "dropped", "callbacksSent", "callbacksDelivered", "callbacksFailed", "callbackAttempts", "maxConcurrentSubmits",
-        "statusQueries", "callbacksLost", "throttled"})
+        "statusQueries", "callbacksLost", "throttled", "maxConcurrentQueries"})
 public record SimulatorStats(
         long submits,
         long uniqueKeys,
@@ -42,4 +43,5 @@ public record SimulatorStats(
         long maxConcurrentSubmits,
         long statusQueries,
         long callbacksLost,
-        long throttled) {}
+        long throttled,
+        long maxConcurrentQueries) {}

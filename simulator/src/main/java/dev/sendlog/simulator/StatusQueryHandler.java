@@ -36,6 +36,25 @@ final class StatusQueryHandler {
         }
         SimulatorState current = state.get();
         current.counters().statusQueries.increment();
+        current.counters().queryStarted();
+        try {
+            answer(exchange, idempotencyKey, active, config, current);
+        } finally {
+            current.counters().queryEnded();
+        }
+    }
+
+    private void answer(HttpExchange exchange, String idempotencyKey, ActiveConfig active, SimulatorConfig config,
+                        SimulatorState current) throws IOException {
+        if (config.queryLatencyMs() > 0) {
+            try {
+                Thread.sleep(config.queryLatencyMs()); // the provider's lookup time, as configured
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                HttpResponses.text(exchange, 503, "interrupted");
+                return;
+            }
+        }
         if (config.queryErrorRate() > 0 && active.random().roll(config.queryErrorRate())) {
             exchange.getResponseHeaders().set("Retry-After", "1");
             HttpResponses.text(exchange, 503, "temporarily unavailable, retry later");
