@@ -20,36 +20,33 @@ final class SimulatorCounters {
     final LongAdder statusQueries = new LongAdder();
     /** Submits answered 429 because they came above {@code maxPerSecond} (counted in transientErrors as well). */
     final LongAdder throttled = new LongAdder();
-    private final AtomicInteger submitsInFlight = new AtomicInteger();
-    private final AtomicInteger maxSubmitsInFlight = new AtomicInteger();
+    /** Counted submits being served now (their latency included), and the most ever at once. */
+    final InFlight submitsInFlight = new InFlight();
+    /** Status queries being served now (their latency included), and the most ever at once. */
+    final InFlight queriesInFlight = new InFlight();
 
-    /** A counted submit starts being served (its latency included); pair with {@link #submitEnded}. */
-    void submitStarted() {
-        int now = submitsInFlight.incrementAndGet();
-        maxSubmitsInFlight.accumulateAndGet(now, Math::max);
-    }
+    /** Requests being served at the same time, and the most there ever were; start and end each one once. */
+    static final class InFlight {
+        private final AtomicInteger now = new AtomicInteger();
+        private final AtomicInteger most = new AtomicInteger();
 
-    void submitEnded() {
-        submitsInFlight.decrementAndGet();
-    }
+        void started() {
+            most.accumulateAndGet(now.incrementAndGet(), Math::max);
+        }
 
-    private final AtomicInteger queriesInFlight = new AtomicInteger();
-    private final AtomicInteger maxQueriesInFlight = new AtomicInteger();
+        void ended() {
+            now.decrementAndGet();
+        }
 
-    /** A status query starts being served (its latency included); pair with {@link #queryEnded}. */
-    void queryStarted() {
-        int now = queriesInFlight.incrementAndGet();
-        maxQueriesInFlight.accumulateAndGet(now, Math::max);
-    }
-
-    void queryEnded() {
-        queriesInFlight.decrementAndGet();
+        int most() {
+            return most.get();
+        }
     }
 
     SimulatorStats snapshot(long uniqueKeys) {
         return new SimulatorStats(submits.sum(), uniqueKeys, duplicateSubmits.sum(), accepted.sum(),
                 transientErrors.sum(), permanentErrors.sum(), dropped.sum(), callbacksSent.sum(),
-                callbacksDelivered.sum(), callbacksFailed.sum(), callbackAttempts.sum(), maxSubmitsInFlight.get(),
-                statusQueries.sum(), callbacksLost.sum(), throttled.sum(), maxQueriesInFlight.get());
+                callbacksDelivered.sum(), callbacksFailed.sum(), callbackAttempts.sum(), submitsInFlight.most(),
+                statusQueries.sum(), callbacksLost.sum(), throttled.sum(), queriesInFlight.most());
     }
 }

@@ -36,11 +36,11 @@ final class StatusQueryHandler {
         }
         SimulatorState current = state.get();
         current.counters().statusQueries.increment();
-        current.counters().queryStarted();
+        current.counters().queriesInFlight.started();
         try {
             answer(exchange, idempotencyKey, active, config, current);
         } finally {
-            current.counters().queryEnded();
+            current.counters().queriesInFlight.ended();
         }
     }
 

@@ -76,11 +76,11 @@ final class SubmitHandler {
         // A submit counts as in flight until its answer is decided, not until it is written: the client may read the
         // answer and send its next submit before this thread gets back from writing, which would count two at once.
         Reply reply;
-        counters.submitStarted();
+        counters.submitsInFlight.started();
         try {
             reply = decide(active, config, current, request, idempotencyKey, exchange);
         } finally {
-            counters.submitEnded();
+            counters.submitsInFlight.ended();
         }
         reply.send(exchange);
     }
