@@ -214,6 +214,7 @@ class WebhookDeliveryTest {
     void anEndpointThatNeverAcceptsEndsDeadVisibleAndRedrivable() throws Exception {
         sink.always("/down", new WebhookSink.Status(500, null));
         register("suspended", "/down", "[\"ACCEPTED\"]");
+        long deadBefore = meter("webhooks.dead");
         String id = submit("client-suspended"); // accepted, then rejected by the worker: its ACCEPTED is what is owed
         String eventId = id + ":1";
         Messages.awaitAdvancing(SERVICE, Duration.ofHours(2), Duration.ofSeconds(120), () -> assertThat(Sql.count(
@@ -233,6 +234,11 @@ class WebhookDeliveryTest {
         assertThat(item.get("status").asText()).isEqualTo("ACCEPTED");
         assertThat(item.get("attempts").asInt()).isEqualTo(attempts);
         assertThat(item.get("lastOutcome").asText()).contains("HTTP 500").contains("DEAD");
+        assertThat(meter("webhooks.dead") - deadBefore).as("counted dead once").isEqualTo(1);
+        // The client sees its delivery DEAD in the message's history, without the attempts.
+        JsonNode byClient = SERVICE.api().get("/v1/messages/" + id + "/events", "client-suspended").json().get("webhooks");
+        assertThat(byClient.get(0).get("state").asText()).isEqualTo("DEAD");
+        assertThat(byClient.get(0).has("attemptLog")).isFalse();
 
         assertThat(SERVICE.api().post("/v1/admin/webhooks/" + eventId + "/redrive", "support-1", "").status())
                 .as("support reads, an admin re-drives").isEqualTo(403);
