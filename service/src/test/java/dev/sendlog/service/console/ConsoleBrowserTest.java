@@ -184,6 +184,34 @@ class ConsoleBrowserTest {
     }
 
     /**
+     * Issue 26: a scheduled message whose validity ends before its time expires unsent; support finds it by the EXPIRED
+     * filter and its page shows the status, the validity and the events that ended it.
+     */
+    @Test
+    void aMessageThatExpiredBeforeItsTimeIsFoundAsExpiredWithItsValidityShown() {
+        String to = Messages.recipient();
+        java.time.Instant now = SERVICE.now().truncatedTo(java.time.temporal.ChronoUnit.SECONDS);
+        java.time.Instant validUntil = now.plusSeconds(3600);
+        String id = SERVICE.api().post("/v1/messages", "client-a", "{\"to\":\"" + to + "\",\"body\":\"too late\",\"sendAt\":\""
+                + now.plusSeconds(7200) + "\",\"validUntil\":\"" + validUntil + "\"}").json().get("id").asText();
+        SERVICE.clock().advance(java.time.Duration.ofMinutes(61));
+        Messages.awaitStatus(SERVICE, id, "EXPIRED", java.time.Duration.ofSeconds(30));
+
+        signIn("support-1", "support");
+        type("search-to", to);
+        new org.openqa.selenium.support.ui.Select(browser.findElement(By.id("search-status"))).selectByVisibleText("EXPIRED");
+        click(By.id("search-submit"));
+        WebElement row = wait.until(ExpectedConditions.visibilityOfElementLocated(row("result-row", id)));
+        assertThat(row.getText()).contains("EXPIRED");
+        row.findElement(By.cssSelector("[data-test=open]")).click();
+        wait.until(d -> field("status").equals("EXPIRED"));
+        assertThat(java.time.Instant.parse(field("validUntil"))).isEqualTo(validUntil);
+        wait.until(d -> eventTypes().equals(List.of("ACCEPTED", "SCHEDULED", "EXPIRED")));
+        assertThat(browser.findElements(By.cssSelector("[data-test=cancel]"))).as("nothing left to cancel").isEmpty();
+        signOut();
+    }
+
+    /**
      * Issue 26: a tenant's own client key signs in to its view: the staff lists are not shown, a search finds its own
      * messages and never another tenant's, and it cancels its scheduled message from the message's page.
      */
