@@ -535,7 +535,7 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
                         p.cdc.maxRetainedWal.toBytes(), metrics);
                 env.healthChecks().register("cdc-slot", slotHealth);
             }
-            Reconciler reconciler = reconciler(config, env, pools, events, appender, instance);
+            Reconciler reconciler = reconciler(config, env, pools, events, appender, instance, local);
             PipelineSettings.ReconcileSettings rs = p.reconcile;
             QuerySchedule schedule = reconciler == null ? null : new QuerySchedule(rs.queryAfter.toJavaDuration(),
                     reconcileWindow, rs.grace.toJavaDuration(), rs.retryEvery.toJavaDuration(), QUERY_COALESCE);
@@ -623,23 +623,31 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
 
     /**
      * The reconciler (issue 32) of the gateways with {@code statusQuery: true}, or null when there are none: its own
-     * provider connections (as many as its concurrency), rate per gateway, threads and reads, nothing of the send
-     * workers'. It runs where the timers run, which hand it the messages due for a query.
+     * provider connections (as many as its concurrency), threads and reads, nothing of the send workers'; its rate per
+     * gateway is a bucket of its own that every process's reconciler shares in Redis (on the send job type's server,
+     * with a client of its own whose short command timeout makes a lost server each process's lower fallback rate).
+     * It runs where the timers run, which hand it the messages due for a query.
      */
     private Reconciler reconciler(SendlogConfiguration config, Environment env, Pools pools, EventStore events,
-                                  EventAppender appender, String instance) {
+                                  EventAppender appender, String instance, LocalInfrastructure local) {
         PipelineSettings.ReconcileSettings rs = config.pipeline.reconcile;
+        if (config.gateways.values().stream().noneMatch(g -> g.statusQuery)) {
+            return null;
+        }
+        RedisConnections redis = new RedisConnections(local.sendRedisUri(), Duration.ofSeconds(1), config.redis.cluster);
+        shutdown.closeLast(redis::close);
+        var store = redis.bucketStore();
         Map<String, Reconciler.Gateway> asked = new HashMap<>();
         config.gateways.forEach((name, g) -> {
             if (g.statusQuery) {
                 HttpProvider provider = new HttpProvider(name, g, rs.concurrency);
                 env.lifecycle().manage(managed(() -> closeQuietly(provider)));
-                asked.put(name, new Reconciler.Gateway(provider, Vocabulary.named(g.vocabulary, g.statusMap), g.queriesPerSecond));
+                String prefix = config.redis.keyPrefix;
+                GatewayRate rate = GatewayRate.forQueries(name, g.queriesPerSecond, g.fallbackShare, store,
+                        redis.connect(GatewayRate.slowKey(GatewayRate.queriesKey(prefix, name))), prefix, env.metrics());
+                asked.put(name, new Reconciler.Gateway(provider, Vocabulary.named(g.vocabulary, g.statusMap), rate));
             }
         });
-        if (asked.isEmpty()) {
-            return null;
-        }
         Reconciler reconciler = new Reconciler(asked, new MessageReader(pools.dsl(PoolRole.MAINTENANCE), events), appender,
                 Duration.ofMillis(config.pipeline.reconcileWindow.toMilliseconds()), rs.concurrency, rs.queueCapacity, clock,
                 "reconciler-" + instance, env.metrics());

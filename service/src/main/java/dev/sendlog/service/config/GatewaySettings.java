@@ -72,8 +72,9 @@ public class GatewaySettings {
     public boolean statusQuery = false;
 
     /**
-     * Status queries per second to this gateway at most, per process, separate from its sends: the reconciler waits for
-     * this rate, and never takes the send workers' connections or permits.
+     * Status queries per second to this gateway at most, across every process (a token bucket in Redis that every
+     * reconciler shares), separate from its sends: the reconciler waits for this rate, and never takes the send
+     * workers' connections, permits or rate. While Redis is unreachable each process keeps to {@code fallbackShare} of it.
      */
     @Min(1)
     @JsonProperty

@@ -64,21 +64,49 @@ public final class GatewayRate {
      */
     public GatewayRate(String gateway, int perSecond, double throttledShare, Duration throttleFor, double fallbackShare,
                        ProxyManager<byte[]> store, QueueConnection flags, String keyPrefix, MetricRegistry metrics) {
+        this(gateway, keyPrefix + "{rate}:" + gateway, "gateway." + gateway + ".rate", perSecond, throttledShare,
+                throttleFor, fallbackShare, store, flags, metrics);
+    }
+
+    /**
+     * A gateway's status-query rate ({@code gateways.<name>.queriesPerSecond}, issue 32), shared by every process's
+     * reconciler the same way, in a bucket of its own: queries never take the sends' tokens, nor sends the queries'.
+     * Its metrics are {@code gateway.<name>.query.rate.*}; {@code flags} is a connection for {@link #slowKey(String)}
+     * of the queries' key.
+     */
+    public static GatewayRate forQueries(String gateway, int perSecond, double fallbackShare, ProxyManager<byte[]> store,
+                                         QueueConnection flags, String keyPrefix, MetricRegistry metrics) {
+        return new GatewayRate(gateway, queriesKey(keyPrefix, gateway), "gateway." + gateway + ".query.rate", perSecond,
+                0.5, Duration.ofSeconds(10), fallbackShare, store, flags, metrics);
+    }
+
+    /** The Redis key of a gateway's status-query bucket. */
+    public static String queriesKey(String keyPrefix, String gateway) {
+        return keyPrefix + "{rate}:" + gateway + ":queries";
+    }
+
+    /** The Redis key of a bucket's throttle switch (the key a {@code flags} connection is made for). */
+    public static String slowKey(String bucketKey) {
+        return bucketKey + ":slow";
+    }
+
+    private GatewayRate(String gateway, String key, String metricBase, int perSecond, double throttledShare,
+                        Duration throttleFor, double fallbackShare, ProxyManager<byte[]> store, QueueConnection flags,
+                        MetricRegistry metrics) {
         if (perSecond < 1) {
-            throw new IllegalArgumentException("a rate limit needs maxPerSecond of at least 1, not " + perSecond);
+            throw new IllegalArgumentException("a rate limit needs at least 1 per second, not " + perSecond);
         }
         this.gateway = gateway;
         this.perSecond = perSecond;
         this.throttleFor = throttleFor;
-        String key = keyPrefix + "{rate}:" + gateway;
-        this.slowKey = key + ":slow";
+        this.slowKey = slowKey(key);
         this.flags = flags;
         this.normal = shared(store, key, perSecond);
         this.slowed = shared(store, key + ":throttled", share(perSecond, throttledShare));
         long own = share(perSecond, fallbackShare);
         this.fallback = new Limited(Bucket.builder().addLimit(l -> l.capacity(burst(own)).refillGreedy(own,
                 Duration.ofSeconds(1)).initialTokens(0)).build(), burst(own));
-        String base = "gateway." + gateway + ".rate";
+        String base = metricBase;
         this.throttles = metrics.counter(base + ".throttles");
         this.fallbacks = metrics.counter(base + ".fallbacks");
         this.waitsTooLong = metrics.counter(base + ".waits.too.long");

@@ -11,13 +11,13 @@ import dev.sendlog.service.core.MessageDetails;
 import dev.sendlog.service.core.MessageReader;
 import dev.sendlog.service.db.NewEvent;
 import dev.sendlog.service.dispatch.EventAppender;
+import dev.sendlog.service.provider.GatewayRate;
 import dev.sendlog.service.provider.Provider;
 import dev.sendlog.service.provider.StatusAnswer;
 import dev.sendlog.service.receipts.Vocabulary;
 import io.dropwizard.lifecycle.Managed;
 import java.time.Duration;
 import java.time.InstantSource;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -36,7 +36,8 @@ import org.slf4j.LoggerFactory;
  * the send workers. The timers decide when a message is due ({@link dev.sendlog.projections.QuerySchedule}, from the
  * publications they already check) and {@link #offer} it here; this component makes the status query on a virtual thread
  * of its own, at most {@code concurrency} queries at once and at most the gateway's {@code queriesPerSecond}, over
- * connections of its own, and records the answer as a RECEIPT with source QUERY ({@link QueryAnswers}).
+ * connections of its own (that rate is a bucket in Redis that every process's reconciler shares, apart from the
+ * sends' one), and records the answer as a RECEIPT with source QUERY ({@link QueryAnswers}).
  *
  * <p>Nothing here is durable, on purpose: the schedule is. A query lost to a full queue, a failure or a restart is
  * asked again at the message's next point, and a message the provider still cannot place ends UNKNOWN, either at once
@@ -48,12 +49,17 @@ import org.slf4j.LoggerFactory;
 public final class Reconciler implements Managed {
     private static final Logger LOG = LoggerFactory.getLogger(Reconciler.class);
 
-    /** Per gateway: its provider (answering status queries), vocabulary and query rate. */
-    public record Gateway(Provider provider, Vocabulary vocabulary, int queriesPerSecond) {
+    /** Per gateway: its provider (answering status queries), vocabulary and query rate (shared by every process). */
+    public record Gateway(Provider provider, Vocabulary vocabulary, GatewayRate rate) {
     }
 
+    /**
+     * How long one wait for a query's token may take before it is asked for again. The wait has no end of its own (a
+     * message due for a query keeps its place); the bound only keeps Bucket4j's reservation of future tokens short.
+     */
+    private static final Duration RATE_WAIT = Duration.ofSeconds(10);
+
     private final Map<String, Gateway> gateways;
-    private final Map<String, QueryRate> rates = new HashMap<>();
     private final MessageReader reader;
     private final EventAppender appender;
     private final QueryAnswers answers;
@@ -97,7 +103,6 @@ public final class Reconciler implements Managed {
             if (!g.provider().answersStatusQueries()) {
                 throw new IllegalArgumentException("gateway " + name + " does not answer status queries");
             }
-            rates.put(name, new QueryRate(g.queriesPerSecond()));
         });
         this.gateways = Map.copyOf(gateways);
         this.reader = reader;
@@ -204,7 +209,7 @@ public final class Reconciler implements Managed {
 
     private void askLostClaim(UUID messageId, String gateway, int attempt) throws InterruptedException {
         Gateway g = gateways.get(gateway);
-        rates.get(gateway).acquire();
+        awaitRate(g);
         StatusAnswer answer;
         calls.acquire();
         try {
@@ -249,7 +254,7 @@ public final class Reconciler implements Managed {
 
     private void ask(UUID messageId, String gateway, boolean last) throws InterruptedException {
         Gateway g = gateways.get(gateway);
-        rates.get(gateway).acquire();
+        awaitRate(g);
         boolean still;
         database.acquire();
         try {
@@ -313,6 +318,13 @@ public final class Reconciler implements Managed {
             } finally {
                 database.release();
             }
+        }
+    }
+
+    /** Waits for the gateway's next query token, in every process's shared bucket. */
+    private static void awaitRate(Gateway g) throws InterruptedException {
+        while (!g.rate().acquire(1, RATE_WAIT)) {
+            // Every token within RATE_WAIT is taken by other queries (of this process or another): ask again.
         }
     }
 

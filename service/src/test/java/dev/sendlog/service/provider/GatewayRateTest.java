@@ -73,6 +73,29 @@ class GatewayRateTest {
     }
 
     @Test
+    void statusQueriesOfTwoProcessesShareABucketOfTheirOwnApartFromTheSends() throws Exception {
+        MetricRegistry metrics = new MetricRegistry();
+        GatewayRate a = queries(50, metrics);
+        GatewayRate b = queries(50, new MetricRegistry());
+        // As for sends: 100 queries at 50 per second shared take at least 2 s.
+        Duration took = takeTogether(100, 4, a, b);
+        assertThat(took).isGreaterThanOrEqualTo(Duration.ofMillis(1_900));
+        try (var redis = io.lettuce.core.RedisClient.create(TestRedis.endpoint().uri()); var c = redis.connect()) {
+            assertThat(c.sync().exists(GatewayRate.queriesKey(prefix, "sim"))).as("the queries' bucket").isEqualTo(1);
+            assertThat(c.sync().exists(prefix + "{rate}:sim")).as("the sends' bucket, untouched by queries").isZero();
+        }
+        assertThat(metrics.getGauges()).containsKey("gateway.sim.query.rate.per.second")
+                .doesNotContainKey("gateway.sim.rate.per.second");
+    }
+
+    private GatewayRate queries(int perSecond, MetricRegistry metrics) {
+        RedisConnections redis = new RedisConnections(TestRedis.endpoint().uri(), Duration.ofSeconds(1));
+        clients.add(redis);
+        return GatewayRate.forQueries("sim", perSecond, 0.25, redis.bucketStore(),
+                redis.connect(GatewayRate.slowKey(GatewayRate.queriesKey(prefix, "sim"))), prefix, metrics);
+    }
+
+    @Test
     void aBucketRedisLostComesBackEmptyNotFull() throws Exception {
         GatewayRate rate = process(TestRedis.endpoint().uri(), 1, 0.25, new MetricRegistry());
         assertThat(rate.acquire(1, Duration.ZERO)).as("a new bucket starts empty").isFalse();
