@@ -1,5 +1,6 @@
 package dev.sendlog.service.api;
 
+import dev.sendlog.service.db.StorableText;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.sendlog.service.errors.ApiProblem;
 import dev.sendlog.service.errors.FieldError;
@@ -63,7 +64,7 @@ public record ResolveRequest(String action, String status, String note, UUID mes
             errors.add(new FieldError(field, "must be a string"));
             return null;
         }
-        String unstorable = SubmitParser.unstorable(v.textValue());
+        String unstorable = StorableText.problem(v.textValue());
         if (unstorable != null) {
             errors.add(new FieldError(field, unstorable));
             return null;

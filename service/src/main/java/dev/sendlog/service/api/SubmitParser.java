@@ -1,5 +1,7 @@
 package dev.sendlog.service.api;
 
+import dev.sendlog.service.db.StorableText;
+import dev.sendlog.service.core.SenderIds;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.StreamReadFeature;
@@ -337,7 +339,7 @@ public final class SubmitParser {
             errors.add(new FieldError(path + field, "must be " + min + " to " + max + " characters, is " + length));
             return null;
         }
-        String unstorable = unstorable(text);
+        String unstorable = StorableText.problem(text);
         if (unstorable != null) {
             errors.add(new FieldError(path + field, unstorable));
             return null;
@@ -460,11 +462,11 @@ public final class SubmitParser {
 
     private static String unstorableTree(JsonNode node) {
         if (node.isTextual()) {
-            return unstorable(node.textValue());
+            return StorableText.problem(node.textValue());
         }
         if (node.isObject()) {
             for (Map.Entry<String, JsonNode> field : node.properties()) {
-                String problem = unstorable(field.getKey());
+                String problem = StorableText.problem(field.getKey());
                 if (problem == null) {
                     problem = unstorableTree(field.getValue());
                 }
@@ -484,30 +486,11 @@ public final class SubmitParser {
         return null;
     }
 
-    /** Why PostgreSQL could not store (or compare) the text verbatim, or null when it can. */
-    public static String unstorable(String text) {
-        for (int i = 0; i < text.length(); i++) {
-            char c = text.charAt(i);
-            if (c == 0) {
-                return "must not contain the NUL character";
-            }
-            if (Character.isHighSurrogate(c)) {
-                if (i + 1 >= text.length() || !Character.isLowSurrogate(text.charAt(i + 1))) {
-                    return "contains an unpaired surrogate (not valid Unicode)";
-                }
-                i++;
-            } else if (Character.isLowSurrogate(c)) {
-                return "contains an unpaired surrogate (not valid Unicode)";
-            }
-        }
-        return null;
-    }
-
     private static void checkIdempotencyKey(String key, String field, List<FieldError> errors) {
         if (key.isEmpty() || key.length() > MAX_IDEMPOTENCY_KEY) {
             errors.add(new FieldError(field, "must be 1 to " + MAX_IDEMPOTENCY_KEY + " characters"));
-        } else if (unstorable(key) != null) {
-            errors.add(new FieldError(field, unstorable(key)));
+        } else if (StorableText.problem(key) != null) {
+            errors.add(new FieldError(field, StorableText.problem(key)));
         }
     }
 

@@ -2,12 +2,12 @@ package dev.sendlog.service.config;
 
 import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonProperty;
-import dev.sendlog.service.webhooks.SecretBox;
 import io.dropwizard.util.Duration;
 import jakarta.validation.constraints.AssertTrue;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotNull;
+import java.util.Base64;
 import java.util.List;
 
 /** Status webhooks (API.md, "Status webhooks"; issue 27): where they may point and the key their secrets are stored under. */
@@ -118,7 +118,29 @@ public class WebhookSettings {
     @JsonIgnore
     @AssertTrue(message = "webhooks.secretKey must be empty or base64 of exactly 32 bytes (e.g. `openssl rand -base64 32`)")
     public boolean isSecretKeyWellFormed() {
-        return secretKey == null || secretKey.isEmpty() || SecretBox.decodeKey(secretKey) != null;
+        return secretKey == null || secretKey.isEmpty() || decodeSecretKey(secretKey) != null;
+    }
+
+    /** The length of {@code secretKey} once decoded: an AES-256 key. */
+    public static final int SECRET_KEY_BYTES = 32;
+
+    /** The key's bytes, or null when the text is not base64 (standard or url alphabet) of exactly 32 bytes. */
+    public static byte[] decodeSecretKey(String base64Key) {
+        if (base64Key == null) {
+            return null;
+        }
+        String text = base64Key.trim();
+        for (Base64.Decoder decoder : new Base64.Decoder[] {Base64.getDecoder(), Base64.getUrlDecoder()}) {
+            try {
+                byte[] key = decoder.decode(text);
+                if (key.length == SECRET_KEY_BYTES) {
+                    return key;
+                }
+            } catch (IllegalArgumentException notThisAlphabet) {
+                // try the other
+            }
+        }
+        return null;
     }
 
     /** A warning when the shipped development key is in use, naming the setting and its variable, never the key. */

@@ -1,5 +1,6 @@
 package dev.sendlog.service.core;
 
+import dev.sendlog.service.db.SqlFailures;
 import static dev.sendlog.schema.jooq.Tables.IDEMPOTENCY_KEYS;
 import static dev.sendlog.schema.jooq.Tables.MESSAGES;
 

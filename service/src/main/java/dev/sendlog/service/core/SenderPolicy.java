@@ -1,6 +1,5 @@
 package dev.sendlog.service.core;
 
-import dev.sendlog.service.api.SenderIds;
 import dev.sendlog.service.config.TenantSettings;
 import dev.sendlog.service.errors.ApiProblem;
 import dev.sendlog.service.errors.FieldError;

@@ -18,7 +18,6 @@ import dev.sendlog.projections.MessageFold;
 import dev.sendlog.projections.MessageState;
 import dev.sendlog.projections.Phase;
 import dev.sendlog.projections.QuerySchedule;
-import dev.sendlog.service.reconcile.Reconciler;
 import dev.sendlog.service.core.MessageDetails;
 import dev.sendlog.service.core.MessageReader;
 import dev.sendlog.service.core.Metrics;
@@ -47,7 +46,7 @@ import org.slf4j.LoggerFactory;
  * next seq (losing that seq to another writer means something happened: it is looked at again shortly), and the
  * publication's next check is the earliest deadline left among its messages (confirm, claim, retry, or the end of the
  * reconciliation window), or none. On a gateway that answers status queries (issue 32) a message without a final
- * receipt is also checked at its {@link QuerySchedule} points, and handed to the {@link Reconciler} at each; it is
+ * receipt is also checked at its {@link QuerySchedule} points, and handed to the reconciler ({@link StatusQueries}) at each; it is
  * UNKNOWN only after the schedule's grace.
  *
  * <p>No per-message row is updated for this: a publication row per batch, checked once or twice, is what the timers
@@ -77,7 +76,7 @@ public final class Timers {
     private final Counter checked;
     private final DueScan dueScan;
     /** Null: no gateway answers status queries, and a message without a final receipt is UNKNOWN at its window's end. */
-    private final Reconciler reconciler;
+    private final StatusQueries reconciler;
     private final QuerySchedule schedule;
 
     public Timers(Publications publications, MessageReader reader, EventAppender appender, Actors actors, Limits limits,
@@ -90,7 +89,7 @@ public final class Timers {
      * 32), for the gateways it asks; on those gateways a message is UNKNOWN only at the end of the schedule's grace.
      */
     public Timers(Publications publications, MessageReader reader, EventAppender appender, Actors actors, Limits limits,
-                  Duration reconcileWindow, InstantSource clock, MetricRegistry metrics, Reconciler reconciler,
+                  Duration reconcileWindow, InstantSource clock, MetricRegistry metrics, StatusQueries reconciler,
                   QuerySchedule schedule) {
         if ((reconciler == null) != (schedule == null)) {
             throw new IllegalArgumentException("a reconciler comes with its schedule");

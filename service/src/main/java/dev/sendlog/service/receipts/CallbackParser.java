@@ -1,11 +1,12 @@
 package dev.sendlog.service.receipts;
 
+import dev.sendlog.service.db.StorableText;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.sendlog.events.JsonMappers;
 import dev.sendlog.events.ReceiptKind;
-import dev.sendlog.service.api.SubmitParser;
+
 import java.io.IOException;
 import java.time.Instant;
 import java.util.List;
@@ -55,7 +56,7 @@ public final class CallbackParser {
         for (String field : FIELDS) {
             JsonNode v = node.get(field);
             if (v != null && v.isTextual()) {
-                String unstorable = SubmitParser.unstorable(v.textValue());
+                String unstorable = StorableText.problem(v.textValue());
                 if (unstorable != null) {
                     return Result.park(ParkReason.Kind.BAD_TEXT, "field " + field + " " + unstorable, node);
                 }
@@ -102,7 +103,7 @@ public final class CallbackParser {
     private static Optional<String> text(JsonNode node, String field) {
         JsonNode v = node.get(field);
         if (v == null || !v.isTextual() || v.textValue().isBlank() || v.textValue().length() > MAX_FIELD
-                || SubmitParser.unstorable(v.textValue()) != null) {
+                || StorableText.problem(v.textValue()) != null) {
             return Optional.empty();
         }
         return Optional.of(v.textValue());

@@ -391,7 +391,7 @@ public final class CallbackWorker {
                         if (!wasFinal && kind.isFinal()) {
                             metrics.counter(kind == ReceiptKind.DELIVERED ? "messages.delivered" : "messages.undelivered").inc();
                             // Beside the reconciler's count of finals learned by query: the share per gateway (issue 32).
-                            dev.sendlog.service.reconcile.Reconciler.finals(metrics, step.pending().gateway, "callback").inc();
+                            FinalsLearned.counter(metrics, step.pending().gateway, "callback").inc();
                         }
                         states.put(event.messageId(), MessageFold.evolve(before,
                                 new StoredEvent(event.messageId(), event.seq(), event.at(), event.actor(), event.event())));

@@ -3,7 +3,6 @@ package dev.sendlog.service.receipts;
 import dev.sendlog.events.ReceiptKind;
 import dev.sendlog.events.Resolved;
 import dev.sendlog.projections.MessageState;
-import dev.sendlog.service.api.ParkedView;
 import dev.sendlog.service.core.MessageDetails;
 import dev.sendlog.service.core.MessageReader;
 import dev.sendlog.service.db.EventStore;

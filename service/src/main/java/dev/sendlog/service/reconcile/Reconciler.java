@@ -11,9 +11,11 @@ import dev.sendlog.service.core.MessageDetails;
 import dev.sendlog.service.core.MessageReader;
 import dev.sendlog.service.db.NewEvent;
 import dev.sendlog.service.dispatch.EventAppender;
+import dev.sendlog.service.dispatch.StatusQueries;
 import dev.sendlog.service.provider.GatewayRate;
 import dev.sendlog.service.provider.Provider;
 import dev.sendlog.service.provider.StatusAnswer;
+import dev.sendlog.service.receipts.FinalsLearned;
 import dev.sendlog.service.receipts.Vocabulary;
 import io.dropwizard.lifecycle.Managed;
 import java.time.Duration;
@@ -46,7 +48,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>SMPP's {@code query_sm} is not built: SMPP gateways do not exist yet, and their issue owns it.
  */
-public final class Reconciler implements Managed {
+public final class Reconciler implements Managed, StatusQueries {
     private static final Logger LOG = LoggerFactory.getLogger(Reconciler.class);
 
     /** Per gateway: its provider (answering status queries), vocabulary and query rate (shared by every process). */
@@ -140,16 +142,12 @@ public final class Reconciler implements Managed {
         }
     }
 
-    /** The counter of a gateway's finals learned by {@code how} (query, callback); the callback worker counts its own. */
-    public static Counter finals(MetricRegistry metrics, String gateway, String how) {
-        return metrics.counter("receipts.finals.by." + how + "." + gateway);
-    }
-
     private Counter finals(String gateway, String how) {
-        return finals(metrics, gateway, how);
+        return FinalsLearned.counter(metrics, gateway, how);
     }
 
     /** Whether this gateway's messages are asked about (its {@code statusQuery: true}). */
+    @Override
     public boolean asks(String gateway) {
         return gateways.containsKey(gateway);
     }
@@ -158,6 +156,7 @@ public final class Reconciler implements Managed {
      * Asks about a message soon. {@code last}: the reconciliation window has ended, so an answer without a final makes
      * the message UNKNOWN. False when it is not taken now (already waiting, or the bound is reached): its next point asks.
      */
+    @Override
     public boolean offer(UUID messageId, String gateway, boolean last) {
         return submitTask(messageId, gateway, () -> ask(messageId, gateway, last));
     }
@@ -167,6 +166,7 @@ public final class Reconciler implements Managed {
      * worker died or hung mid-call). Taken: the acceptance is recorded with its charge, as the worker would have. Never
      * taken: DEAD. A query that cannot say: nothing, and the timers offer it again until their grace ends, then UNKNOWN.
      */
+    @Override
     public boolean offerLostClaim(UUID messageId, String gateway, int attempt) {
         return submitTask(messageId, gateway, () -> askLostClaim(messageId, gateway, attempt));
     }

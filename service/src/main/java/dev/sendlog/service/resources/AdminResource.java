@@ -5,7 +5,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.sendlog.events.Lanes;
 import dev.sendlog.service.metrics.PipelineBreakdown;
 import dev.sendlog.service.api.MessageView;
-import dev.sendlog.service.api.ParkedView;
+import dev.sendlog.service.receipts.ParkedView;
 import dev.sendlog.service.api.ResolveRequest;
 import dev.sendlog.service.receipts.ParkedStore;
 import dev.sendlog.service.api.SearchPage;

@@ -1,7 +1,8 @@
 package dev.sendlog.service.resources;
 
+import dev.sendlog.service.db.StorableText;
 import dev.sendlog.projections.MessageStatus;
-import dev.sendlog.service.api.SubmitParser;
+
 import dev.sendlog.service.auth.Caller;
 import dev.sendlog.service.core.SearchQuery;
 import dev.sendlog.service.errors.ApiProblem;
@@ -69,7 +70,7 @@ final class SearchParams {
 
     /** Text PostgreSQL cannot compare (a NUL) is refused here; the query would fail on it. */
     private static void text(String name, String value, List<FieldError> errors) {
-        String problem = value == null ? null : SubmitParser.unstorable(value);
+        String problem = value == null ? null : StorableText.problem(value);
         if (problem != null) {
             errors.add(new FieldError(name, problem));
         }

@@ -1,5 +1,6 @@
 package dev.sendlog.service.resources;
 
+import dev.sendlog.service.db.StorableText;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.sendlog.service.api.ActorNames;
@@ -181,7 +182,7 @@ public final class SuppressionsResource {
     }
 
     private static String reason(String field, String value, List<FieldError> errors) {
-        String unstorable = SubmitParser.unstorable(value);
+        String unstorable = StorableText.problem(value);
         if (unstorable != null) {
             errors.add(new FieldError(field, unstorable));
             return null;
@@ -225,7 +226,7 @@ public final class SuppressionsResource {
             byte[] bytes = Base64.getUrlDecoder().decode(cursor);
             String text = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
                     .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(bytes)).toString();
-            return text.isEmpty() || SubmitParser.unstorable(text) != null ? null : text;
+            return text.isEmpty() || StorableText.problem(text) != null ? null : text;
         } catch (IllegalArgumentException | CharacterCodingException e) {
             return null;
         }

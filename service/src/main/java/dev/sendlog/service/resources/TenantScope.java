@@ -1,6 +1,7 @@
 package dev.sendlog.service.resources;
 
-import dev.sendlog.service.api.SubmitParser;
+import dev.sendlog.service.db.StorableText;
+
 import dev.sendlog.service.auth.Caller;
 import dev.sendlog.service.auth.Role;
 import dev.sendlog.service.errors.FieldError;
@@ -19,7 +20,7 @@ final class TenantScope {
     /** @param thing what the resource is called in the errors ("list", "webhook") */
     static String tenant(Caller caller, String tenant, List<FieldError> errors, Predicate<String> exists, String thing) {
         if (tenant != null) {
-            String unstorable = SubmitParser.unstorable(tenant);
+            String unstorable = StorableText.problem(tenant);
             if (unstorable != null) {
                 errors.add(new FieldError("tenant", unstorable));
                 return null;

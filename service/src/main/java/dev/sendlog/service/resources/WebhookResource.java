@@ -1,5 +1,6 @@
 package dev.sendlog.service.resources;
 
+import dev.sendlog.service.db.StorableText;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.sendlog.projections.MessageStatus;
@@ -143,7 +144,7 @@ public final class WebhookResource {
             return null;
         }
         String url = node.textValue();
-        String unstorable = SubmitParser.unstorable(url);
+        String unstorable = StorableText.problem(url);
         if (unstorable != null) {
             errors.add(new FieldError("url", unstorable));
             return null;

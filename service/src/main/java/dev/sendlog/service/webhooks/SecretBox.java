@@ -1,10 +1,10 @@
 package dev.sendlog.service.webhooks;
 
+import dev.sendlog.service.config.WebhookSettings;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.SecureRandom;
 import java.util.Arrays;
-import java.util.Base64;
 import javax.crypto.Cipher;
 import javax.crypto.spec.GCMParameterSpec;
 import javax.crypto.spec.SecretKeySpec;
@@ -16,7 +16,7 @@ import javax.crypto.spec.SecretKeySpec;
  * secret.
  */
 public final class SecretBox {
-    public static final int KEY_BYTES = 32;
+    public static final int KEY_BYTES = WebhookSettings.SECRET_KEY_BYTES;
     private static final int NONCE_BYTES = 12;
     private static final int TAG_BITS = 128;
     private static final SecureRandom RANDOM = new SecureRandom();
@@ -38,21 +38,7 @@ public final class SecretBox {
 
     /** The key's bytes, or null when the text is not base64 (standard or url alphabet) of exactly 32 bytes. */
     public static byte[] decodeKey(String base64Key) {
-        if (base64Key == null) {
-            return null;
-        }
-        String text = base64Key.trim();
-        for (Base64.Decoder decoder : new Base64.Decoder[] {Base64.getDecoder(), Base64.getUrlDecoder()}) {
-            try {
-                byte[] key = decoder.decode(text);
-                if (key.length == KEY_BYTES) {
-                    return key;
-                }
-            } catch (IllegalArgumentException notThisAlphabet) {
-                // try the other
-            }
-        }
-        return null;
+        return WebhookSettings.decodeSecretKey(base64Key);
     }
 
     public byte[] seal(WebhookSecret secret, String tenant) {

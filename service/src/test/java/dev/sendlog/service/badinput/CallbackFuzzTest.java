@@ -1,10 +1,11 @@
 package dev.sendlog.service.badinput;
 
+import dev.sendlog.service.db.StorableText;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.sendlog.service.api.SubmitParser;
+
 import dev.sendlog.service.support.ApiResponse;
 import dev.sendlog.service.support.Messages;
 import dev.sendlog.service.support.ServiceHarness;
@@ -128,7 +129,7 @@ class CallbackFuzzTest {
                 for (String field : List.of("id", "reference", "status", "timestamp", "errorCode")) {
                     JsonNode v = body.get(field);
                     boolean optional = field.equals("reference") || field.equals("errorCode");
-                    if (v != null && ((v.isTextual() && SubmitParser.unstorable(v.textValue()) != null)
+                    if (v != null && ((v.isTextual() && StorableText.problem(v.textValue()) != null)
                             || (optional && !v.isNull() && !v.isTextual()))) {
                         changed.add("inbox " + rs.getLong(1) + " field " + field + ": " + v);
                     }

@@ -1,5 +1,6 @@
 package dev.sendlog.service.badinput;
 
+import dev.sendlog.service.db.StorableText;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -34,7 +35,7 @@ class VerbatimStringsTest {
     @Test
     void nastyStringsInEveryFieldAreStoredReturnedAndFoundVerbatim() throws Exception {
         long seed = FuzzSeed.of("verbatim-strings");
-        List<String> strings = new ArrayList<>(Junk.NASTY.stream().filter(s -> SubmitParser.unstorable(s) == null).toList());
+        List<String> strings = new ArrayList<>(Junk.NASTY.stream().filter(s -> StorableText.problem(s) == null).toList());
         for (int i = 0; i < GENERATED; i++) {
             strings.add(new Junk(FuzzSeed.forCase(seed, i)).text(60));
         }

@@ -1,4 +1,4 @@
-package dev.sendlog.service.api;
+package dev.sendlog.service.receipts;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import java.time.Instant;

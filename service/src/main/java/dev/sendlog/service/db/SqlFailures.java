@@ -1,4 +1,4 @@
-package dev.sendlog.service.core;
+package dev.sendlog.service.db;
 
 import java.sql.SQLException;
 import java.sql.SQLTransientConnectionException;

@@ -1,4 +1,4 @@
-package dev.sendlog.service.api;
+package dev.sendlog.service.core;
 
 import java.util.regex.Pattern;
 
