@@ -1,16 +1,16 @@
 package dev.sendlog.compactor;
 
 import dev.sendlog.events.Compacted;
+import dev.sendlog.events.EventCodec;
+import dev.sendlog.events.EventType;
 import dev.sendlog.events.FinalStatus;
 import dev.sendlog.events.RowCodec;
+import dev.sendlog.events.StoredEvent;
 import dev.sendlog.events.UnreadableEventException;
 import dev.sendlog.log.Actors;
 import dev.sendlog.log.Histories;
 import dev.sendlog.log.LogRows;
 import dev.sendlog.log.LoggedRow;
-import dev.sendlog.events.EventCodec;
-import dev.sendlog.events.EventType;
-import dev.sendlog.events.StoredEvent;
 import dev.sendlog.projections.InvalidTransitionException;
 import dev.sendlog.projections.MessageFold;
 import dev.sendlog.projections.MessageState;
@@ -58,7 +58,8 @@ public final class Compactor {
     /**
      * @param afterStep called after each step completes; tests throw from it to stop a run between steps
      */
-    public Compactor(DataSource dataSource, EventCodec codec, Duration lockTimeout, Consumer<CompactionStep> afterStep) {
+    public Compactor(
+            DataSource dataSource, EventCodec codec, Duration lockTimeout, Consumer<CompactionStep> afterStep) {
         this.dataSource = dataSource;
         this.histories = new Histories(new RowCodec(codec));
         this.actors = new Actors(dataSource);
@@ -91,7 +92,8 @@ public final class Compactor {
      */
     public long forgetPublications() throws SQLException {
         long deleted = 0;
-        try (Connection c = dataSource.getConnection(); Statement st = c.createStatement()) {
+        try (Connection c = dataSource.getConnection();
+                Statement st = c.createStatement()) {
             c.setAutoCommit(true);
             LocalDate firstOpen = null;
             try (ResultSet rs = st.executeQuery("""
@@ -130,8 +132,9 @@ public final class Compactor {
 
     private List<LocalDate> candidates(LocalDate cutoff) throws SQLException {
         List<LocalDate> days = new ArrayList<>();
-        try (Connection c = dataSource.getConnection(); Statement st = c.createStatement();
-             ResultSet rs = st.executeQuery("""
+        try (Connection c = dataSource.getConnection();
+                Statement st = c.createStatement();
+                ResultSet rs = st.executeQuery("""
                      SELECT t.relname FROM pg_class t JOIN pg_namespace n ON n.oid = t.relnamespace
                      WHERE n.nspname = current_schema() AND t.relkind = 'r' AND t.relname LIKE 'message_events_p%'""")) {
             while (rs.next()) {
@@ -177,8 +180,10 @@ public final class Compactor {
                 } else if (originalExists && originalPending == null && exists(c, side)) {
                     long carried = reconcile(c, original, side);
                     step(c, day, CompactionStep.RECONCILED, carried + " late events carried over");
-                    exec(c, "ALTER TABLE " + PARENT + " ATTACH PARTITION " + side + " FOR VALUES FROM ('"
-                            + partition.lowerBound() + "') TO ('" + partition.upperBound() + "')");
+                    exec(
+                            c,
+                            "ALTER TABLE " + PARENT + " ATTACH PARTITION " + side + " FOR VALUES FROM ('"
+                                    + partition.lowerBound() + "') TO ('" + partition.upperBound() + "')");
                     step(c, day, CompactionStep.ATTACHED, null);
                 } else if (originalExists && originalPending != null) {
                     copy(c, day, partition, original, side);
@@ -186,8 +191,8 @@ public final class Compactor {
                     exec(c, "ALTER TABLE " + PARENT + " DETACH PARTITION " + original + " CONCURRENTLY");
                     step(c, day, CompactionStep.DETACHED, null);
                 } else {
-                    throw new IllegalStateException("compaction of " + day + " found neither " + original + " nor " + side
-                            + " in a state it knows; nothing was changed");
+                    throw new IllegalStateException("compaction of " + day + " found neither " + original + " nor "
+                            + side + " in a state it knows; nothing was changed");
                 }
             }
             throw new IllegalStateException("compaction of " + day + " did not finish in 10 steps");
@@ -195,11 +200,17 @@ public final class Compactor {
     }
 
     /** Fills the side table with one snapshot per message, under a lock that keeps writers out of the day meanwhile. */
-    private void copy(Connection c, LocalDate day, DayPartition partition, String original, String side) throws SQLException {
-        exec(c, "CREATE TABLE IF NOT EXISTS " + side + " (LIKE " + PARENT + " INCLUDING DEFAULTS INCLUDING CONSTRAINTS)");
+    private void copy(Connection c, LocalDate day, DayPartition partition, String original, String side)
+            throws SQLException {
+        exec(
+                c,
+                "CREATE TABLE IF NOT EXISTS " + side + " (LIKE " + PARENT
+                        + " INCLUDING DEFAULTS INCLUDING CONSTRAINTS)");
         exec(c, "ALTER TABLE " + side + " DROP CONSTRAINT IF EXISTS " + side + "_range");
-        exec(c, "ALTER TABLE " + side + " ADD CONSTRAINT " + side + "_range CHECK (message_id >= '" + partition.lowerBound()
-                + "'::uuid AND message_id < '" + partition.upperBound() + "'::uuid)");
+        exec(
+                c,
+                "ALTER TABLE " + side + " ADD CONSTRAINT " + side + "_range CHECK (message_id >= '"
+                        + partition.lowerBound() + "'::uuid AND message_id < '" + partition.upperBound() + "'::uuid)");
         int compactorId = actors.id(ACTOR);
         c.setAutoCommit(false);
         try {
@@ -213,9 +224,10 @@ public final class Compactor {
             try (Statement st = c.createStatement()) {
                 st.setFetchSize(5000);
                 // The messages rows and the publications the rows name: the history as every reader shows it.
-                try (ResultSet rs = st.executeQuery("SELECT m.tenant, m.gateway, m.accepted_at, " + LogRows.COLUMNS + ", m.send_at FROM "
-                        + original + " e JOIN messages m ON m.id = e.message_id " + LogRows.JOIN_PUBLICATION
-                        + " ORDER BY e.message_id, e.seq")) {
+                try (ResultSet rs = st.executeQuery(
+                        "SELECT m.tenant, m.gateway, m.accepted_at, " + LogRows.COLUMNS + ", m.send_at FROM "
+                                + original + " e JOIN messages m ON m.id = e.message_id " + LogRows.JOIN_PUBLICATION
+                                + " ORDER BY e.message_id, e.seq")) {
                     UUID current = null;
                     String tenant = null;
                     String gateway = null;
@@ -260,33 +272,49 @@ public final class Compactor {
     }
 
     /** One message's snapshot: its whole history (acceptance and publications included), the seq and time of its last. */
-    private record Snapshot(UUID messageId, int seq, Instant at, byte[] packed, FinalStatus status, String tenant) {
-    }
+    private record Snapshot(UUID messageId, int seq, Instant at, byte[] packed, FinalStatus status, String tenant) {}
 
     /**
      * One COMPACTED row for the message, taking the seq of its last event (the next append continues after it), and the
      * final status of the state it folds (search by status still finds the message). A history the fold refuses is kept
      * as it is, row by row, and said loudly: compaction never loses what it cannot read.
      */
-    private void snapshot(UUID id, String tenant, String gateway, Instant acceptedAt, Instant sendAt, List<LoggedRow> rows,
-                          List<Snapshot> snapshots, List<UUID> keptRaw) {
+    private void snapshot(
+            UUID id,
+            String tenant,
+            String gateway,
+            Instant acceptedAt,
+            Instant sendAt,
+            List<LoggedRow> rows,
+            List<Snapshot> snapshots,
+            List<UUID> keptRaw) {
         List<StoredEvent> history;
         MessageState state;
         try {
             history = histories.assemble(id, tenant, gateway, acceptedAt, sendAt, rows);
             state = MessageFold.fold(history);
         } catch (InvalidTransitionException | UnreadableEventException e) {
-            LOG.error("compaction keeps the raw events of message_id={}: its history does not fold: {}", id, e.getMessage());
+            LOG.error(
+                    "compaction keeps the raw events of message_id={}: its history does not fold: {}",
+                    id,
+                    e.getMessage());
             keptRaw.add(id);
             return;
         }
         StoredEvent last = history.getLast();
-        FinalStatus status = state.status().isFinal() ? FinalStatus.ofName(state.status().name()) : null;
-        snapshots.add(new Snapshot(id, last.seq(), last.at(), histories.codec().codec().packSnapshot(new Compacted(history)),
-                status, status == null ? null : tenant));
+        FinalStatus status =
+                state.status().isFinal() ? FinalStatus.ofName(state.status().name()) : null;
+        snapshots.add(new Snapshot(
+                id,
+                last.seq(),
+                last.at(),
+                histories.codec().codec().packSnapshot(new Compacted(history)),
+                status,
+                status == null ? null : tenant));
     }
 
-    private static void insert(Connection c, String table, List<Snapshot> snapshots, int compactorId) throws SQLException {
+    private static void insert(Connection c, String table, List<Snapshot> snapshots, int compactorId)
+            throws SQLException {
         if (snapshots.isEmpty()) {
             return;
         }
@@ -316,8 +344,8 @@ public final class Compactor {
         if (ids.isEmpty()) {
             return;
         }
-        try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + side + " SELECT * FROM " + original
-                + " WHERE message_id = ANY(?)")) {
+        try (PreparedStatement ps = c.prepareStatement(
+                "INSERT INTO " + side + " SELECT * FROM " + original + " WHERE message_id = ANY(?)")) {
             ps.setArray(1, c.createArrayOf("uuid", ids.toArray(UUID[]::new)));
             ps.executeUpdate();
         }
@@ -333,14 +361,16 @@ public final class Compactor {
 
     /** Every work event of the partition (REDRIVEN) is behind the cursor of its shard's poller. */
     private static void requireReadPast(Connection c, String original) throws SQLException {
-        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("""
+        try (Statement st = c.createStatement();
+                ResultSet rs = st.executeQuery("""
                 SELECT count(*) FROM %s e JOIN shard_leases l ON l.shard = e.shard
                 WHERE e.type = 7 AND (e.xid, e.position) > (l.publish_xid, l.publish_position)
                 """.formatted(original))) {
             rs.next();
             long unread = rs.getLong(1);
             if (unread > 0) {
-                throw new NotReadPastException(unread + " work events of " + original + " are not yet read by a poller");
+                throw new NotReadPastException(
+                        unread + " work events of " + original + " are not yet read by a poller");
             }
         }
     }
@@ -352,15 +382,17 @@ public final class Compactor {
             exec(c, "ALTER TABLE " + original + " RENAME CONSTRAINT " + side + "_range TO " + original + "_range");
             long snapshots;
             long events;
-            try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(
-                    "SELECT count(*) FILTER (WHERE type = " + EventType.COMPACTED.code() + "), count(*) FROM " + original)) {
+            try (Statement st = c.createStatement();
+                    ResultSet rs = st.executeQuery("SELECT count(*) FILTER (WHERE type = " + EventType.COMPACTED.code()
+                            + "), count(*) FROM " + original)) {
                 rs.next();
                 snapshots = rs.getLong(1);
                 events = rs.getLong(2);
             }
             long before = eventsBefore(c, day);
-            try (PreparedStatement ps = c.prepareStatement("INSERT INTO compacted_days (day, messages, events_in, snapshots, compacted_at) "
-                    + "VALUES (?, ?, ?, ?, now()) ON CONFLICT DO NOTHING")) {
+            try (PreparedStatement ps =
+                    c.prepareStatement("INSERT INTO compacted_days (day, messages, events_in, snapshots, compacted_at) "
+                            + "VALUES (?, ?, ?, ?, now()) ON CONFLICT DO NOTHING")) {
                 ps.setObject(1, day);
                 ps.setInt(2, (int) snapshots);
                 ps.setLong(3, before);
@@ -379,8 +411,9 @@ public final class Compactor {
     }
 
     private static long eventsBefore(Connection c, LocalDate day) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement("SELECT detail FROM compaction_steps WHERE day = ? AND step = 'COPIED' "
-                + "ORDER BY at DESC LIMIT 1")) {
+        try (PreparedStatement ps =
+                c.prepareStatement("SELECT detail FROM compaction_steps WHERE day = ? AND step = 'COPIED' "
+                        + "ORDER BY at DESC LIMIT 1")) {
             ps.setObject(1, day);
             try (ResultSet rs = ps.executeQuery()) {
                 if (rs.next() && rs.getString(1) != null) {
@@ -393,7 +426,8 @@ public final class Compactor {
     }
 
     private void step(Connection c, LocalDate day, CompactionStep step, String detail) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement("INSERT INTO compaction_steps (day, step, detail) VALUES (?, ?, ?)")) {
+        try (PreparedStatement ps =
+                c.prepareStatement("INSERT INTO compaction_steps (day, step, detail) VALUES (?, ?, ?)")) {
             ps.setObject(1, day);
             ps.setString(2, step.name());
             ps.setString(3, detail);

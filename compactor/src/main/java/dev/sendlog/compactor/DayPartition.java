@@ -19,7 +19,8 @@ public record DayPartition(PartitionedTable table, LocalDate day) {
     }
 
     public UUID upperBound() {
-        return MessageIds.lowerBound(day.plusDays(1).atStartOfDay(ZoneOffset.UTC).toInstant());
+        return MessageIds.lowerBound(
+                day.plusDays(1).atStartOfDay(ZoneOffset.UTC).toInstant());
     }
 
     /** The day a partition name stands for, or null when the name is not one of ours. */

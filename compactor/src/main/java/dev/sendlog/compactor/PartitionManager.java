@@ -128,11 +128,13 @@ public final class PartitionManager {
         String hi = p.upperBound().toString();
         try (Statement st = c.createStatement()) {
             // A table left over by an interrupted run is reused: every statement below is idempotent.
-            st.execute("CREATE TABLE IF NOT EXISTS " + name + " (LIKE " + parent + " INCLUDING DEFAULTS INCLUDING CONSTRAINTS)");
+            st.execute("CREATE TABLE IF NOT EXISTS " + name + " (LIKE " + parent
+                    + " INCLUDING DEFAULTS INCLUDING CONSTRAINTS)");
             st.execute("ALTER TABLE " + name + " DROP CONSTRAINT IF EXISTS " + name + "_range");
             st.execute("ALTER TABLE " + name + " ADD CONSTRAINT " + name + "_range CHECK (" + key + " >= '" + lo
                     + "'::uuid AND " + key + " < '" + hi + "'::uuid)");
-            st.execute("ALTER TABLE " + parent + " ATTACH PARTITION " + name + " FOR VALUES FROM ('" + lo + "') TO ('" + hi + "')");
+            st.execute("ALTER TABLE " + parent + " ATTACH PARTITION " + name + " FOR VALUES FROM ('" + lo + "') TO ('"
+                    + hi + "')");
         }
         LOG.info("partition created table={} partition={} from={} to={}", parent, name, lo, hi);
     }

@@ -3,29 +3,26 @@ package dev.sendlog.compactor;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.sendlog.events.OutcomeUnknown;
-import dev.sendlog.events.RowCodec;
-import dev.sendlog.testkit.LogFixtures;
 import dev.sendlog.events.EventCodec;
 import dev.sendlog.events.EventType;
 import dev.sendlog.events.MessageIds;
+import dev.sendlog.events.OutcomeUnknown;
+import dev.sendlog.events.RowCodec;
 import dev.sendlog.events.Shards;
 import dev.sendlog.events.StoredEvent;
 import dev.sendlog.projections.Histories;
 import dev.sendlog.projections.History;
 import dev.sendlog.projections.MessageFold;
+import dev.sendlog.testkit.LogFixtures;
 import dev.sendlog.testkit.TestDatabase;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDate;
-import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -74,36 +71,46 @@ class CompactorTest {
         long rowsBefore = count("SELECT count(*) FROM message_events_p20260901");
         long oid = count("SELECT 'message_events_p20260901'::regclass::oid::bigint");
 
-        assertThat(compactor(s -> { }).compactBefore(DAY.plusDays(1))).containsExactly(DAY);
+        assertThat(compactor(s -> {}).compactBefore(DAY.plusDays(1))).containsExactly(DAY);
 
         assertSameHistories(before);
         assertThat(count("SELECT count(*) FROM message_events_p20260901")).isEqualTo(before.size());
         assertThat(rowsBefore).isGreaterThan(before.size());
-        assertThat(count("SELECT 'message_events_p20260901'::regclass::oid::bigint")).as("a new table, not a DELETE")
+        assertThat(count("SELECT 'message_events_p20260901'::regclass::oid::bigint"))
+                .as("a new table, not a DELETE")
                 .isNotEqualTo(oid);
-        assertThat(count("SELECT count(*) FROM compacted_days WHERE day = '2026-09-01'")).isEqualTo(1);
-        assertThat(compactor(s -> { }).compactBefore(DAY.plusDays(1))).isEmpty();
+        assertThat(count("SELECT count(*) FROM compacted_days WHERE day = '2026-09-01'"))
+                .isEqualTo(1);
+        assertThat(compactor(s -> {}).compactBefore(DAY.plusDays(1))).isEmpty();
         // A message compacted while not final still takes its next event after the snapshot.
         StoredEvent last = before.values().iterator().next().getLast();
         append(last.messageId(), last.seq() + 1, "RECEIPT_PROBE");
-        assertThat(count("SELECT count(*) FROM message_events WHERE message_id = '" + last.messageId() + "'")).isEqualTo(2);
+        assertThat(count("SELECT count(*) FROM message_events WHERE message_id = '" + last.messageId() + "'"))
+                .isEqualTo(2);
     }
 
     @ParameterizedTest
-    @EnumSource(value = CompactionStep.class, names = {"COPIED", "DETACHED", "RECONCILED", "ATTACHED", "DROPPED"})
+    @EnumSource(
+            value = CompactionStep.class,
+            names = {"COPIED", "DETACHED", "RECONCILED", "ATTACHED", "DROPPED"})
     void aRunKilledAfterAnyStepAndRunAgainEndsTheSame(CompactionStep killedAfter) throws SQLException {
         Map<UUID, List<StoredEvent>> before = insertHistories(1000, 60);
         assertThatThrownBy(() -> compactor(step -> {
-            if (step == killedAfter) {
-                throw new IllegalStateException("killed after " + step);
-            }
-        }).compact(DAY)).hasMessageContaining("killed after " + killedAfter);
+                            if (step == killedAfter) {
+                                throw new IllegalStateException("killed after " + step);
+                            }
+                        })
+                        .compact(DAY))
+                .hasMessageContaining("killed after " + killedAfter);
 
-        compactor(s -> { }).compact(DAY);
+        compactor(s -> {}).compact(DAY);
 
         assertSameHistories(before);
         assertThat(count("SELECT count(*) FROM message_events_p20260901")).isEqualTo(before.size());
-        assertThat(count("SELECT count(*) FROM pg_class WHERE relkind = 'r' AND relname LIKE 'message_events_p20260901%'")).isEqualTo(1);
+        assertThat(
+                        count(
+                                "SELECT count(*) FROM pg_class WHERE relkind = 'r' AND relname LIKE 'message_events_p20260901%'"))
+                .isEqualTo(1);
     }
 
     @Test
@@ -111,12 +118,14 @@ class CompactorTest {
         Map<UUID, List<StoredEvent>> before = insertHistories(2000, 20);
         StoredEvent last = before.values().iterator().next().getLast();
         compactor(step -> {
-            if (step == CompactionStep.COPIED) {
-                append(last.messageId(), last.seq() + 1, "LATE");
-            }
-        }).compact(DAY);
+                    if (step == CompactionStep.COPIED) {
+                        append(last.messageId(), last.seq() + 1, "LATE");
+                    }
+                })
+                .compact(DAY);
         assertThat(count("SELECT count(*) FROM message_events WHERE message_id = '" + last.messageId()
-                + "' AND actor = (SELECT id FROM actors WHERE name = 'LATE')")).isEqualTo(1);
+                        + "' AND actor = (SELECT id FROM actors WHERE name = 'LATE')"))
+                .isEqualTo(1);
         List<StoredEvent> after = History.expand(read(last.messageId()));
         assertThat(after).hasSize(before.get(last.messageId()).size() + 1);
     }
@@ -124,12 +133,14 @@ class CompactorTest {
     @Test
     void aDayWithWorkAPollerHasNotReadPastIsLeftAlone() throws SQLException {
         insertHistories(3000, 40);
-        assertThat(count("SELECT count(*) FROM message_events_p20260901 WHERE type = 7")).as("re-driven work in the day")
+        assertThat(count("SELECT count(*) FROM message_events_p20260901 WHERE type = 7"))
+                .as("re-driven work in the day")
                 .isPositive();
         exec("UPDATE shard_leases SET publish_xid = 0, publish_position = 0");
-        assertThat(compactor(s -> { }).compactBefore(DAY.plusDays(1))).isEmpty();
+        assertThat(compactor(s -> {}).compactBefore(DAY.plusDays(1))).isEmpty();
         assertThat(count("SELECT count(*) FROM compacted_days")).isZero();
-        assertThat(count("SELECT count(*) FROM message_events_p20260901 WHERE type = 12")).isZero();
+        assertThat(count("SELECT count(*) FROM message_events_p20260901 WHERE type = 12"))
+                .isZero();
     }
 
     private void assertSameHistories(Map<UUID, List<StoredEvent>> before) throws SQLException {
@@ -137,7 +148,8 @@ class CompactorTest {
             List<StoredEvent> after = read(e.getKey());
             assertThat(after).hasSize(1);
             assertThat(after.getFirst().type()).isEqualTo(EventType.COMPACTED);
-            assertThat(count("SELECT count(*) FROM message_events WHERE message_id = '" + e.getKey() + "'")).isEqualTo(1);
+            assertThat(count("SELECT count(*) FROM message_events WHERE message_id = '" + e.getKey() + "'"))
+                    .isEqualTo(1);
             assertThat(History.expand(after)).isEqualTo(e.getValue());
             assertThat(MessageFold.fold(after)).isEqualTo(MessageFold.fold(e.getValue()));
         }
@@ -159,8 +171,10 @@ class CompactorTest {
 
     private void append(UUID id, int seq, String actor) {
         try (Connection c = db.dataSource().getConnection()) {
-            fixtures.append(c, Shards.of(id, SHARDS), new RowCodec(CODEC).toRow(id, seq, actor, Instant.now(),
-                    new OutcomeUnknown("probe"), null));
+            fixtures.append(
+                    c,
+                    Shards.of(id, SHARDS),
+                    new RowCodec(CODEC).toRow(id, seq, actor, Instant.now(), new OutcomeUnknown("probe"), null));
         } catch (SQLException e) {
             throw new IllegalStateException(e);
         }
@@ -172,14 +186,17 @@ class CompactorTest {
     }
 
     private long count(String sql) throws SQLException {
-        try (Connection c = db.dataSource().getConnection(); Statement st = c.createStatement(); ResultSet rs = st.executeQuery(sql)) {
+        try (Connection c = db.dataSource().getConnection();
+                Statement st = c.createStatement();
+                ResultSet rs = st.executeQuery(sql)) {
             rs.next();
             return rs.getLong(1);
         }
     }
 
     private void exec(String sql) throws SQLException {
-        try (Connection c = db.dataSource().getConnection(); Statement st = c.createStatement()) {
+        try (Connection c = db.dataSource().getConnection();
+                Statement st = c.createStatement()) {
             st.execute(sql);
         }
     }

@@ -35,14 +35,16 @@ class PartitionLifecycleTest {
             PartitionManager partitions = new PartitionManager(db.dataSource(), Duration.ofSeconds(2));
             partitions.ensure(today, 0);
             partitions.ensure(old, 0);
-            try (Connection c = db.dataSource().getConnection(); Statement st = c.createStatement()) {
+            try (Connection c = db.dataSource().getConnection();
+                    Statement st = c.createStatement()) {
                 st.execute("INSERT INTO shard_leases (shard, publish_xid) SELECT s, 9000000000000000000 "
                         + "FROM generate_series(0, 3) s");
                 MessageIds oldIds = new MessageIds(() -> old.atTime(10, 0).toInstant(ZoneOffset.UTC));
                 for (int i = 0; i < 2000; i++) {
                     UUID id = oldIds.next();
-                    st.execute("INSERT INTO messages (id, tenant, shard, recipient, body, gateway, accepted_at) VALUES ('"
-                            + id + "', 't', " + Shards.of(id, 4) + ", '+4915100000000', 'b', 'g', now())");
+                    st.execute(
+                            "INSERT INTO messages (id, tenant, shard, recipient, body, gateway, accepted_at) VALUES ('"
+                                    + id + "', 't', " + Shards.of(id, 4) + ", '+4915100000000', 'b', 'g', now())");
                     st.execute("INSERT INTO message_events (message_id, seq, at, type, actor, attempt, time2) VALUES ('"
                             + id + "', 3, now(), 3, (SELECT id FROM actors LIMIT 1), 1, now())");
                 }
@@ -54,9 +56,10 @@ class PartitionLifecycleTest {
             AtomicReference<Exception> loadFailure = new AtomicReference<>();
             Thread load = Thread.ofPlatform().start(() -> {
                 MessageIds ids = new MessageIds(Instant::now);
-                try (Connection c = db.dataSource().getConnection(); PreparedStatement ps = c.prepareStatement(
-                        "INSERT INTO messages (id, tenant, shard, recipient, body, gateway, accepted_at) "
-                                + "VALUES (?, 't', ?, '+4915100000000', 'b', 'g', now())")) {
+                try (Connection c = db.dataSource().getConnection();
+                        PreparedStatement ps = c.prepareStatement(
+                                "INSERT INTO messages (id, tenant, shard, recipient, body, gateway, accepted_at) "
+                                        + "VALUES (?, 't', ?, '+4915100000000', 'b', 'g', now())")) {
                     try (Statement st = c.createStatement()) {
                         st.execute("SET lock_timeout = '1s'");
                     }
@@ -77,14 +80,16 @@ class PartitionLifecycleTest {
             try {
                 long before = inserted.get();
                 assertThat(partitions.ensure(today.plusDays(1), 20)).hasSize(42);
-                new Compactor(db.dataSource(), new EventCodec(), Duration.ofSeconds(5), s -> { }).compact(old);
+                new Compactor(db.dataSource(), new EventCodec(), Duration.ofSeconds(5), s -> {}).compact(old);
                 during = inserted.get() - before;
             } finally {
                 running.set(false);
                 load.join();
             }
             System.out.printf("inserts during partition DDL: %d, slowest %.1f ms%n", during, slowestNanos.get() / 1e6);
-            assertThat(loadFailure.get()).as("an insert failed, 55P03 when it waited a second for a lock").isNull();
+            assertThat(loadFailure.get())
+                    .as("an insert failed, 55P03 when it waited a second for a lock")
+                    .isNull();
             assertThat(during).as("the load kept inserting during the DDL").isPositive();
         }
     }

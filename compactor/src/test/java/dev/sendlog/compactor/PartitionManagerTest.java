@@ -45,14 +45,18 @@ class PartitionManagerTest {
         UUID nextDay = MessageIds.lowerBound(day.plusDays(1).atTime(0, 0).toInstant(ZoneOffset.UTC));
         try (Connection c = DB.database().dataSource().getConnection()) {
             insertEvent(c, inDay);
-            try (var rs = c.createStatement().executeQuery(
-                    "SELECT tableoid::regclass::text, xid > 0 FROM messages WHERE id = '" + inDay + "'")) {
+            try (var rs = c.createStatement()
+                    .executeQuery(
+                            "SELECT tableoid::regclass::text, xid > 0 FROM messages WHERE id = '" + inDay + "'")) {
                 assertThat(rs.next()).isTrue();
                 assertThat(rs.getString(1)).isEqualTo("messages_p20270601");
-                assertThat(rs.getBoolean(2)).as("the message row carries its tail position").isTrue();
+                assertThat(rs.getBoolean(2))
+                        .as("the message row carries its tail position")
+                        .isTrue();
             }
-            try (var rs = c.createStatement().executeQuery(
-                    "SELECT tableoid::regclass::text FROM message_events WHERE message_id = '" + inDay + "'")) {
+            try (var rs = c.createStatement()
+                    .executeQuery(
+                            "SELECT tableoid::regclass::text FROM message_events WHERE message_id = '" + inDay + "'")) {
                 assertThat(rs.next()).isTrue();
                 assertThat(rs.getString(1)).isEqualTo("message_events_p20270601");
             }
@@ -81,10 +85,13 @@ class PartitionManagerTest {
                 }
             });
             // Hold the lock until the other instance has waited five times its DDL lock timeout (or given up).
-            await().atMost(Duration.ofSeconds(30)).until(() -> waiting.isDone() || waitedForTheDdlLockOverOneSecond(other));
+            await().atMost(Duration.ofSeconds(30))
+                    .until(() -> waiting.isDone() || waitedForTheDdlLockOverOneSecond(other));
             other.createStatement().execute("SELECT pg_advisory_unlock(" + PartitionManager.DDL_LOCK_KEY + ")");
         }
-        assertThat(waiting.get(30, TimeUnit.SECONDS)).as("partitions it created after its turn came").hasSize(4);
+        assertThat(waiting.get(30, TimeUnit.SECONDS))
+                .as("partitions it created after its turn came")
+                .hasSize(4);
         assertThat(partitions.daysCovered(day)).isEqualTo(2);
     }
 

@@ -10,8 +10,7 @@ import java.util.stream.Stream;
 
 /** File-system chores shared by the servers and the test harness. */
 public final class Directories {
-    private Directories() {
-    }
+    private Directories() {}
 
     /** A new directory under {@code java.io.tmpdir} (which the build points at its target folder). */
     public static Path createTemp(String prefix) {

@@ -12,8 +12,7 @@ import org.slf4j.LoggerFactory;
 public final class FreePorts {
     private static final Logger LOG = LoggerFactory.getLogger(FreePorts.class);
 
-    private FreePorts() {
-    }
+    private FreePorts() {}
 
     /** The lowest port a server may be given below the ephemeral range. */
     static final int LOWEST = 10_000;
@@ -45,7 +44,8 @@ public final class FreePorts {
         try {
             // Read as a stream: /proc reports a size of 0, and Files.readString then reads one byte ("3" of "32768").
             String range;
-            try (var in = java.nio.file.Files.newInputStream(java.nio.file.Path.of("/proc/sys/net/ipv4/ip_local_port_range"))) {
+            try (var in = java.nio.file.Files.newInputStream(
+                    java.nio.file.Path.of("/proc/sys/net/ipv4/ip_local_port_range"))) {
                 range = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.US_ASCII);
             }
             return Integer.parseInt(range.trim().split("\\s+")[0]);

@@ -30,8 +30,8 @@ public final class LocalPostgres implements AutoCloseable {
      * Applied unless the caller overrides them. {@code wal_level=logical} lets the poller's change-data-capture feed
      * run on the embedded server too; it adds little to the WAL of a table without updates.
      */
-    public static final Map<String, String> DEFAULT_SETTINGS = Map.of("max_connections", "200", "wal_level", "logical",
-            "max_replication_slots", "16", "max_wal_senders", "16");
+    public static final Map<String, String> DEFAULT_SETTINGS = Map.of(
+            "max_connections", "200", "wal_level", "logical", "max_replication_slots", "16", "max_wal_senders", "16");
 
     private static final String HOST = "127.0.0.1";
     private static final Duration INITDB_TIMEOUT = Duration.ofMinutes(2);
@@ -40,6 +40,7 @@ public final class LocalPostgres implements AutoCloseable {
     private static final Duration STOP_TIMEOUT = Duration.ofSeconds(30);
     /** After the fast and then the immediate shutdown: how long the postmaster gets before it and its backends are killed. */
     private static final Duration KILL_AFTER = Duration.ofSeconds(10);
+
     private static final int START_ATTEMPTS_ON_CHOSEN_PORT = 3;
 
     private final Path dataDir;
@@ -77,7 +78,8 @@ public final class LocalPostgres implements AutoCloseable {
     }
 
     /** Like {@link #start} on {@code preferredPort}, or on a free port when that one is busy. */
-    public static LocalPostgres startPreferringPort(Path dataDir, int preferredPort, Map<String, String> serverSettings) {
+    public static LocalPostgres startPreferringPort(
+            Path dataDir, int preferredPort, Map<String, String> serverSettings) {
         return start(dataDir, PortChoice.preferring(preferredPort), serverSettings);
     }
 
@@ -96,10 +98,16 @@ public final class LocalPostgres implements AutoCloseable {
             }
             Map<String, String> settings = new LinkedHashMap<>(DEFAULT_SETTINGS);
             settings.putAll(serverSettings);
-            LocalPostgres postgres = launchWithRetries(folder, pgData, installation, logFile, portChoice, settings, ownerLock);
-            LOG.info("PostgreSQL (embedded) ready on {}:{} with data in {} after {} ms (pid {}, log {})",
-                    HOST, postgres.endpoint.port(), pgData, (System.nanoTime() - startNanos) / 1_000_000,
-                    postgres.pid(), logFile);
+            LocalPostgres postgres =
+                    launchWithRetries(folder, pgData, installation, logFile, portChoice, settings, ownerLock);
+            LOG.info(
+                    "PostgreSQL (embedded) ready on {}:{} with data in {} after {} ms (pid {}, log {})",
+                    HOST,
+                    postgres.endpoint.port(),
+                    pgData,
+                    (System.nanoTime() - startNanos) / 1_000_000,
+                    postgres.pid(),
+                    logFile);
             return postgres;
         } catch (RuntimeException e) {
             ownerLock.close();
@@ -107,16 +115,22 @@ public final class LocalPostgres implements AutoCloseable {
         }
     }
 
-    private static LocalPostgres launchWithRetries(Path folder, Path pgData, Path installation, Path logFile,
-                                                   PortChoice portChoice, Map<String, String> settings,
-                                                   OwnerLock ownerLock) {
+    private static LocalPostgres launchWithRetries(
+            Path folder,
+            Path pgData,
+            Path installation,
+            Path logFile,
+            PortChoice portChoice,
+            Map<String, String> settings,
+            OwnerLock ownerLock) {
         for (int attempt = 1; ; attempt++) {
             int port = portChoice.resolve();
             try {
                 return launch(folder, pgData, installation, logFile, port, settings, ownerLock);
             } catch (ServerStartException e) {
                 // A port we picked as free can be taken before the server binds it; then pick another.
-                boolean portTaken = e.getMessage().contains("could not bind") || e.getMessage().contains("Address already in use");
+                boolean portTaken = e.getMessage().contains("could not bind")
+                        || e.getMessage().contains("Address already in use");
                 if (!portTaken || !portChoice.mayChange() || attempt == START_ATTEMPTS_ON_CHOSEN_PORT) {
                     throw e;
                 }
@@ -125,12 +139,24 @@ public final class LocalPostgres implements AutoCloseable {
         }
     }
 
-    private static LocalPostgres launch(Path folder, Path pgData, Path installation, Path logFile, int port,
-                                        Map<String, String> settings, OwnerLock ownerLock) {
-        List<String> arguments = new ArrayList<>(List.of("-D", pgData.toString(), "-p", Integer.toString(port),
-                "-c", "listen_addresses=" + HOST,
+    private static LocalPostgres launch(
+            Path folder,
+            Path pgData,
+            Path installation,
+            Path logFile,
+            int port,
+            Map<String, String> settings,
+            OwnerLock ownerLock) {
+        List<String> arguments = new ArrayList<>(List.of(
+                "-D",
+                pgData.toString(),
+                "-p",
+                Integer.toString(port),
+                "-c",
+                "listen_addresses=" + HOST,
                 // TCP only: a socket in /tmp would be shared by every cluster on the machine.
-                "-c", "unix_socket_directories="));
+                "-c",
+                "unix_socket_directories="));
         settings.forEach((name, value) -> arguments.addAll(List.of("-c", name + "=" + value)));
         ProcessBuilder builder = new ProcessBuilder(PostgresCommand.of(installation, "postgres", arguments))
                 .redirectErrorStream(true)
@@ -143,7 +169,11 @@ public final class LocalPostgres implements AutoCloseable {
         }
         PostgresEndpoint endpoint = new PostgresEndpoint(HOST, port, SUPERUSER, "", ADMIN_DATABASE);
         try {
-            Readiness.await("PostgreSQL on port " + port, process, START_TIMEOUT, logFile,
+            Readiness.await(
+                    "PostgreSQL on port " + port,
+                    process,
+                    START_TIMEOUT,
+                    logFile,
                     () -> PostgresAdmin.checkAnswers(endpoint, pgData));
         } catch (RuntimeException e) {
             process.destroyForcibly();
@@ -162,8 +192,15 @@ public final class LocalPostgres implements AutoCloseable {
         Path staging = pgData.resolveSibling(pgData.getFileName() + ".initdb");
         Directories.deleteRecursively(staging);
         long startNanos = System.nanoTime();
-        List<String> arguments = List.of("-D", staging.toString(), "-U", SUPERUSER, "--auth=trust",
-                "--encoding=UTF8", "--locale=C", "--no-instructions");
+        List<String> arguments = List.of(
+                "-D",
+                staging.toString(),
+                "-U",
+                SUPERUSER,
+                "--auth=trust",
+                "--encoding=UTF8",
+                "--locale=C",
+                "--no-instructions");
         ProcessBuilder builder = new ProcessBuilder(PostgresCommand.of(installation, "initdb", arguments))
                 .redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile()));
@@ -171,11 +208,12 @@ public final class LocalPostgres implements AutoCloseable {
             Process initdb = builder.start();
             if (!initdb.waitFor(INITDB_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
                 initdb.destroyForcibly();
-                throw new ServerStartException("initdb did not finish within " + INITDB_TIMEOUT.toSeconds() + " s; "
-                        + LogTail.of(logFile));
+                throw new ServerStartException(
+                        "initdb did not finish within " + INITDB_TIMEOUT.toSeconds() + " s; " + LogTail.of(logFile));
             }
             if (initdb.exitValue() != 0) {
-                throw new ServerStartException("initdb failed with exit code " + initdb.exitValue() + "; " + LogTail.of(logFile));
+                throw new ServerStartException(
+                        "initdb failed with exit code " + initdb.exitValue() + "; " + LogTail.of(logFile));
             }
             Files.deleteIfExists(pgData);
             Files.move(staging, pgData);
@@ -185,7 +223,10 @@ public final class LocalPostgres implements AutoCloseable {
             Thread.currentThread().interrupt();
             throw new ServerStartException("interrupted while creating a PostgreSQL cluster in " + pgData, e);
         }
-        LOG.info("Created a new PostgreSQL cluster in {} in {} ms", pgData, (System.nanoTime() - startNanos) / 1_000_000);
+        LOG.info(
+                "Created a new PostgreSQL cluster in {} in {} ms",
+                pgData,
+                (System.nanoTime() - startNanos) / 1_000_000);
     }
 
     public PostgresEndpoint endpoint() {
@@ -227,7 +268,9 @@ public final class LocalPostgres implements AutoCloseable {
         Signals.send(process.pid(), "INT");
         if (!waitForExit(process, fastStop)) {
             // Immediate shutdown next: the postmaster still takes its backends down with it.
-            LOG.warn("PostgreSQL (pid {}) did not stop within {} s; immediate shutdown", process.pid(),
+            LOG.warn(
+                    "PostgreSQL (pid {}) did not stop within {} s; immediate shutdown",
+                    process.pid(),
                     fastStop.toSeconds());
             Signals.send(process.pid(), "QUIT");
         }
@@ -236,7 +279,8 @@ public final class LocalPostgres implements AutoCloseable {
             // (reparented, no longer its descendants), and the next start on this folder would fail
             // ("pre-existing shared memory block is still in use").
             List<ProcessHandle> backends = process.descendants().toList();
-            LOG.warn("PostgreSQL (pid {}) did not stop; killing it and its {} backends", process.pid(), backends.size());
+            LOG.warn(
+                    "PostgreSQL (pid {}) did not stop; killing it and its {} backends", process.pid(), backends.size());
             process.destroyForcibly();
             backends.forEach(ProcessHandle::destroyForcibly);
             waitForExit(process, STOP_TIMEOUT);
@@ -256,7 +300,8 @@ public final class LocalPostgres implements AutoCloseable {
             return process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while waiting for PostgreSQL (pid " + process.pid() + ") to stop", e);
+            throw new IllegalStateException(
+                    "interrupted while waiting for PostgreSQL (pid " + process.pid() + ") to stop", e);
         }
     }
 

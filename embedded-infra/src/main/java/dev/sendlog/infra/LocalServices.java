@@ -27,8 +27,7 @@ public final class LocalServices {
 
     private static final Duration PROBE_TIMEOUT = Duration.ofSeconds(1);
 
-    private LocalServices() {
-    }
+    private LocalServices() {}
 
     public static PostgresHandle postgres(Path stateDir) {
         return postgres(stateDir, Map.of());
@@ -39,26 +38,39 @@ public final class LocalServices {
         return postgres(stateDir, serverSettings, DEFAULT_POSTGRES_PORT, EMBEDDED_POSTGRES_PORT);
     }
 
-    static PostgresHandle postgres(Path stateDir, Map<String, String> serverSettings, int externalPort, int embeddedPort) {
+    static PostgresHandle postgres(
+            Path stateDir, Map<String, String> serverSettings, int externalPort, int embeddedPort) {
         if (!forceEmbedded() && Reachability.isOpen(LOCAL_HOST, externalPort, PROBE_TIMEOUT)) {
-            PostgresEndpoint endpoint = new PostgresEndpoint(LOCAL_HOST, externalPort, LocalPostgres.SUPERUSER, "",
-                    LocalPostgres.ADMIN_DATABASE);
+            PostgresEndpoint endpoint = new PostgresEndpoint(
+                    LOCAL_HOST, externalPort, LocalPostgres.SUPERUSER, "", LocalPostgres.ADMIN_DATABASE);
             String reason = "a PostgreSQL is already listening on " + LOCAL_HOST + ":" + externalPort;
             ensureDatabase(endpoint, reason);
-            LOG.info("PostgreSQL: using the server at {}:{} (user {}, database {}): {}", LOCAL_HOST, externalPort,
-                    endpoint.user(), DATABASE, reason);
+            LOG.info(
+                    "PostgreSQL: using the server at {}:{} (user {}, database {}): {}",
+                    LOCAL_HOST,
+                    externalPort,
+                    endpoint.user(),
+                    DATABASE,
+                    reason);
             return new PostgresHandle(endpoint, DATABASE, Optional.empty(), reason);
         }
         Path dataDir = stateDir.resolve("postgres").toAbsolutePath();
-        LOG.info("PostgreSQL: nothing listens on {}:{}; starting an embedded PostgreSQL with its data in {} (port {} if free)",
-                LOCAL_HOST, externalPort, dataDir, embeddedPort);
+        LOG.info(
+                "PostgreSQL: nothing listens on {}:{}; starting an embedded PostgreSQL with its data in {} (port {} if free)",
+                LOCAL_HOST,
+                externalPort,
+                dataDir,
+                embeddedPort);
         LocalPostgres postgres = LocalPostgres.startPreferringPort(dataDir, embeddedPort, serverSettings);
         try {
             String reason = "nothing listened on " + LOCAL_HOST + ":" + externalPort
                     + "; embedded PostgreSQL started with its data in " + dataDir;
             ensureDatabase(postgres.endpoint(), reason);
-            LOG.info("PostgreSQL: using the embedded server at {}:{} (database {})", LOCAL_HOST,
-                    postgres.endpoint().port(), DATABASE);
+            LOG.info(
+                    "PostgreSQL: using the embedded server at {}:{} (database {})",
+                    LOCAL_HOST,
+                    postgres.endpoint().port(),
+                    DATABASE);
             return new PostgresHandle(postgres.endpoint(), DATABASE, Optional.of(postgres), reason);
         } catch (RuntimeException e) {
             postgres.close();
@@ -77,11 +89,16 @@ public final class LocalServices {
             return new RedisHandle(new RedisEndpoint(LOCAL_HOST, externalPort), Optional.empty(), reason);
         }
         Path dataDir = stateDir.resolve("redis").toAbsolutePath();
-        LOG.info("Redis: nothing listens on {}:{}; starting a local redis-server with its files in {} (port {} if free)",
-                LOCAL_HOST, externalPort, dataDir, localPort);
-        RedisProcess redis = RedisProcess.start(RedisOptions.inDirectory(dataDir).withPreferredPort(localPort));
-        String reason = "nothing listened on " + LOCAL_HOST + ":" + externalPort
-                + "; local redis-server started (pid " + redis.pid() + ", files in " + dataDir + ")";
+        LOG.info(
+                "Redis: nothing listens on {}:{}; starting a local redis-server with its files in {} (port {} if free)",
+                LOCAL_HOST,
+                externalPort,
+                dataDir,
+                localPort);
+        RedisProcess redis =
+                RedisProcess.start(RedisOptions.inDirectory(dataDir).withPreferredPort(localPort));
+        String reason = "nothing listened on " + LOCAL_HOST + ":" + externalPort + "; local redis-server started (pid "
+                + redis.pid() + ", files in " + dataDir + ")";
         LOG.info("Redis: using the local redis-server at {}", redis.endpoint().uri());
         return new RedisHandle(redis.endpoint(), Optional.of(redis), reason);
     }
@@ -100,9 +117,11 @@ public final class LocalServices {
                 LOG.info("PostgreSQL: created database {} on {}:{}", DATABASE, endpoint.host(), endpoint.port());
             }
         } catch (SQLException e) {
-            throw new IllegalStateException("PostgreSQL at " + endpoint.host() + ":" + endpoint.port() + " (" + why
-                    + ") did not let user " + endpoint.user() + " use database " + DATABASE
-                    + "; configure the database explicitly: " + e.getMessage(), e);
+            throw new IllegalStateException(
+                    "PostgreSQL at " + endpoint.host() + ":" + endpoint.port() + " (" + why
+                            + ") did not let user " + endpoint.user() + " use database " + DATABASE
+                            + "; configure the database explicitly: " + e.getMessage(),
+                    e);
         }
     }
 }

@@ -11,8 +11,7 @@ import java.util.List;
 final class LogTail {
     private static final int LINES = 30;
 
-    private LogTail() {
-    }
+    private LogTail() {}
 
     static String of(Path logFile) {
         try {

@@ -18,8 +18,7 @@ final class OrphanedServer {
     private static final Logger LOG = LoggerFactory.getLogger(OrphanedServer.class);
     private static final Duration KILL_WAIT = Duration.ofSeconds(5);
 
-    private OrphanedServer() {
-    }
+    private OrphanedServer() {}
 
     /**
      * @param pidFile      the server's pid file (first line: the pid)
@@ -38,12 +37,20 @@ final class OrphanedServer {
         }
         String command = Processes.commandLine(pid).orElse("");
         if (!command.contains(commandMarker)) {
-            LOG.info("Removing stale pid file {}: pid {} now belongs to an unrelated process ({})", pidFile, pid, command);
+            LOG.info(
+                    "Removing stale pid file {}: pid {} now belongs to an unrelated process ({})",
+                    pidFile,
+                    pid,
+                    command);
             delete(pidFile);
             return;
         }
-        LOG.warn("A {} left running by a previous run that was not shut down (pid {}: {}); stopping it with SIG{}",
-                commandMarker, pid, command, stopSignal);
+        LOG.warn(
+                "A {} left running by a previous run that was not shut down (pid {}: {}); stopping it with SIG{}",
+                commandMarker,
+                pid,
+                command,
+                stopSignal);
         Signals.send(pid, stopSignal);
         if (!Poll.until(stopTimeout, () -> !Processes.isRunning(pid))) {
             LOG.warn("{} (pid {}) did not stop within {} ms; killing it", commandMarker, pid, stopTimeout.toMillis());

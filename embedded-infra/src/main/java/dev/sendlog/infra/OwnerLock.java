@@ -40,8 +40,8 @@ final class OwnerLock implements AutoCloseable {
             throw new UncheckedIOException("could not lock " + lockFile, e);
         }
         if (lock == null) {
-            IllegalStateException inUse = new IllegalStateException(
-                    what + " is in use by another process (" + lockFile + " is locked)");
+            IllegalStateException inUse =
+                    new IllegalStateException(what + " is in use by another process (" + lockFile + " is locked)");
             closeAfterFailure(channel, lockFile, inUse);
             throw inUse;
         }

@@ -18,8 +18,7 @@ final class PostgresAdmin {
     private static final Pattern PLAIN_NAME = Pattern.compile("[a-z_][a-z0-9_]{0,62}");
     private static final String DUPLICATE_DATABASE = "42P04";
 
-    private PostgresAdmin() {
-    }
+    private PostgresAdmin() {}
 
     /** Throws unless the cluster accepts a login and answers a query. */
     /**
@@ -28,15 +27,15 @@ final class PostgresAdmin {
      */
     static void checkAnswers(PostgresEndpoint endpoint, Path pgData) throws SQLException {
         try (Connection connection = endpoint.connect(endpoint.adminDatabase());
-             Statement statement = connection.createStatement();
-             ResultSet result = statement.executeQuery("SHOW data_directory")) {
+                Statement statement = connection.createStatement();
+                ResultSet result = statement.executeQuery("SHOW data_directory")) {
             if (!result.next()) {
                 throw new SQLException("SHOW data_directory returned no row");
             }
             String served = result.getString(1);
             if (!sameDirectory(Path.of(served), pgData)) {
-                throw new SQLException("port " + endpoint.port() + " is answered by a server of " + served
-                        + ", not of " + pgData);
+                throw new SQLException(
+                        "port " + endpoint.port() + " is answered by a server of " + served + ", not of " + pgData);
             }
         }
     }
@@ -58,7 +57,8 @@ final class PostgresAdmin {
             throw new IllegalArgumentException("not a plain lower-case database name: " + database);
         }
         try (Connection connection = endpoint.connect(endpoint.adminDatabase())) {
-            try (PreparedStatement exists = connection.prepareStatement("SELECT 1 FROM pg_database WHERE datname = ?")) {
+            try (PreparedStatement exists =
+                    connection.prepareStatement("SELECT 1 FROM pg_database WHERE datname = ?")) {
                 exists.setString(1, database);
                 try (ResultSet result = exists.executeQuery()) {
                     if (result.next()) {

@@ -27,8 +27,7 @@ final class PostgresBinaries {
 
     private static Path installed;
 
-    private PostgresBinaries() {
-    }
+    private PostgresBinaries() {}
 
     /** The installation folder (with bin/, lib/, share/), unpacking it on first use. */
     static synchronized Path install() {
@@ -78,7 +77,9 @@ final class PostgresBinaries {
         }
         try {
             Files.move(staging, target, StandardCopyOption.ATOMIC_MOVE);
-            LOG.info("Unpacked the embedded PostgreSQL binaries into {} in {} ms", target,
+            LOG.info(
+                    "Unpacked the embedded PostgreSQL binaries into {} in {} ms",
+                    target,
                     (System.nanoTime() - startNanos) / 1_000_000);
         } catch (FileAlreadyExistsException | DirectoryNotEmptyException e) {
             LOG.info("Another process unpacked the PostgreSQL binaries into {} first; using those", target);

@@ -13,8 +13,7 @@ import java.util.List;
 final class PostgresCommand {
     private static final boolean RUNNING_AS_ROOT = new UnixSystem().getUid() == 0;
 
-    private PostgresCommand() {
-    }
+    private PostgresCommand() {}
 
     static List<String> of(Path installation, String program, List<String> arguments) {
         List<String> command = new ArrayList<>();

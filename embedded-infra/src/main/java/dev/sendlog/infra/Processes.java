@@ -9,8 +9,7 @@ import java.util.Optional;
 
 /** What /proc says about a process that need not be our child. Linux only, like the binaries we run. */
 final class Processes {
-    private Processes() {
-    }
+    private Processes() {}
 
     /** Alive and not a zombie: PID 1 here does not reap, so a dead orphan can linger as one. */
     static boolean isRunning(long pid) {
@@ -31,7 +30,8 @@ final class Processes {
     static Optional<String> commandLine(long pid) {
         try {
             byte[] raw = Files.readAllBytes(Path.of("/proc", Long.toString(pid), "cmdline"));
-            return Optional.of(new String(raw, StandardCharsets.UTF_8).replace('\0', ' ').trim());
+            return Optional.of(
+                    new String(raw, StandardCharsets.UTF_8).replace('\0', ' ').trim());
         } catch (NoSuchFileException e) {
             return Optional.empty();
         } catch (IOException e) {

@@ -11,8 +11,7 @@ import org.slf4j.LoggerFactory;
 public final class Reachability {
     private static final Logger LOG = LoggerFactory.getLogger(Reachability.class);
 
-    private Reachability() {
-    }
+    private Reachability() {}
 
     public static boolean isOpen(String host, int port, Duration timeout) {
         try (Socket socket = new Socket()) {

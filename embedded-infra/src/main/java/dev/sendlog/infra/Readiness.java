@@ -11,8 +11,7 @@ final class Readiness {
         void check() throws Exception;
     }
 
-    private Readiness() {
-    }
+    private Readiness() {}
 
     static void await(String server, Process process, Duration timeout, Path logFile, Probe probe) {
         Poll poll = Poll.within(timeout);
@@ -29,7 +28,9 @@ final class Readiness {
                 lastFailure = e;
             }
         } while (poll.pauseBeforeNextTry());
-        throw new ServerStartException(server + " (pid " + process.pid() + ") did not answer within "
-                + timeout.toMillis() + " ms; " + LogTail.of(logFile), lastFailure);
+        throw new ServerStartException(
+                server + " (pid " + process.pid() + ") did not answer within " + timeout.toMillis() + " ms; "
+                        + LogTail.of(logFile),
+                lastFailure);
     }
 }

@@ -18,8 +18,7 @@ public final class RedisBinary {
 
     private static Path bundled;
 
-    private RedisBinary() {
-    }
+    private RedisBinary() {}
 
     public static Path locate() {
         Optional<Path> system = onPath().or(() -> Optional.of(DEBIAN_LOCATION).filter(Files::isExecutable));
@@ -40,7 +39,8 @@ public final class RedisBinary {
             // A folder per JVM: another JVM's exit deletes its own copy, never one we are running.
             Path folder = Directories.createTemp("embedded-redis-");
             folder.toFile().deleteOnExit();
-            File executable = ExecutableProvider.newJarResourceProvider(folder.toFile()).get();
+            File executable =
+                    ExecutableProvider.newJarResourceProvider(folder.toFile()).get();
             bundled = executable.toPath();
             return bundled;
         } catch (IOException e) {

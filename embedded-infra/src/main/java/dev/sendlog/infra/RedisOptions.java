@@ -14,8 +14,14 @@ import java.util.Optional;
  * @param executable        a redis-server binary; empty to find one ({@link RedisBinary})
  * @param clusterNode       run with cluster mode enabled (its cluster state in {@code nodes.conf} in the data folder)
  */
-public record RedisOptions(Path dataDir, int port, boolean fallBackToFreePort, long maxMemoryBytes,
-                           boolean persistence, Optional<Path> executable, boolean clusterNode) {
+public record RedisOptions(
+        Path dataDir,
+        int port,
+        boolean fallBackToFreePort,
+        long maxMemoryBytes,
+        boolean persistence,
+        Optional<Path> executable,
+        boolean clusterNode) {
     public RedisOptions {
         Objects.requireNonNull(dataDir, "dataDir");
         Objects.requireNonNull(executable, "executable");
@@ -50,7 +56,8 @@ public record RedisOptions(Path dataDir, int port, boolean fallBackToFreePort, l
     }
 
     public RedisOptions withExecutable(Path redisServer) {
-        return new RedisOptions(dataDir, port, fallBackToFreePort, maxMemoryBytes, persistence, Optional.of(redisServer), clusterNode);
+        return new RedisOptions(
+                dataDir, port, fallBackToFreePort, maxMemoryBytes, persistence, Optional.of(redisServer), clusterNode);
     }
 
     /** A node for a Redis Cluster: cluster mode on, no slots until it is given some. */

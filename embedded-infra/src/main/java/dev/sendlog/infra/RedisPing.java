@@ -16,16 +16,19 @@ import java.time.Duration;
 final class RedisPing {
     private static final Duration ATTEMPT_TIMEOUT = Duration.ofSeconds(1);
 
-    private RedisPing() {
-    }
+    private RedisPing() {}
 
     static void await(RedisEndpoint endpoint, Process process, Duration timeout, Path logFile) {
-        RedisURI uri = RedisURI.builder().withHost(endpoint.host()).withPort(endpoint.port())
-                .withTimeout(ATTEMPT_TIMEOUT).build();
+        RedisURI uri = RedisURI.builder()
+                .withHost(endpoint.host())
+                .withPort(endpoint.port())
+                .withTimeout(ATTEMPT_TIMEOUT)
+                .build();
         RedisClient client = RedisClient.create(uri);
         client.setOptions(ClientOptions.builder()
                 .autoReconnect(false)
-                .socketOptions(SocketOptions.builder().connectTimeout(ATTEMPT_TIMEOUT).build())
+                .socketOptions(
+                        SocketOptions.builder().connectTimeout(ATTEMPT_TIMEOUT).build())
                 .build());
         try {
             Readiness.await("redis-server on port " + endpoint.port(), process, timeout, logFile, () -> {

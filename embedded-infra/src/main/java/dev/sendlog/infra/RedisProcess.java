@@ -34,8 +34,13 @@ public final class RedisProcess implements AutoCloseable {
     private boolean paused;
     private boolean closed;
 
-    private RedisProcess(RedisOptions options, Path dataDir, Path executable, RedisEndpoint endpoint,
-                         OwnerLock ownerLock, Process process) {
+    private RedisProcess(
+            RedisOptions options,
+            Path dataDir,
+            Path executable,
+            RedisEndpoint endpoint,
+            OwnerLock ownerLock,
+            Process process) {
         this.options = options;
         this.dataDir = dataDir;
         this.executable = executable;
@@ -64,7 +69,8 @@ public final class RedisProcess implements AutoCloseable {
                     return new RedisProcess(options, dataDir, executable, endpoint, ownerLock, process);
                 } catch (ServerStartException e) {
                     // A port we picked as free can be taken before redis-server binds it; then pick another.
-                    if (!e.getMessage().contains("Address already in use") || !portChoice.mayChange()
+                    if (!e.getMessage().contains("Address already in use")
+                            || !portChoice.mayChange()
                             || attempt == START_ATTEMPTS_ON_CHOSEN_PORT) {
                         throw e;
                     }
@@ -96,32 +102,48 @@ public final class RedisProcess implements AutoCloseable {
             waitForExit(process);
             throw e;
         }
-        LOG.info("redis-server ready on {} after {} ms (pid {}, binary {}, folder {}, persistence {}, maxmemory {})",
-                endpoint.uri(), (System.nanoTime() - startNanos) / 1_000_000, process.pid(), executable, dataDir,
+        LOG.info(
+                "redis-server ready on {} after {} ms (pid {}, binary {}, folder {}, persistence {}, maxmemory {})",
+                endpoint.uri(),
+                (System.nanoTime() - startNanos) / 1_000_000,
+                process.pid(),
+                executable,
+                dataDir,
                 options.persistence() ? "on" : "off",
                 options.maxMemoryBytes() == 0 ? "unlimited" : options.maxMemoryBytes() + " bytes");
         return process;
     }
 
     private static List<String> command(RedisOptions options, Path dataDir, Path executable, int port) {
-        List<String> command = new ArrayList<>(List.of(executable.toString(),
-                "--port", Integer.toString(port),
-                "--bind", HOST,
-                "--daemonize", "no",
-                "--dir", dataDir.toString(),
-                "--pidfile", pidFile(dataDir).toString()));
+        List<String> command = new ArrayList<>(List.of(
+                executable.toString(),
+                "--port",
+                Integer.toString(port),
+                "--bind",
+                HOST,
+                "--daemonize",
+                "no",
+                "--dir",
+                dataDir.toString(),
+                "--pidfile",
+                pidFile(dataDir).toString()));
         if (options.persistence()) {
             command.addAll(List.of("--appendonly", "yes"));
         } else {
             command.addAll(List.of("--save", "", "--appendonly", "no"));
         }
         if (options.clusterNode()) {
-            command.addAll(List.of("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
-                    "--cluster-node-timeout", "5000"));
+            command.addAll(List.of(
+                    "--cluster-enabled",
+                    "yes",
+                    "--cluster-config-file",
+                    "nodes.conf",
+                    "--cluster-node-timeout",
+                    "5000"));
         }
         if (options.maxMemoryBytes() > 0) {
-            command.addAll(List.of("--maxmemory", Long.toString(options.maxMemoryBytes()),
-                    "--maxmemory-policy", "noeviction"));
+            command.addAll(List.of(
+                    "--maxmemory", Long.toString(options.maxMemoryBytes()), "--maxmemory-policy", "noeviction"));
         }
         return command;
     }
@@ -216,7 +238,10 @@ public final class RedisProcess implements AutoCloseable {
         }
         process.destroy();
         if (!waitForExit(process)) {
-            LOG.warn("redis-server (pid {}) did not stop within {} s; killing it", process.pid(), STOP_TIMEOUT.toSeconds());
+            LOG.warn(
+                    "redis-server (pid {}) did not stop within {} s; killing it",
+                    process.pid(),
+                    STOP_TIMEOUT.toSeconds());
             process.destroyForcibly();
             waitForExit(process);
         }
@@ -225,7 +250,8 @@ public final class RedisProcess implements AutoCloseable {
 
     private void requireRunning(String action) {
         if (!process.isAlive()) {
-            throw new IllegalStateException("cannot " + action + " redis-server on port " + endpoint.port() + ": it is not running");
+            throw new IllegalStateException(
+                    "cannot " + action + " redis-server on port " + endpoint.port() + ": it is not running");
         }
     }
 
@@ -234,7 +260,8 @@ public final class RedisProcess implements AutoCloseable {
             return process.waitFor(STOP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while waiting for redis-server (pid " + process.pid() + ") to stop", e);
+            throw new IllegalStateException(
+                    "interrupted while waiting for redis-server (pid " + process.pid() + ") to stop", e);
         }
     }
 }

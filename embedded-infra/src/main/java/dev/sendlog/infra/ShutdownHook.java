@@ -14,13 +14,15 @@ final class ShutdownHook {
     }
 
     static ShutdownHook register(String name, Runnable action) {
-        Thread thread = new Thread(() -> {
-            try {
-                action.run();
-            } catch (RuntimeException e) {
-                LOG.error("Shutdown hook {} failed", name, e);
-            }
-        }, name);
+        Thread thread = new Thread(
+                () -> {
+                    try {
+                        action.run();
+                    } catch (RuntimeException e) {
+                        LOG.error("Shutdown hook {} failed", name, e);
+                    }
+                },
+                name);
         Runtime.getRuntime().addShutdownHook(thread);
         return new ShutdownHook(thread);
     }

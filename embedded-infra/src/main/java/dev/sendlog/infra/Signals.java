@@ -11,8 +11,7 @@ import java.util.concurrent.TimeUnit;
 final class Signals {
     private static final long KILL_TIMEOUT_SECONDS = 10;
 
-    private Signals() {
-    }
+    private Signals() {}
 
     /** @param signal a name without the SIG prefix: INT, TERM, KILL, STOP, CONT */
     static void send(long pid, String signal) {
@@ -25,7 +24,8 @@ final class Signals {
                 throw new IllegalStateException("kill -" + signal + " " + pid + " did not finish");
             }
             if (kill.exitValue() != 0) {
-                throw new IllegalStateException("kill -" + signal + " " + pid + " failed (exit " + kill.exitValue() + "): " + output);
+                throw new IllegalStateException(
+                        "kill -" + signal + " " + pid + " failed (exit " + kill.exitValue() + "): " + output);
             }
         } catch (IOException e) {
             throw new IllegalStateException("could not run kill -" + signal + " " + pid, e);

@@ -19,8 +19,7 @@ final class TxzArchive {
         PosixFilePermission.OWNER_EXECUTE, PosixFilePermission.OWNER_WRITE, PosixFilePermission.OWNER_READ,
     };
 
-    private TxzArchive() {
-    }
+    private TxzArchive() {}
 
     static void extract(InputStream txz, Path targetDir) throws IOException {
         Path root = targetDir.toAbsolutePath().normalize();

@@ -25,7 +25,9 @@ class FreePortsTest {
             seen.add(port);
             try (ServerSocket server = new ServerSocket()) {
                 server.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 1);
-                assertThat(FreePorts.isFree(port)).as("a port a server listens on is not free").isFalse();
+                assertThat(FreePorts.isFree(port))
+                        .as("a port a server listens on is not free")
+                        .isFalse();
             }
         }
         assertThat(seen).as("picked at random, not one fixed port").hasSizeGreaterThan(1);

@@ -39,7 +39,8 @@ class LocalPostgresStopTest {
         LocalPostgres postgres = LocalPostgres.start(folder, 0, Map.of());
         Connection held = postgres.endpoint().connect("postgres");
         assertThat(one(held, "SELECT 1")).isEqualTo("1");
-        List<ProcessHandle> all = ProcessHandle.of(postgres.pid()).orElseThrow().descendants().toList();
+        List<ProcessHandle> all =
+                ProcessHandle.of(postgres.pid()).orElseThrow().descendants().toList();
         assertThat(all).as("its backends and auxiliary processes").isNotEmpty();
         // Stopped, the postmaster and its children neither shut down nor notice one another's death.
         Signals.send(postgres.pid(), "STOP");
@@ -53,10 +54,11 @@ class LocalPostgresStopTest {
             // The server it talked to was killed.
         }
 
-        assertThat(ProcessHandle.of(postgres.pid()).map(ProcessHandle::isAlive).orElse(false)).isFalse();
+        assertThat(ProcessHandle.of(postgres.pid()).map(ProcessHandle::isAlive).orElse(false))
+                .isFalse();
         assertThat(all).noneMatch(ProcessHandle::isAlive);
         try (LocalPostgres again = LocalPostgres.start(folder, 0, Map.of());
-             Connection c = again.endpoint().connect("postgres")) {
+                Connection c = again.endpoint().connect("postgres")) {
             assertThat(one(c, "SELECT 'up again'")).isEqualTo("up again");
         }
     }
@@ -68,8 +70,10 @@ class LocalPostgresStopTest {
             Path secondData = stateDir.resolve("second").resolve("pgdata");
             // The readiness check asks whose cluster answers: the first's is not the second's.
             assertThatThrownBy(() -> PostgresAdmin.checkAnswers(first.endpoint(), secondData))
-                    .isInstanceOf(SQLException.class).hasMessageContaining("not of " + secondData);
-            PostgresAdmin.checkAnswers(first.endpoint(), stateDir.resolve("first").resolve("pgdata"));
+                    .isInstanceOf(SQLException.class)
+                    .hasMessageContaining("not of " + secondData);
+            PostgresAdmin.checkAnswers(
+                    first.endpoint(), stateDir.resolve("first").resolve("pgdata"));
 
             assertThatThrownBy(() -> LocalPostgres.start(stateDir.resolve("second"), port, Map.of()))
                     .isInstanceOf(ServerStartException.class);
@@ -80,7 +84,8 @@ class LocalPostgresStopTest {
     }
 
     private static String one(Connection c, String sql) throws SQLException {
-        try (Statement s = c.createStatement(); ResultSet r = s.executeQuery(sql)) {
+        try (Statement s = c.createStatement();
+                ResultSet r = s.executeQuery(sql)) {
             r.next();
             return r.getString(1);
         }

@@ -30,23 +30,29 @@ class LocalServicesTest {
     void startsAnEmbeddedPostgresWhenNothingListensAndUsesAServerThatDoes() throws SQLException {
         int nothingThere = FreePorts.free();
         int preferredPort = FreePorts.free();
-        try (PostgresHandle started = LocalServices.postgres(stateDir, Map.of("wal_level", "logical"), nothingThere, preferredPort)) {
+        try (PostgresHandle started =
+                LocalServices.postgres(stateDir, Map.of("wal_level", "logical"), nothingThere, preferredPort)) {
             assertThat(started.startedHere()).isTrue();
             assertThat(started.endpoint().port()).isEqualTo(preferredPort);
             assertThat(started.reason()).contains("embedded");
             assertThat(stateDir.resolve("postgres/pgdata/PG_VERSION")).exists();
-            assertThat(queryString(started.endpoint(), started.database(), "SELECT current_database()")).isEqualTo("sendlog");
-            assertThat(queryString(started.endpoint(), "postgres", "SHOW wal_level")).isEqualTo("logical");
-            assertThat(queryString(started.endpoint(), "postgres", "SHOW max_connections")).isEqualTo("200");
+            assertThat(queryString(started.endpoint(), started.database(), "SELECT current_database()"))
+                    .isEqualTo("sendlog");
+            assertThat(queryString(started.endpoint(), "postgres", "SHOW wal_level"))
+                    .isEqualTo("logical");
+            assertThat(queryString(started.endpoint(), "postgres", "SHOW max_connections"))
+                    .isEqualTo("200");
 
-            try (PostgresHandle found = LocalServices.postgres(stateDir.resolve("unused"), Map.of(), preferredPort, FreePorts.free())) {
+            try (PostgresHandle found =
+                    LocalServices.postgres(stateDir.resolve("unused"), Map.of(), preferredPort, FreePorts.free())) {
                 assertThat(found.startedHere()).isFalse();
                 assertThat(found.endpoint().port()).isEqualTo(preferredPort);
                 assertThat(found.jdbcUrl()).isEqualTo("jdbc:postgresql://127.0.0.1:" + preferredPort + "/sendlog");
                 assertThat(stateDir.resolve("unused")).doesNotExist();
             }
             // Closing the handle of a server found running left it alone.
-            assertThat(queryString(started.endpoint(), "sendlog", "SELECT 'still up'")).isEqualTo("still up");
+            assertThat(queryString(started.endpoint(), "sendlog", "SELECT 'still up'"))
+                    .isEqualTo("still up");
         }
     }
 
@@ -68,8 +74,8 @@ class LocalServicesTest {
 
     private static String queryString(PostgresEndpoint endpoint, String database, String sql) throws SQLException {
         try (Connection connection = endpoint.connect(database);
-             Statement statement = connection.createStatement();
-             ResultSet result = statement.executeQuery(sql)) {
+                Statement statement = connection.createStatement();
+                ResultSet result = statement.executeQuery(sql)) {
             result.next();
             return result.getString(1);
         }

@@ -12,12 +12,14 @@ class ReachabilityTest {
     @Test
     void aListeningPortIsOpenAndAFreeOneIsNot() throws IOException {
         try (ServerSocket server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            assertThat(Reachability.isOpen("127.0.0.1", server.getLocalPort(), Duration.ofSeconds(1))).isTrue();
+            assertThat(Reachability.isOpen("127.0.0.1", server.getLocalPort(), Duration.ofSeconds(1)))
+                    .isTrue();
             assertThat(FreePorts.isFree(server.getLocalPort())).isFalse();
         }
         int free = FreePorts.free();
         assertThat(FreePorts.isFree(free)).isTrue();
-        assertThat(Reachability.isOpen("127.0.0.1", free, Duration.ofSeconds(1))).isFalse();
+        assertThat(Reachability.isOpen("127.0.0.1", free, Duration.ofSeconds(1)))
+                .isFalse();
     }
 
     @Test

@@ -47,7 +47,8 @@ class RedisProcessTest {
     void theBundledFallbackBinaryRunsTheSameWay() {
         Path bundled = RedisBinary.bundled();
         assertThat(bundled.getFileName().toString()).startsWith("redis-server-");
-        try (RedisProcess redis = RedisProcess.start(RedisOptions.inDirectory(dataDir).withExecutable(bundled))) {
+        try (RedisProcess redis =
+                RedisProcess.start(RedisOptions.inDirectory(dataDir).withExecutable(bundled))) {
             assertThat(set(redis.endpoint(), "k", "v")).isEqualTo("OK");
         }
     }
@@ -77,8 +78,8 @@ class RedisProcessTest {
     @Test
     void aPreferredBusyPortFallsBackToAFreeOne() throws IOException {
         try (ServerSocket squatter = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
-             RedisProcess redis = RedisProcess.start(
-                     RedisOptions.inDirectory(dataDir).withPreferredPort(squatter.getLocalPort()))) {
+                RedisProcess redis = RedisProcess.start(
+                        RedisOptions.inDirectory(dataDir).withPreferredPort(squatter.getLocalPort()))) {
             assertThat(redis.endpoint().port()).isNotEqualTo(squatter.getLocalPort());
             assertThat(set(redis.endpoint(), "k", "v")).isEqualTo("OK");
         }
@@ -88,19 +89,35 @@ class RedisProcessTest {
     void aServerLeftRunningInTheFolderByADeadOwnerIsStopped() throws Exception {
         int port = FreePorts.free();
         // Stands in for a redis-server whose JVM was killed: running, with its pid file, and nobody holding the lock.
-        Process orphan = new ProcessBuilder(RedisBinary.locate().toString(), "--port", Integer.toString(port),
-                "--bind", "127.0.0.1", "--save", "", "--dir", dataDir.toString(),
-                "--pidfile", dataDir.resolve("redis.pid").toString())
+        Process orphan = new ProcessBuilder(
+                        RedisBinary.locate().toString(),
+                        "--port",
+                        Integer.toString(port),
+                        "--bind",
+                        "127.0.0.1",
+                        "--save",
+                        "",
+                        "--dir",
+                        dataDir.toString(),
+                        "--pidfile",
+                        dataDir.resolve("redis.pid").toString())
                 .redirectErrorStream(true)
                 .redirectOutput(dataDir.resolve("orphan.log").toFile())
                 .start();
         try {
             // A killed JVM's server had long written its pid file; redis-server writes it after it listens.
-            assertThat(Poll.until(Duration.ofSeconds(10), () -> Reachability.isOpen("127.0.0.1", port, Duration.ofMillis(200))
-                    && Files.exists(dataDir.resolve("redis.pid")))).isTrue();
-            try (RedisProcess redis = RedisProcess.start(RedisOptions.inDirectory(dataDir).withPort(port))) {
-                // Stopped by the start (its port is free again); this JVM reaps the child a moment later, so wait for that.
-                assertThat(orphan.waitFor(10, java.util.concurrent.TimeUnit.SECONDS)).as("the orphan has exited").isTrue();
+            assertThat(Poll.until(
+                            Duration.ofSeconds(10),
+                            () -> Reachability.isOpen("127.0.0.1", port, Duration.ofMillis(200))
+                                    && Files.exists(dataDir.resolve("redis.pid"))))
+                    .isTrue();
+            try (RedisProcess redis =
+                    RedisProcess.start(RedisOptions.inDirectory(dataDir).withPort(port))) {
+                // Stopped by the start (its port is free again); this JVM reaps the child a moment later, so wait for
+                // that.
+                assertThat(orphan.waitFor(10, java.util.concurrent.TimeUnit.SECONDS))
+                        .as("the orphan has exited")
+                        .isTrue();
                 assertThat(redis.pid()).isNotEqualTo(orphan.pid());
                 assertThat(set(redis.endpoint(), "k", "v")).isEqualTo("OK");
             }
@@ -114,21 +131,33 @@ class RedisProcessTest {
         int port = FreePorts.free();
         Path elsewhere = Directories.createTemp("redis-process-test-other-");
         // Someone else's redis-server, from another folder: nothing of it is ours to stop.
-        Process other = new ProcessBuilder(RedisBinary.locate().toString(), "--port", Integer.toString(port),
-                "--bind", "127.0.0.1", "--save", "", "--dir", elsewhere.toString())
+        Process other = new ProcessBuilder(
+                        RedisBinary.locate().toString(),
+                        "--port",
+                        Integer.toString(port),
+                        "--bind",
+                        "127.0.0.1",
+                        "--save",
+                        "",
+                        "--dir",
+                        elsewhere.toString())
                 .redirectErrorStream(true)
                 .redirectOutput(elsewhere.resolve("other.log").toFile())
                 .start();
         try {
-            assertThat(Poll.until(Duration.ofSeconds(10),
-                    () -> Reachability.isOpen("127.0.0.1", port, Duration.ofMillis(200)))).isTrue();
+            assertThat(Poll.until(
+                            Duration.ofSeconds(10),
+                            () -> Reachability.isOpen("127.0.0.1", port, Duration.ofMillis(200))))
+                    .isTrue();
             // Ours fails to bind and exits; under load that takes a while, in which the other server answers
             // PING. A wrapper that lingers after redis-server exits makes that while certain.
             Path slowToExit = elsewhere.resolve("slow-to-exit-redis-server");
-            Files.writeString(slowToExit, "#!/bin/sh\n\"" + RedisBinary.locate() + "\" \"$@\"\nstatus=$?\nsleep 3\nexit $status\n");
+            Files.writeString(
+                    slowToExit,
+                    "#!/bin/sh\n\"" + RedisBinary.locate() + "\" \"$@\"\nstatus=$?\nsleep 3\nexit $status\n");
             assertThat(slowToExit.toFile().setExecutable(true)).isTrue();
             assertThatThrownBy(() -> RedisProcess.start(
-                    RedisOptions.inDirectory(dataDir).withPort(port).withExecutable(slowToExit)))
+                            RedisOptions.inDirectory(dataDir).withPort(port).withExecutable(slowToExit)))
                     .isInstanceOf(ServerStartException.class)
                     .hasMessageContaining("Address already in use");
             assertThat(other.isAlive()).as("the other server is left alone").isTrue();

@@ -14,8 +14,8 @@ import java.time.DateTimeException;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.time.temporal.ChronoUnit;
-import java.util.Base64;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
@@ -31,6 +31,7 @@ public final class EventCodec {
     private static final String PACKED = "packed";
     /** About 126,000 years either side of the epoch: microseconds within it, and their differences, fit a long. */
     private static final long MICROS_RANGE_SECONDS = 4_000_000_000_000L;
+
     private final ObjectMapper mapper;
     /** Readers for payloads already at their current version: one parse straight into the record. */
     private final Map<EventType, ObjectReader> currentReaders = new EnumMap<>(EventType.class);
@@ -93,7 +94,8 @@ public final class EventCodec {
         try {
             node = mapper.readTree(json);
         } catch (JsonProcessingException e) {
-            throw new UnreadableEventException("event " + type + " v" + version + " of " + messageId + " is not JSON", e);
+            throw new UnreadableEventException(
+                    "event " + type + " v" + version + " of " + messageId + " is not JSON", e);
         }
         return fromNode(messageId, type, version, node);
     }
@@ -129,11 +131,14 @@ public final class EventCodec {
             if (type == EventType.COMPACTED) {
                 return version == 1 ? readCompacted(messageId, object) : unpack(messageId, object);
             }
-            ObjectNode current = version == type.currentVersion() ? object : Upcasters.upcast(type, version, object.deepCopy());
+            ObjectNode current =
+                    version == type.currentVersion() ? object : Upcasters.upcast(type, version, object.deepCopy());
             return mapper.treeToValue(current, payloadClass(type));
         } catch (JsonProcessingException | IllegalArgumentException | ArithmeticException | DateTimeException e) {
-            throw new UnreadableEventException("event " + type + " v" + version + " of " + messageId
-                    + " does not fit its shape: " + e.getMessage(), e);
+            throw new UnreadableEventException(
+                    "event " + type + " v" + version + " of " + messageId + " does not fit its shape: "
+                            + e.getMessage(),
+                    e);
         }
     }
 
@@ -145,7 +150,8 @@ public final class EventCodec {
      * The v1 form spelled every event out as an object and was about nine times larger.
      */
     private String pack(Compacted compacted) throws JsonProcessingException {
-        return mapper.writeValueAsString(mapper.createObjectNode().put(PACKED, Base64.getEncoder().encodeToString(packed(compacted))));
+        return mapper.writeValueAsString(
+                mapper.createObjectNode().put(PACKED, Base64.getEncoder().encodeToString(packed(compacted))));
     }
 
     /**
@@ -202,7 +208,8 @@ public final class EventCodec {
         try {
             events = mapper.readTree(SnapshotDeflate.inflate(Base64.getDecoder().decode(packed.asText())));
         } catch (IllegalArgumentException | DataFormatException | IOException e) {
-            throw new UnreadableEventException("COMPACTED v2 of " + messageId + " does not unpack: " + e.getMessage(), e);
+            throw new UnreadableEventException(
+                    "COMPACTED v2 of " + messageId + " does not unpack: " + e.getMessage(), e);
         }
         return unpackArray(messageId, events);
     }
@@ -214,9 +221,14 @@ public final class EventCodec {
         List<StoredEvent> inner = new ArrayList<>(events.size());
         long previous = 0;
         for (JsonNode item : events) {
-            if (!item.isArray() || item.size() != 6 || !isInt(item.get(0)) || !item.get(1).isTextual() || !isInt(item.get(2))
+            if (!item.isArray()
+                    || item.size() != 6
+                    || !isInt(item.get(0))
+                    || !item.get(1).isTextual()
+                    || !isInt(item.get(2))
                     || !item.get(4).isTextual()) {
-                throw new UnreadableEventException("COMPACTED v2 of " + messageId + " holds a malformed event: " + item);
+                throw new UnreadableEventException(
+                        "COMPACTED v2 of " + messageId + " holds a malformed event: " + item);
             }
             JsonNode at = item.get(3);
             Instant time;
@@ -226,11 +238,13 @@ public final class EventCodec {
             } else if (at.isTextual()) {
                 time = parseInstant(messageId, at.asText());
             } else {
-                throw new UnreadableEventException("COMPACTED v2 of " + messageId + " holds an event without a time: " + item);
+                throw new UnreadableEventException(
+                        "COMPACTED v2 of " + messageId + " holds an event without a time: " + item);
             }
             EventType type = eventType(messageId, item.get(1).asText());
             MessageEvent event = fromNode(messageId, type, item.get(2).asInt(), item.get(5));
-            inner.add(new StoredEvent(messageId, item.get(0).asInt(), time, item.get(4).asText(), event));
+            inner.add(new StoredEvent(
+                    messageId, item.get(0).asInt(), time, item.get(4).asText(), event));
         }
         return new Compacted(inner);
     }
@@ -253,7 +267,8 @@ public final class EventCodec {
         try {
             return Instant.parse(text);
         } catch (DateTimeParseException e) {
-            throw new UnreadableEventException("COMPACTED of " + messageId + " holds a time that is not ISO-8601: " + text, e);
+            throw new UnreadableEventException(
+                    "COMPACTED of " + messageId + " holds a time that is not ISO-8601: " + text, e);
         }
     }
 
@@ -261,7 +276,8 @@ public final class EventCodec {
         try {
             return EventType.valueOf(name);
         } catch (IllegalArgumentException e) {
-            throw new UnreadableEventException("COMPACTED of " + messageId + " holds an event of unknown type " + name, e);
+            throw new UnreadableEventException(
+                    "COMPACTED of " + messageId + " holds an event of unknown type " + name, e);
         }
     }
 
@@ -276,8 +292,12 @@ public final class EventCodec {
             EventType type = eventType(messageId, item.path("type").asText());
             int version = item.path("version").asInt();
             MessageEvent event = fromNode(messageId, type, version, item.path("data"));
-            inner.add(new StoredEvent(messageId, item.path("seq").asInt(),
-                    parseInstant(messageId, item.path("at").asText()), item.path("actor").asText(), event));
+            inner.add(new StoredEvent(
+                    messageId,
+                    item.path("seq").asInt(),
+                    parseInstant(messageId, item.path("at").asText()),
+                    item.path("actor").asText(),
+                    event));
         }
         return new Compacted(inner);
     }

@@ -25,5 +25,4 @@ public record EventRow(
         String providerId,
         String detail,
         String detail2,
-        byte[] packed) {
-}
+        byte[] packed) {}

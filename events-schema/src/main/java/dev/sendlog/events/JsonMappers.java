@@ -10,10 +10,11 @@ import com.fasterxml.jackson.databind.ObjectMapper;
  * allocate fresh buffers. These mappers share one concurrent pool instead.
  */
 public final class JsonMappers {
-    private JsonMappers() {
-    }
+    private JsonMappers() {}
 
     public static ObjectMapper pooled() {
-        return new ObjectMapper(JsonFactory.builder().recyclerPool(JsonRecyclerPools.sharedConcurrentDequePool()).build());
+        return new ObjectMapper(JsonFactory.builder()
+                .recyclerPool(JsonRecyclerPools.sharedConcurrentDequePool())
+                .build());
     }
 }

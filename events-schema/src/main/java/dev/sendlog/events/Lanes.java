@@ -15,7 +15,8 @@ import java.util.UUID;
 public record Lanes(int normalShards, int highShards) {
     public Lanes {
         if (normalShards <= 0 || highShards <= 0 || normalShards + highShards > Short.MAX_VALUE) {
-            throw new IllegalArgumentException("shard counts out of range: normal " + normalShards + ", high " + highShards);
+            throw new IllegalArgumentException(
+                    "shard counts out of range: normal " + normalShards + ", high " + highShards);
         }
     }
 

@@ -6,8 +6,21 @@ package dev.sendlog.events;
  * compiler checks for completeness.
  */
 public sealed interface MessageEvent
-        permits Accepted, Published, Claimed, ProviderAccepted, AttemptFailed, Rejected, Redriven, Dead,
-                Receipt, OutcomeUnknown, Resolved, Compacted, Expired, Cancelled, Scheduled {
+        permits Accepted,
+                Published,
+                Claimed,
+                ProviderAccepted,
+                AttemptFailed,
+                Rejected,
+                Redriven,
+                Dead,
+                Receipt,
+                OutcomeUnknown,
+                Resolved,
+                Compacted,
+                Expired,
+                Cancelled,
+                Scheduled {
 
     EventType type();
 }

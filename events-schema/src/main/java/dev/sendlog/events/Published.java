@@ -1,7 +1,6 @@
 package dev.sendlog.events;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
-
 import java.time.Instant;
 
 /**
@@ -10,8 +9,11 @@ import java.time.Instant;
  * (the fencing token that travels with the job). Since the lean log (V8) this is the batch's row in
  * {@code publications}, named by {@code publication}; older histories stored it as an event row of its own.
  */
-public record Published(int attempt, long epoch, Instant confirmBy,
-                        @JsonInclude(JsonInclude.Include.NON_NULL) Long publication) implements MessageEvent {
+public record Published(
+        int attempt,
+        long epoch,
+        Instant confirmBy,
+        @JsonInclude(JsonInclude.Include.NON_NULL) Long publication) implements MessageEvent {
     public Published {
         Require.positive(attempt, "attempt");
         Require.present(confirmBy, "confirmBy");

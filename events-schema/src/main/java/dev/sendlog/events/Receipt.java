@@ -16,8 +16,10 @@ public record Receipt(
         Instant providerTimestamp,
         String errorCode,
         long inboxId,
+
         @JsonInclude(value = JsonInclude.Include.CUSTOM, valueFilter = ReceiptSource.OmitCallback.class)
-        ReceiptSource source) implements MessageEvent {
+        ReceiptSource source)
+        implements MessageEvent {
     public Receipt {
         source = source == null ? ReceiptSource.CALLBACK : source;
         Require.present(kind, "kind");
@@ -28,8 +30,14 @@ public record Receipt(
     }
 
     /** A receipt a callback told us. */
-    public Receipt(ReceiptKind kind, String gateway, String providerId, String providerStatus, Instant providerTimestamp,
-                   String errorCode, long inboxId) {
+    public Receipt(
+            ReceiptKind kind,
+            String gateway,
+            String providerId,
+            String providerStatus,
+            Instant providerTimestamp,
+            String errorCode,
+            long inboxId) {
         this(kind, gateway, providerId, providerStatus, providerTimestamp, errorCode, inboxId, ReceiptSource.CALLBACK);
     }
 

@@ -7,9 +7,12 @@ import com.fasterxml.jackson.annotation.JsonInclude;
  * {@code gateway} the message moves to and the {@code error} of the one that certainly did not take it; every other
  * reason leaves both null, and the message keeps its gateway.
  */
-public record Redriven(int attempt, RedriveReason reason,
-                       @JsonInclude(JsonInclude.Include.NON_NULL) String gateway,
-                       @JsonInclude(JsonInclude.Include.NON_NULL) String error) implements MessageEvent {
+public record Redriven(
+        int attempt,
+        RedriveReason reason,
+        @JsonInclude(JsonInclude.Include.NON_NULL) String gateway,
+        @JsonInclude(JsonInclude.Include.NON_NULL) String error)
+        implements MessageEvent {
     public Redriven {
         Require.positive(attempt, "attempt");
         Require.present(reason, "reason");

@@ -2,8 +2,7 @@ package dev.sendlog.events;
 
 /** Argument checks for event records: an event that breaks them is a bug, not input to handle. */
 final class Require {
-    private Require() {
-    }
+    private Require() {}
 
     static void text(String value, String name) {
         if (value == null || value.isBlank()) {

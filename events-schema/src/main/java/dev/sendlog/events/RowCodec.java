@@ -14,6 +14,7 @@ public final class RowCodec {
     static final short STAGE_PROVIDER = 2;
     /** A suppressed recipient: the code says it all, so the row holds no text (its reason is always "suppressed"). */
     static final short STAGE_SUPPRESSION = 3;
+
     static final short ACTION_APPLY = 1;
     static final short ACTION_DISCARD = 2;
     /** A receipt learned by a status query (issue 32); a callback's row leaves the code null. */
@@ -35,7 +36,8 @@ public final class RowCodec {
         switch (event) {
             case Accepted a -> throw new IllegalArgumentException("ACCEPTED is the messages row, not an event row");
             case Published p -> throw new IllegalArgumentException("PUBLISHED is a publication row, not an event row");
-            case Scheduled sc -> throw new IllegalArgumentException("SCHEDULED is the messages row's send_at, not an event row");
+            case Scheduled sc ->
+                throw new IllegalArgumentException("SCHEDULED is the messages row's send_at, not an event row");
             case Claimed c -> {
                 r.attempt = small(c.attempt(), "attempt");
                 r.time2 = c.deadline();
@@ -56,7 +58,8 @@ public final class RowCodec {
                 r.code = switch (rj.stage()) {
                     case Rejected.STAGE_CHECK -> STAGE_CHECK;
                     case Rejected.STAGE_PROVIDER -> STAGE_PROVIDER;
-                    case Rejected.STAGE_SUPPRESSION -> rj.equals(Rejected.suppressed()) ? STAGE_SUPPRESSION : STAGE_OTHER;
+                    case Rejected.STAGE_SUPPRESSION ->
+                        rj.equals(Rejected.suppressed()) ? STAGE_SUPPRESSION : STAGE_OTHER;
                     default -> STAGE_OTHER;
                 };
                 r.detail = r.code == STAGE_SUPPRESSION ? null : rj.reason();
@@ -98,38 +101,74 @@ public final class RowCodec {
                 // Nothing but the type: who cancelled is the actor.
             }
         }
-        return new EventRow(messageId, seq, event.type(), actor, at, r.attempt, r.code, r.kind, r.ref, publication, r.time2,
-                r.gateway, r.providerId, r.detail, r.detail2, r.packed);
+        return new EventRow(
+                messageId,
+                seq,
+                event.type(),
+                actor,
+                at,
+                r.attempt,
+                r.code,
+                r.kind,
+                r.ref,
+                publication,
+                r.time2,
+                r.gateway,
+                r.providerId,
+                r.detail,
+                r.detail2,
+                r.packed);
     }
 
     /** The event a typed row holds; throws {@link UnreadableEventException} when the row does not fit its type. */
     public MessageEvent fromRow(EventRow r) {
         try {
             return switch (r.type()) {
-                case ACCEPTED, PUBLISHED, SCHEDULED -> throw new UnreadableEventException(r.type() + " is never a typed row");
+                case ACCEPTED, PUBLISHED, SCHEDULED ->
+                    throw new UnreadableEventException(r.type() + " is never a typed row");
                 case CLAIMED -> new Claimed(r.attempt(), r.detail() != null ? r.detail() : r.actor(), r.time2());
                 case PROVIDER_ACCEPTED -> new ProviderAccepted(r.attempt(), r.gateway(), r.providerId());
                 case ATTEMPT_FAILED -> new AttemptFailed(r.attempt(), r.detail(), r.time2());
-                case REJECTED -> r.code() == STAGE_SUPPRESSION ? Rejected.suppressed() : new Rejected(switch (r.code()) {
-                    case STAGE_CHECK -> Rejected.STAGE_CHECK;
-                    case STAGE_PROVIDER -> Rejected.STAGE_PROVIDER;
-                    default -> r.detail2();
-                }, r.detail());
-                case REDRIVEN -> new Redriven(r.attempt(), RedriveReason.values()[r.code() - 1], r.gateway(), r.detail());
+                case REJECTED ->
+                    r.code() == STAGE_SUPPRESSION
+                            ? Rejected.suppressed()
+                            : new Rejected(
+                                    switch (r.code()) {
+                                        case STAGE_CHECK -> Rejected.STAGE_CHECK;
+                                        case STAGE_PROVIDER -> Rejected.STAGE_PROVIDER;
+                                        default -> r.detail2();
+                                    },
+                                    r.detail());
+                case REDRIVEN ->
+                    new Redriven(r.attempt(), RedriveReason.values()[r.code() - 1], r.gateway(), r.detail());
                 case DEAD -> new Dead(r.attempt(), r.detail());
-                case RECEIPT -> new Receipt(ReceiptKind.values()[r.kind() - 1], r.gateway(), r.providerId(), r.detail(), r.time2(),
-                        r.detail2(), r.ref(), r.code() != null && r.code() == RECEIPT_BY_QUERY
-                                ? ReceiptSource.QUERY : ReceiptSource.CALLBACK);
+                case RECEIPT ->
+                    new Receipt(
+                            ReceiptKind.values()[r.kind() - 1],
+                            r.gateway(),
+                            r.providerId(),
+                            r.detail(),
+                            r.time2(),
+                            r.detail2(),
+                            r.ref(),
+                            r.code() != null && r.code() == RECEIPT_BY_QUERY
+                                    ? ReceiptSource.QUERY
+                                    : ReceiptSource.CALLBACK);
                 case OUTCOME_UNKNOWN -> new OutcomeUnknown(r.detail());
-                case RESOLVED -> new Resolved(r.ref(), r.code() == ACTION_APPLY ? Resolved.APPLY : Resolved.DISCARD,
-                        r.kind() == null ? null : ReceiptKind.values()[r.kind() - 1], r.detail());
+                case RESOLVED ->
+                    new Resolved(
+                            r.ref(),
+                            r.code() == ACTION_APPLY ? Resolved.APPLY : Resolved.DISCARD,
+                            r.kind() == null ? null : ReceiptKind.values()[r.kind() - 1],
+                            r.detail());
                 case COMPACTED -> codec.unpackSnapshot(r.messageId(), r.packed());
                 case EXPIRED -> new Expired();
                 case CANCELLED -> new Cancelled();
             };
         } catch (NullPointerException | IllegalArgumentException | ArrayIndexOutOfBoundsException e) {
-            throw new UnreadableEventException("event " + r.type() + " at seq " + r.seq() + " of " + r.messageId()
-                    + " does not fit its row: " + e, e);
+            throw new UnreadableEventException(
+                    "event " + r.type() + " at seq " + r.seq() + " of " + r.messageId() + " does not fit its row: " + e,
+                    e);
         }
     }
 

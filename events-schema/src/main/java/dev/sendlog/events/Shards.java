@@ -7,8 +7,7 @@ import java.util.UUID;
  * number of shards is fixed for the life of a database (see the shard_count setting).
  */
 public final class Shards {
-    private Shards() {
-    }
+    private Shards() {}
 
     public static short of(UUID messageId, int shardCount) {
         if (shardCount <= 0 || shardCount > Short.MAX_VALUE) {

@@ -48,8 +48,7 @@ final class SnapshotDeflate {
     /** A bound on what one snapshot may inflate to, so a corrupt row cannot exhaust the heap. */
     static final int MAX_INFLATED = 16 * 1024 * 1024;
 
-    private SnapshotDeflate() {
-    }
+    private SnapshotDeflate() {}
 
     static byte[] deflate(byte[] plain) {
         Deflater deflater = new Deflater(Deflater.BEST_COMPRESSION, true);
@@ -87,7 +86,8 @@ final class SnapshotDeflate {
                 }
             }
             if (inflater.getRemaining() > 0) {
-                throw new DataFormatException(inflater.getRemaining() + " bytes follow the packed snapshot's last block");
+                throw new DataFormatException(
+                        inflater.getRemaining() + " bytes follow the packed snapshot's last block");
             }
             return out.toByteArray();
         } finally {

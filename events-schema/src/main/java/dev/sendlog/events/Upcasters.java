@@ -8,8 +8,7 @@ import java.time.Instant;
  * rewritten, so every shape ever written must stay readable here.
  */
 final class Upcasters {
-    private Upcasters() {
-    }
+    private Upcasters() {}
 
     static ObjectNode upcast(EventType type, int version, ObjectNode node) {
         ObjectNode current = node;

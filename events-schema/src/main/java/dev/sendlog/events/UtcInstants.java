@@ -21,8 +21,7 @@ import java.time.LocalDate;
 final class UtcInstants {
     private static final int SECONDS_PER_DAY = 86_400;
 
-    private UtcInstants() {
-    }
+    private UtcInstants() {}
 
     /** A module whose deserializer for {@link Instant} takes precedence over the JavaTimeModule's registered before it. */
     static SimpleModule module() {
@@ -32,8 +31,14 @@ final class UtcInstants {
     /** The instant of {@code text} when it has exactly the form above and names a real time; otherwise null. */
     static Instant parse(String text) {
         int n = text.length();
-        if (n < 20 || n > 30 || text.charAt(4) != '-' || text.charAt(7) != '-' || text.charAt(10) != 'T'
-                || text.charAt(13) != ':' || text.charAt(16) != ':' || text.charAt(n - 1) != 'Z') {
+        if (n < 20
+                || n > 30
+                || text.charAt(4) != '-'
+                || text.charAt(7) != '-'
+                || text.charAt(10) != 'T'
+                || text.charAt(13) != ':'
+                || text.charAt(16) != ':'
+                || text.charAt(n - 1) != 'Z') {
             return null;
         }
         int year = digits(text, 0, 4);
@@ -42,7 +47,14 @@ final class UtcInstants {
         int hour = digits(text, 11, 2);
         int minute = digits(text, 14, 2);
         int second = digits(text, 17, 2);
-        if (year < 0 || month < 0 || day < 0 || hour < 0 || hour > 23 || minute < 0 || minute > 59 || second < 0
+        if (year < 0
+                || month < 0
+                || day < 0
+                || hour < 0
+                || hour > 23
+                || minute < 0
+                || minute > 59
+                || second < 0
                 || second > 59) {
             return null;
         }

@@ -37,9 +37,9 @@ public final class Actors {
     private int register(String name) {
         try (Connection c = dataSource.getConnection()) {
             c.setAutoCommit(true);
-            try (PreparedStatement insert = c.prepareStatement(
-                    "INSERT INTO actors (name) VALUES (?) ON CONFLICT (name) DO NOTHING");
-                 PreparedStatement select = c.prepareStatement("SELECT id FROM actors WHERE name = ?")) {
+            try (PreparedStatement insert =
+                            c.prepareStatement("INSERT INTO actors (name) VALUES (?) ON CONFLICT (name) DO NOTHING");
+                    PreparedStatement select = c.prepareStatement("SELECT id FROM actors WHERE name = ?")) {
                 insert.setString(1, name);
                 insert.executeUpdate();
                 select.setString(1, name);
@@ -58,7 +58,7 @@ public final class Actors {
 
     private String lookup(int id) {
         try (Connection c = dataSource.getConnection();
-             PreparedStatement ps = c.prepareStatement("SELECT name FROM actors WHERE id = ?")) {
+                PreparedStatement ps = c.prepareStatement("SELECT name FROM actors WHERE id = ?")) {
             ps.setInt(1, id);
             try (ResultSet rs = ps.executeQuery()) {
                 if (!rs.next()) {

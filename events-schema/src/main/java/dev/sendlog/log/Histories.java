@@ -6,8 +6,8 @@ import dev.sendlog.events.EventType;
 import dev.sendlog.events.MessageEvent;
 import dev.sendlog.events.Published;
 import dev.sendlog.events.Redriven;
-import dev.sendlog.events.Scheduled;
 import dev.sendlog.events.RowCodec;
+import dev.sendlog.events.Scheduled;
 import dev.sendlog.events.StoredEvent;
 import dev.sendlog.events.UnreadableEventException;
 import java.time.Instant;
@@ -53,12 +53,14 @@ public final class Histories {
      * The history of one message from its row's facts and its event rows in seq order; {@code sendAt} is the row's
      * send_at (null when none): a scheduled message shows SCHEDULED at seq 2, from the row as ACCEPTED is.
      */
-    public List<StoredEvent> assemble(UUID messageId, String tenant, String gateway, Instant acceptedAt, Instant sendAt,
-                                      List<LoggedRow> rows) {
+    public List<StoredEvent> assemble(
+            UUID messageId, String tenant, String gateway, Instant acceptedAt, Instant sendAt, List<LoggedRow> rows) {
         List<StoredEvent> history = new ArrayList<>(rows.size() + 3);
-        boolean acceptanceStored = !rows.isEmpty() && (rows.getFirst().seq() == 1
-                || EventType.COMPACTED.name().equals(rows.getFirst().legacyType())
-                || (rows.getFirst().typed() != null && rows.getFirst().typed().type() == EventType.COMPACTED));
+        boolean acceptanceStored = !rows.isEmpty()
+                && (rows.getFirst().seq() == 1
+                        || EventType.COMPACTED.name().equals(rows.getFirst().legacyType())
+                        || (rows.getFirst().typed() != null
+                                && rows.getFirst().typed().type() == EventType.COMPACTED));
         if (!acceptanceStored) {
             history.add(accepted(messageId, tenant, gateway, acceptedAt));
             if (isScheduled(sendAt, acceptedAt)) {
@@ -71,7 +73,11 @@ public final class Histories {
             PublicationRef p = row.publication();
             int lastSeq = history.isEmpty() ? 0 : history.getLast().seq();
             if (p != null && lastSeq == row.seq() - 2 && owedAttempt > 0) {
-                history.add(new StoredEvent(messageId, row.seq() - 1, p.publishedAt(), p.actor(),
+                history.add(new StoredEvent(
+                        messageId,
+                        row.seq() - 1,
+                        p.publishedAt(),
+                        p.actor(),
                         new Published(owedAttempt, p.epoch(), p.confirmBy(), p.id())));
             }
             history.add(event);
@@ -84,7 +90,11 @@ public final class Histories {
     public StoredEvent event(LoggedRow row) {
         if (row.isLegacy()) {
             EventType type = legacyType(row);
-            return new StoredEvent(row.messageId(), row.seq(), row.at(), row.legacyActor(),
+            return new StoredEvent(
+                    row.messageId(),
+                    row.seq(),
+                    row.at(),
+                    row.legacyActor(),
                     codec.codec().decode(row.messageId(), type, row.legacyVersion(), row.legacyData()));
         }
         return new StoredEvent(row.messageId(), row.seq(), row.at(), row.typed().actor(), codec.fromRow(row.typed()));
@@ -94,8 +104,9 @@ public final class Histories {
         try {
             return EventType.valueOf(row.legacyType());
         } catch (IllegalArgumentException e) {
-            throw new UnreadableEventException("event of " + row.messageId() + " at seq " + row.seq() + " has unknown type "
-                    + row.legacyType(), e);
+            throw new UnreadableEventException(
+                    "event of " + row.messageId() + " at seq " + row.seq() + " has unknown type " + row.legacyType(),
+                    e);
         }
     }
 

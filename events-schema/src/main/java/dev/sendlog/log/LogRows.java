@@ -24,8 +24,7 @@ public final class LogRows {
     /** The join that gives {@code p}. */
     public static final String JOIN_PUBLICATION = "LEFT JOIN publications p ON p.id = e.publication";
 
-    private LogRows() {
-    }
+    private LogRows() {}
 
     /** The row whose columns start at {@code first} (1-based), or null when the left join found no event row. */
     public static LoggedRow read(ResultSet rs, int first, Actors actors) throws SQLException {
@@ -38,18 +37,42 @@ public final class LogRows {
         PublicationRef publication = null;
         Instant publishedAt = instant(rs, first + 20);
         if (publishedAt != null) {
-            publication = new PublicationRef(rs.getLong(first + 9), publishedAt, instant(rs, first + 21),
-                    actors.name(rs.getInt(first + 22)), rs.getLong(first + 23));
+            publication = new PublicationRef(
+                    rs.getLong(first + 9),
+                    publishedAt,
+                    instant(rs, first + 21),
+                    actors.name(rs.getInt(first + 22)),
+                    rs.getLong(first + 23));
         }
         String legacyType = rs.getString(first + 16);
         if (legacyType != null) {
-            return new LoggedRow(messageId, seq, at, null, legacyType, rs.getInt(first + 17), rs.getString(first + 18),
-                    rs.getString(first + 19), publication);
+            return new LoggedRow(
+                    messageId,
+                    seq,
+                    at,
+                    null,
+                    legacyType,
+                    rs.getInt(first + 17),
+                    rs.getString(first + 18),
+                    rs.getString(first + 19),
+                    publication);
         }
-        EventRow typed = new EventRow(messageId, seq, EventType.ofCode(rs.getShort(first + 3)),
-                actors.name(rs.getInt(first + 4)), at, smallOrNull(rs, first + 5), smallOrNull(rs, first + 6),
-                smallOrNull(rs, first + 7), longOrNull(rs, first + 8), longOrNull(rs, first + 9), instant(rs, first + 10),
-                rs.getString(first + 11), rs.getString(first + 12), rs.getString(first + 13), rs.getString(first + 14),
+        EventRow typed = new EventRow(
+                messageId,
+                seq,
+                EventType.ofCode(rs.getShort(first + 3)),
+                actors.name(rs.getInt(first + 4)),
+                at,
+                smallOrNull(rs, first + 5),
+                smallOrNull(rs, first + 6),
+                smallOrNull(rs, first + 7),
+                longOrNull(rs, first + 8),
+                longOrNull(rs, first + 9),
+                instant(rs, first + 10),
+                rs.getString(first + 11),
+                rs.getString(first + 12),
+                rs.getString(first + 13),
+                rs.getString(first + 14),
                 rs.getBytes(first + 15));
         return new LoggedRow(messageId, seq, at, typed, null, 0, null, null, publication);
     }

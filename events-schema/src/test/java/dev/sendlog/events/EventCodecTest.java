@@ -29,7 +29,8 @@ class EventCodecTest {
                 new Expired(),
                 new Cancelled(),
                 new Scheduled(T),
-                new Compacted(List.of(new StoredEvent(ID, 1, T, "api", new Accepted("demo", "sim")),
+                new Compacted(List.of(
+                        new StoredEvent(ID, 1, T, "api", new Accepted("demo", "sim")),
                         new StoredEvent(ID, 2, T, "api", new Scheduled(T.plusSeconds(60))),
                         new StoredEvent(ID, 3, T.plusSeconds(60), "timer", new Redriven(1, RedriveReason.DUE)),
                         new StoredEvent(ID, 4, T, "poller-1", new Published(1, 1, T)))));
@@ -42,7 +43,8 @@ class EventCodecTest {
         for (MessageEvent event : events) {
             EncodedEvent encoded = codec.encode(event);
             assertThat(encoded.version()).isEqualTo(event.type().currentVersion());
-            assertThat(codec.decode(ID, encoded.type(), encoded.version(), encoded.json())).isEqualTo(event);
+            assertThat(codec.decode(ID, encoded.type(), encoded.version(), encoded.json()))
+                    .isEqualTo(event);
         }
     }
 
@@ -59,7 +61,8 @@ class EventCodecTest {
                 + "\",\"actor\":\"worker-1\",\"data\":{\"attempt\":1,\"worker\":\"worker-1\",\"deadlineEpochMs\":"
                 + T.toEpochMilli() + "}}]}";
         Compacted compacted = (Compacted) codec.decode(ID, EventType.COMPACTED, 1, json);
-        assertThat(compacted.events()).singleElement()
+        assertThat(compacted.events())
+                .singleElement()
                 .satisfies(e -> assertThat(e.event()).isEqualTo(new Claimed(1, "worker-1", T)));
     }
 
@@ -79,8 +82,8 @@ class EventCodecTest {
 
     @Test
     void anUnknownFieldIsRefusedRatherThanIgnored() {
-        assertThatThrownBy(() -> codec.decode(ID, EventType.ACCEPTED, 1,
-                "{\"tenant\":\"a\",\"gateway\":\"b\",\"surprise\":1}"))
+        assertThatThrownBy(() ->
+                        codec.decode(ID, EventType.ACCEPTED, 1, "{\"tenant\":\"a\",\"gateway\":\"b\",\"surprise\":1}"))
                 .isInstanceOf(UnreadableEventException.class);
     }
 
@@ -89,14 +92,42 @@ class EventCodecTest {
         String provider = "9f1c2e7a4b3d4e5f8a6b7c8d9e0f1a2b";
         return new Compacted(List.of(
                 new StoredEvent(ID, 1, t0, "api", new Accepted("acme", "sim")),
-                new StoredEvent(ID, 2, t0.plusNanos(4_211_000), "poller-host-4242", new Published(1, 17, t0.plusSeconds(30))),
-                new StoredEvent(ID, 3, t0.plusNanos(9_871_000), "worker-host-4242", new Claimed(1, "worker-host-4242",
-                        t0.plusSeconds(60))),
-                new StoredEvent(ID, 4, t0.plusNanos(48_377_000), "worker-host-4242", new ProviderAccepted(1, "sim", provider)),
-                new StoredEvent(ID, 5, t0.plusNanos(912_004_000), "callbacks-host-4242", new Receipt(ReceiptKind.INTERMEDIATE,
-                        "sim", provider, "ENROUTE", t0.plusMillis(900), null, 812_331)),
-                new StoredEvent(ID, 6, t0.plusNanos(1_930_517_000), "callbacks-host-4242", new Receipt(ReceiptKind.DELIVERED,
-                        "sim", provider, "DELIVRD", t0.plusMillis(1900), null, 812_977))));
+                new StoredEvent(
+                        ID, 2, t0.plusNanos(4_211_000), "poller-host-4242", new Published(1, 17, t0.plusSeconds(30))),
+                new StoredEvent(
+                        ID,
+                        3,
+                        t0.plusNanos(9_871_000),
+                        "worker-host-4242",
+                        new Claimed(1, "worker-host-4242", t0.plusSeconds(60))),
+                new StoredEvent(
+                        ID, 4, t0.plusNanos(48_377_000), "worker-host-4242", new ProviderAccepted(1, "sim", provider)),
+                new StoredEvent(
+                        ID,
+                        5,
+                        t0.plusNanos(912_004_000),
+                        "callbacks-host-4242",
+                        new Receipt(
+                                ReceiptKind.INTERMEDIATE,
+                                "sim",
+                                provider,
+                                "ENROUTE",
+                                t0.plusMillis(900),
+                                null,
+                                812_331)),
+                new StoredEvent(
+                        ID,
+                        6,
+                        t0.plusNanos(1_930_517_000),
+                        "callbacks-host-4242",
+                        new Receipt(
+                                ReceiptKind.DELIVERED,
+                                "sim",
+                                provider,
+                                "DELIVRD",
+                                t0.plusMillis(1900),
+                                null,
+                                812_977))));
     }
 
     @Test
@@ -115,21 +146,31 @@ class EventCodecTest {
         String packed = codec.encode(life).json();
         // Measured: about 1,300 characters spelled out (the v1 form), about 200 packed with the dictionary; without
         // the dictionary DEFLATE alone gives about 500.
-        assertThat(packed.length()).as("packed %s against spelled out %s", packed.length(), spelledOut.length())
+        assertThat(packed.length())
+                .as("packed %s against spelled out %s", packed.length(), spelledOut.length())
                 .isLessThan(spelledOut.length() / 4);
     }
 
     @Test
     void timesKeepTheirPrecisionAndRangeInAPackedSnapshot() {
-        List<Instant> times = List.of(Instant.parse("2026-11-30T09:00:00.123456Z"), Instant.parse("2026-11-30T09:00:00.123456789Z"),
-                Instant.parse("1969-12-31T23:59:59.999999Z"), Instant.parse("2026-11-30T08:00:00Z"), Instant.MAX, Instant.MIN,
-                Instant.EPOCH, Instant.parse("+200000-01-01T00:00:00Z"), Instant.parse("2026-11-30T09:00:01.000001Z"));
+        List<Instant> times = List.of(
+                Instant.parse("2026-11-30T09:00:00.123456Z"),
+                Instant.parse("2026-11-30T09:00:00.123456789Z"),
+                Instant.parse("1969-12-31T23:59:59.999999Z"),
+                Instant.parse("2026-11-30T08:00:00Z"),
+                Instant.MAX,
+                Instant.MIN,
+                Instant.EPOCH,
+                Instant.parse("+200000-01-01T00:00:00Z"),
+                Instant.parse("2026-11-30T09:00:01.000001Z"));
         List<StoredEvent> events = new java.util.ArrayList<>();
         for (int i = 0; i < times.size(); i++) {
             events.add(new StoredEvent(ID, i + 1, times.get(i), "actor-" + i, new Published(i + 1, i, times.get(i))));
         }
         Compacted snapshot = new Compacted(events);
-        assertThat(codec.decode(ID, EventType.COMPACTED, 2, codec.encode(snapshot).json())).isEqualTo(snapshot);
+        assertThat(codec.decode(
+                        ID, EventType.COMPACTED, 2, codec.encode(snapshot).json()))
+                .isEqualTo(snapshot);
     }
 
     @Test
@@ -141,30 +182,51 @@ class EventCodecTest {
 
     @Test
     void aDamagedPackedSnapshotIsRefusedLoudly() {
-        String good = codec.encode(typicalLife(Instant.parse("2026-11-30T09:00:00Z"))).json();
+        String good =
+                codec.encode(typicalLife(Instant.parse("2026-11-30T09:00:00Z"))).json();
         String base64 = good.substring("{\"packed\":\"".length(), good.length() - 2);
         byte[] bytes = java.util.Base64.getDecoder().decode(base64);
         byte[] truncated = java.util.Arrays.copyOf(bytes, bytes.length - 5);
         byte[] trailing = java.util.Arrays.copyOf(bytes, bytes.length + 3);
-        for (String damaged : List.of("{\"packed\":\"not base64!\"}", "{\"packed\":7}", "{}",
+        for (String damaged : List.of(
+                "{\"packed\":\"not base64!\"}",
+                "{\"packed\":7}",
+                "{}",
                 "{\"packed\":\"" + base64 + "\",\"more\":1}",
                 "{\"packed\":\"" + java.util.Base64.getEncoder().encodeToString(truncated) + "\"}",
                 "{\"packed\":\"" + java.util.Base64.getEncoder().encodeToString(trailing) + "\"}",
-                "{\"packed\":\"" + java.util.Base64.getEncoder().encodeToString(SnapshotDeflate.deflate(
-                        "[[1,\"NOPE\",1,0,\"api\",{}]]".getBytes(java.nio.charset.StandardCharsets.UTF_8))) + "\"}",
-                "{\"packed\":\"" + java.util.Base64.getEncoder().encodeToString(SnapshotDeflate.deflate(
-                        "[[1,\"ACCEPTED\",1,\"yesterday\",\"api\",{\"tenant\":\"a\",\"gateway\":\"b\"}]]"
-                                .getBytes(java.nio.charset.StandardCharsets.UTF_8))) + "\"}",
-                "{\"packed\":\"" + java.util.Base64.getEncoder().encodeToString(SnapshotDeflate.deflate(
-                        "[[1,\"ACCEPTED\",1,1.5,\"api\",{\"tenant\":\"a\",\"gateway\":\"b\"}]]"
-                                .getBytes(java.nio.charset.StandardCharsets.UTF_8))) + "\"}",
-                "{\"packed\":\"" + java.util.Base64.getEncoder().encodeToString(SnapshotDeflate.deflate(
-                        "[[1.0,\"ACCEPTED\",1,0,\"api\",{\"tenant\":\"a\",\"gateway\":\"b\"}]]"
-                                .getBytes(java.nio.charset.StandardCharsets.UTF_8))) + "\"}",
-                "{\"packed\":\"" + java.util.Base64.getEncoder().encodeToString(SnapshotDeflate.deflate(
-                        "[]".getBytes(java.nio.charset.StandardCharsets.UTF_8))) + "\"}")) {
-            assertThatThrownBy(() -> codec.decode(ID, EventType.COMPACTED, 2, damaged)).as(damaged)
-                    .isInstanceOf(UnreadableEventException.class).hasMessageContaining(ID.toString());
+                "{\"packed\":\""
+                        + java.util.Base64.getEncoder()
+                                .encodeToString(SnapshotDeflate.deflate("[[1,\"NOPE\",1,0,\"api\",{}]]"
+                                        .getBytes(java.nio.charset.StandardCharsets.UTF_8)))
+                        + "\"}",
+                "{\"packed\":\""
+                        + java.util.Base64.getEncoder()
+                                .encodeToString(SnapshotDeflate.deflate(
+                                        "[[1,\"ACCEPTED\",1,\"yesterday\",\"api\",{\"tenant\":\"a\",\"gateway\":\"b\"}]]"
+                                                .getBytes(java.nio.charset.StandardCharsets.UTF_8)))
+                        + "\"}",
+                "{\"packed\":\""
+                        + java.util.Base64.getEncoder()
+                                .encodeToString(SnapshotDeflate.deflate(
+                                        "[[1,\"ACCEPTED\",1,1.5,\"api\",{\"tenant\":\"a\",\"gateway\":\"b\"}]]"
+                                                .getBytes(java.nio.charset.StandardCharsets.UTF_8)))
+                        + "\"}",
+                "{\"packed\":\""
+                        + java.util.Base64.getEncoder()
+                                .encodeToString(SnapshotDeflate.deflate(
+                                        "[[1.0,\"ACCEPTED\",1,0,\"api\",{\"tenant\":\"a\",\"gateway\":\"b\"}]]"
+                                                .getBytes(java.nio.charset.StandardCharsets.UTF_8)))
+                        + "\"}",
+                "{\"packed\":\""
+                        + java.util.Base64.getEncoder()
+                                .encodeToString(
+                                        SnapshotDeflate.deflate("[]".getBytes(java.nio.charset.StandardCharsets.UTF_8)))
+                        + "\"}")) {
+            assertThatThrownBy(() -> codec.decode(ID, EventType.COMPACTED, 2, damaged))
+                    .as(damaged)
+                    .isInstanceOf(UnreadableEventException.class)
+                    .hasMessageContaining(ID.toString());
         }
     }
 }

@@ -25,7 +25,8 @@ class FailoverRowTest {
         assertThat(rows.fromRow(row)).isEqualTo(moved);
         EncodedEvent encoded = codec.encode(moved);
         assertThat(encoded.json()).contains("\"reason\":\"FAILED_OVER\"", "\"gateway\":\"backup\"");
-        assertThat(codec.decode(ID, encoded.type(), encoded.version(), encoded.json())).isEqualTo(moved);
+        assertThat(codec.decode(ID, encoded.type(), encoded.version(), encoded.json()))
+                .isEqualTo(moved);
     }
 
     @Test
@@ -35,7 +36,8 @@ class FailoverRowTest {
         assertThat(row.gateway()).isNull();
         assertThat(row.detail()).isNull();
         assertThat(codec.encode(retry).json()).isEqualTo("{\"attempt\":2,\"reason\":\"RETRY_DUE\"}");
-        assertThat(codec.decode(ID, EventType.REDRIVEN, 1, "{\"attempt\":2,\"reason\":\"RETRY_DUE\"}")).isEqualTo(retry);
+        assertThat(codec.decode(ID, EventType.REDRIVEN, 1, "{\"attempt\":2,\"reason\":\"RETRY_DUE\"}"))
+                .isEqualTo(retry);
     }
 
     @Test

@@ -40,7 +40,8 @@ class MessageIdsTest {
     void aClockThatStepsBackIsFollowedRatherThanPinningIdsToTheFuture() {
         Instant future = Instant.parse("2027-01-01T00:00:00Z");
         Instant now = Instant.parse("2026-11-30T00:00:00Z");
-        java.util.concurrent.atomic.AtomicReference<Instant> clock = new java.util.concurrent.atomic.AtomicReference<>(future);
+        java.util.concurrent.atomic.AtomicReference<Instant> clock =
+                new java.util.concurrent.atomic.AtomicReference<>(future);
         MessageIds ids = new MessageIds(clock::get);
         assertThat(MessageIds.instantOf(ids.next())).isEqualTo(future);
         clock.set(now);
@@ -63,13 +64,15 @@ class MessageIdsTest {
     void lowerBoundsOutsideTheIdRangeAreTheSmallestAndLargestUuidInsteadOfOverflowing() {
         UUID smallest = new UUID(0L, 0L);
         UUID largest = new UUID(-1L, -1L);
-        assertThat(MessageIds.lowerBound(Instant.parse("1969-12-31T23:59:59.999Z"))).isEqualTo(smallest);
+        assertThat(MessageIds.lowerBound(Instant.parse("1969-12-31T23:59:59.999Z")))
+                .isEqualTo(smallest);
         assertThat(MessageIds.lowerBound(Instant.MIN)).isEqualTo(smallest);
         assertThat(MessageIds.lowerBound(Instant.EPOCH)).isEqualTo(smallest);
         assertThat(MessageIds.lowerBound(Instant.ofEpochMilli((1L << 48) - 1)).getMostSignificantBits())
                 .isEqualTo(0xFFFF_FFFF_FFFF_0000L);
         assertThat(MessageIds.lowerBound(Instant.ofEpochMilli(1L << 48))).isEqualTo(largest);
-        assertThat(MessageIds.lowerBound(Instant.parse("+999999999-12-31T23:59:59Z"))).isEqualTo(largest);
+        assertThat(MessageIds.lowerBound(Instant.parse("+999999999-12-31T23:59:59Z")))
+                .isEqualTo(largest);
         assertThat(MessageIds.lowerBound(Instant.MAX)).isEqualTo(largest);
     }
 

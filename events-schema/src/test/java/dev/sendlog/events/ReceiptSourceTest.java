@@ -20,10 +20,12 @@ class ReceiptSourceTest {
     @Test
     void aQueriedReceiptKeepsItsSourceThroughTheRowAndTheJson() {
         Receipt asked = receipt(ReceiptSource.QUERY);
-        assertThat(rows.fromRow(rows.toRow(ID, 5, "reconciler", T, asked, null))).isEqualTo(asked);
+        assertThat(rows.fromRow(rows.toRow(ID, 5, "reconciler", T, asked, null)))
+                .isEqualTo(asked);
         EncodedEvent encoded = codec.encode(asked);
         assertThat(encoded.json()).contains("\"source\":\"QUERY\"");
-        assertThat(codec.decode(ID, encoded.type(), encoded.version(), encoded.json())).isEqualTo(asked);
+        assertThat(codec.decode(ID, encoded.type(), encoded.version(), encoded.json()))
+                .isEqualTo(asked);
     }
 
     @Test
@@ -34,7 +36,8 @@ class ReceiptSourceTest {
         assertThat(rows.fromRow(row)).isEqualTo(told);
         String json = codec.encode(told).json();
         assertThat(json).doesNotContain("source");
-        assertThat(codec.decode(ID, EventType.RECEIPT, EventType.RECEIPT.currentVersion(), json)).isEqualTo(told);
+        assertThat(codec.decode(ID, EventType.RECEIPT, EventType.RECEIPT.currentVersion(), json))
+                .isEqualTo(told);
         assertThat(new Receipt(ReceiptKind.DELIVERED, "sim", "p42", "DELIVRD", T, null, 12).source())
                 .isEqualTo(ReceiptSource.CALLBACK);
     }

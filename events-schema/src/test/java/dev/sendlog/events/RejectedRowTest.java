@@ -14,8 +14,11 @@ class RejectedRowTest {
 
     @Test
     void everyStageRoundTripsAndASuppressionIsOnlyItsCode() {
-        for (Rejected r : List.of(Rejected.suppressed(), new Rejected(Rejected.STAGE_CHECK, "recipient is on the block list"),
-                new Rejected(Rejected.STAGE_PROVIDER, "HTTP 422: invalid"), new Rejected("elsewhere", "a stage of its own"),
+        for (Rejected r : List.of(
+                Rejected.suppressed(),
+                new Rejected(Rejected.STAGE_CHECK, "recipient is on the block list"),
+                new Rejected(Rejected.STAGE_PROVIDER, "HTTP 422: invalid"),
+                new Rejected("elsewhere", "a stage of its own"),
                 new Rejected(Rejected.STAGE_SUPPRESSION, "not the usual reason"))) {
             EventRow row = rows.toRow(ID, 3, "worker-1", Instant.EPOCH, r, null);
             assertThat(rows.fromRow(row)).isEqualTo(r);
@@ -28,6 +31,7 @@ class RejectedRowTest {
     @Test
     void aSuppressedMessagesLastErrorIsExactlySuppressed() {
         assertThat(Rejected.suppressed().lastError()).isEqualTo("suppressed");
-        assertThat(new Rejected(Rejected.STAGE_CHECK, "body too long").lastError()).isEqualTo("check: body too long");
+        assertThat(new Rejected(Rejected.STAGE_CHECK, "body too long").lastError())
+                .isEqualTo("check: body too long");
     }
 }

@@ -33,21 +33,42 @@ class UtcInstantsTest {
 
     @Test
     void everyFractionLengthReadsAsInstantParseDoes() {
-        for (String text : List.of("2026-12-01T11:19:45Z", "2026-12-01T11:19:45.1Z", "2026-12-01T11:19:45.12Z",
-                "2026-12-01T11:19:45.123Z", "2026-12-01T11:19:45.1234Z", "2026-12-01T11:19:45.12345Z",
-                "2026-12-01T11:19:45.123456Z", "2026-12-01T11:19:45.1234567Z", "2026-12-01T11:19:45.12345678Z",
-                "2026-12-01T11:19:45.123456789Z", "2024-02-29T23:59:59.999999999Z", "1969-12-31T23:59:59.999999Z",
-                "0000-01-01T00:00:00Z", "9999-12-31T23:59:59.999999999Z")) {
+        for (String text : List.of(
+                "2026-12-01T11:19:45Z",
+                "2026-12-01T11:19:45.1Z",
+                "2026-12-01T11:19:45.12Z",
+                "2026-12-01T11:19:45.123Z",
+                "2026-12-01T11:19:45.1234Z",
+                "2026-12-01T11:19:45.12345Z",
+                "2026-12-01T11:19:45.123456Z",
+                "2026-12-01T11:19:45.1234567Z",
+                "2026-12-01T11:19:45.12345678Z",
+                "2026-12-01T11:19:45.123456789Z",
+                "2024-02-29T23:59:59.999999999Z",
+                "1969-12-31T23:59:59.999999Z",
+                "0000-01-01T00:00:00Z",
+                "9999-12-31T23:59:59.999999999Z")) {
             assertThat(UtcInstants.parse(text)).as(text).isEqualTo(Instant.parse(text));
         }
     }
 
     @Test
     void anythingElseIsLeftToJacksonsOwnReading() {
-        for (String text : List.of("2026-02-30T00:00:00Z", "2026-13-01T00:00:00Z", "2026-12-01T24:00:00Z",
-                "2026-12-31T23:59:60Z", "2026-12-01T11:19:45.Z", "2026-12-01T11:19:45.1234567890Z",
-                "2026-12-01T11:19:45+01:00", "+12026-12-01T11:19:45Z", "-0001-12-01T11:19:45Z", "2026-12-01 11:19:45Z",
-                "2026-12-01t11:19:45z", " 2026-12-01T11:19:45Z", "2026-1a-01T11:19:45Z", "2026-12-01T11:19:45")) {
+        for (String text : List.of(
+                "2026-02-30T00:00:00Z",
+                "2026-13-01T00:00:00Z",
+                "2026-12-01T24:00:00Z",
+                "2026-12-31T23:59:60Z",
+                "2026-12-01T11:19:45.Z",
+                "2026-12-01T11:19:45.1234567890Z",
+                "2026-12-01T11:19:45+01:00",
+                "+12026-12-01T11:19:45Z",
+                "-0001-12-01T11:19:45Z",
+                "2026-12-01 11:19:45Z",
+                "2026-12-01t11:19:45z",
+                " 2026-12-01T11:19:45Z",
+                "2026-1a-01T11:19:45Z",
+                "2026-12-01T11:19:45")) {
             assertThat(UtcInstants.parse(text)).as(text).isNull();
         }
     }
@@ -55,20 +76,33 @@ class UtcInstantsTest {
     @Test
     void theCodecReadsTheSameTimesAndRefusesTheSameTextsAsBefore() {
         Instant t = Instant.parse("2026-12-01T11:19:45.123456Z");
-        assertThat(codec.decode(ID, EventType.CLAIMED, EventType.CLAIMED.currentVersion(),
-                "{\"attempt\":1,\"worker\":\"w\",\"deadline\":\"2026-12-01T11:19:45.123456Z\"}"))
+        assertThat(codec.decode(
+                        ID,
+                        EventType.CLAIMED,
+                        EventType.CLAIMED.currentVersion(),
+                        "{\"attempt\":1,\"worker\":\"w\",\"deadline\":\"2026-12-01T11:19:45.123456Z\"}"))
                 .isEqualTo(new Claimed(1, "w", t));
         // Not the fast form, still read by Jackson's deserializer: an offset, and a leap second (read as :59).
-        assertThat(codec.decode(ID, EventType.CLAIMED, EventType.CLAIMED.currentVersion(),
-                "{\"attempt\":1,\"worker\":\"w\",\"deadline\":\"2026-12-01T12:19:45.123456+01:00\"}"))
+        assertThat(codec.decode(
+                        ID,
+                        EventType.CLAIMED,
+                        EventType.CLAIMED.currentVersion(),
+                        "{\"attempt\":1,\"worker\":\"w\",\"deadline\":\"2026-12-01T12:19:45.123456+01:00\"}"))
                 .isEqualTo(new Claimed(1, "w", t));
-        assertThat(codec.decode(ID, EventType.CLAIMED, EventType.CLAIMED.currentVersion(),
-                "{\"attempt\":1,\"worker\":\"w\",\"deadline\":\"2016-12-31T23:59:60Z\"}"))
+        assertThat(codec.decode(
+                        ID,
+                        EventType.CLAIMED,
+                        EventType.CLAIMED.currentVersion(),
+                        "{\"attempt\":1,\"worker\":\"w\",\"deadline\":\"2016-12-31T23:59:60Z\"}"))
                 .isEqualTo(new Claimed(1, "w", Instant.parse("2016-12-31T23:59:59Z")));
         for (String bad : List.of("2026-02-30T00:00:00Z", "yesterday", "2026-12-01T11:19:45")) {
-            assertThatThrownBy(() -> codec.decode(ID, EventType.CLAIMED, EventType.CLAIMED.currentVersion(),
-                    "{\"attempt\":1,\"worker\":\"w\",\"deadline\":\"" + bad + "\"}"))
-                    .as(bad).isInstanceOf(UnreadableEventException.class);
+            assertThatThrownBy(() -> codec.decode(
+                            ID,
+                            EventType.CLAIMED,
+                            EventType.CLAIMED.currentVersion(),
+                            "{\"attempt\":1,\"worker\":\"w\",\"deadline\":\"" + bad + "\"}"))
+                    .as(bad)
+                    .isInstanceOf(UnreadableEventException.class);
         }
         assertThatThrownBy(() -> Instant.parse("2026-02-30T00:00:00Z")).isInstanceOf(DateTimeParseException.class);
     }

@@ -1,18 +1,17 @@
 package dev.sendlog.projections;
 
-import dev.sendlog.events.FinalStatus;
-import dev.sendlog.events.StoredEvent;
-
 import dev.sendlog.events.AttemptFailed;
 import dev.sendlog.events.Cancelled;
 import dev.sendlog.events.Claimed;
 import dev.sendlog.events.Dead;
 import dev.sendlog.events.Expired;
+import dev.sendlog.events.FinalStatus;
 import dev.sendlog.events.MessageEvent;
 import dev.sendlog.events.OutcomeUnknown;
 import dev.sendlog.events.Receipt;
 import dev.sendlog.events.RedriveReason;
 import dev.sendlog.events.Redriven;
+import dev.sendlog.events.StoredEvent;
 import java.time.Instant;
 import java.util.Optional;
 
@@ -22,8 +21,7 @@ import java.util.Optional;
  * writer got there first, it re-reads and asks again.
  */
 public final class Decisions {
-    private Decisions() {
-    }
+    private Decisions() {}
 
     /** The poller publishes a work event only while that attempt is still owed. */
     public static boolean shouldPublish(MessageState s, int attempt) {
@@ -34,8 +32,8 @@ public final class Decisions {
      * A worker's claim of a job, or empty when the job is stale: another attempt, work published again since (a job of
      * an older publication of the same attempt), or already done.
      */
-    public static Optional<Claimed> claim(MessageState s, int jobWorkSeq, int jobAttempt, String worker, Instant now,
-                                          Limits limits) {
+    public static Optional<Claimed> claim(
+            MessageState s, int jobWorkSeq, int jobAttempt, String worker, Instant now, Limits limits) {
         boolean owed = s.phase() == Phase.PENDING || s.phase() == Phase.PUBLISHED;
         if (!owed || s.attempt() != jobAttempt || s.workSeq() != jobWorkSeq) {
             return Optional.empty();
@@ -57,7 +55,8 @@ public final class Decisions {
     }
 
     /** After a transient provider failure of the claimed attempt: another try later, or DEAD at the limit. */
-    public static MessageEvent afterTransientFailure(MessageState s, String error, Instant nextAttemptAt, Limits limits) {
+    public static MessageEvent afterTransientFailure(
+            MessageState s, String error, Instant nextAttemptAt, Limits limits) {
         if (s.phase() != Phase.CLAIMED) {
             throw new IllegalStateException("message " + s.messageId() + " is " + s.phase() + ", not CLAIMED");
         }
@@ -75,9 +74,13 @@ public final class Decisions {
      * SCHEDULED message has never been claimed (it is not even owed yet), so no answer is recorded for it.
      */
     public static boolean shouldRecordAcceptance(MessageState s) {
-        boolean alreadyAccepted = s.phase().isProviderAccepted() || (s.phase() == Phase.UNKNOWN && s.providerId() != null);
+        boolean alreadyAccepted =
+                s.phase().isProviderAccepted() || (s.phase() == Phase.UNKNOWN && s.providerId() != null);
         boolean endedUnsent = s.phase() == Phase.EXPIRED || s.phase() == Phase.CANCELLED;
-        return !alreadyAccepted && s.phase() != Phase.REJECTED && s.phase() != Phase.NONE && s.phase() != Phase.SCHEDULED
+        return !alreadyAccepted
+                && s.phase() != Phase.REJECTED
+                && s.phase() != Phase.NONE
+                && s.phase() != Phase.SCHEDULED
                 && !(endedUnsent && s.claims() == 0);
     }
 
@@ -121,17 +124,20 @@ public final class Decisions {
         if (deadline == null || deadline.at().isAfter(now)) {
             return Optional.empty();
         }
-        return Optional.of(switch (deadline.kind()) {
-            case CONFIRM -> s.publishes() >= limits.maxPublishes()
-                    ? new Dead(s.attempt(), "published " + s.publishes() + " times and never claimed")
-                    : new Redriven(s.attempt(), RedriveReason.PUBLISH_TIMEOUT);
-            case CLAIM -> s.attempt() >= limits.maxAttempts()
-                    ? new OutcomeUnknown("the claim of attempt " + s.attempt()
-                            + " expired at the attempt limit; the provider may or may not have the message")
-                    : new Redriven(s.attempt() + 1, RedriveReason.CLAIM_TIMEOUT);
-            case RETRY -> new Redriven(s.attempt() + 1, RedriveReason.RETRY_DUE);
-            case DUE -> new Redriven(s.attempt(), RedriveReason.DUE);
-        });
+        return Optional.of(
+                switch (deadline.kind()) {
+                    case CONFIRM ->
+                        s.publishes() >= limits.maxPublishes()
+                                ? new Dead(s.attempt(), "published " + s.publishes() + " times and never claimed")
+                                : new Redriven(s.attempt(), RedriveReason.PUBLISH_TIMEOUT);
+                    case CLAIM ->
+                        s.attempt() >= limits.maxAttempts()
+                                ? new OutcomeUnknown("the claim of attempt " + s.attempt()
+                                        + " expired at the attempt limit; the provider may or may not have the message")
+                                : new Redriven(s.attempt() + 1, RedriveReason.CLAIM_TIMEOUT);
+                    case RETRY -> new Redriven(s.attempt() + 1, RedriveReason.RETRY_DUE);
+                    case DUE -> new Redriven(s.attempt(), RedriveReason.DUE);
+                });
     }
 
     /** A support user's re-drive: only DEAD, UNKNOWN before send, or RETRYING. */
@@ -147,7 +153,8 @@ public final class Decisions {
      * and the refusal is an ordinary failed attempt.
      */
     public static Optional<Redriven> failover(MessageState s, String next, String error) {
-        boolean allowed = s.phase() == Phase.CLAIMED && !s.gatewayMayHaveIt() && next != null && !next.equals(s.gateway());
+        boolean allowed =
+                s.phase() == Phase.CLAIMED && !s.gatewayMayHaveIt() && next != null && !next.equals(s.gateway());
         return allowed ? Optional.of(Redriven.failedOver(s.attempt(), next, error)) : Optional.empty();
     }
 

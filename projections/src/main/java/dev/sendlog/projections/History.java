@@ -7,8 +7,7 @@ import java.util.List;
 
 /** A message's history as support reads it: compaction snapshots are opened back into the events they hold. */
 public final class History {
-    private History() {
-    }
+    private History() {}
 
     /** The events in seq order, every COMPACTED snapshot replaced by the events it folded. */
     public static List<StoredEvent> expand(List<StoredEvent> stored) {

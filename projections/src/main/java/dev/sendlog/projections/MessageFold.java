@@ -27,8 +27,7 @@ import java.util.Set;
  * {@link InvalidTransitionException}.
  */
 public final class MessageFold {
-    private MessageFold() {
-    }
+    private MessageFold() {}
 
     public static MessageState fold(List<StoredEvent> events) {
         if (events.isEmpty()) {
@@ -50,10 +49,14 @@ public final class MessageFold {
         }
         // After a work event the next seq belongs to its publication: the next event may skip it (histories written
         // before the lean log also have an event straight after, when a claim won the seq before the PUBLISHED row).
-        boolean skipsPublication = s.phase() == Phase.PENDING && !(e.event() instanceof Published) && e.seq() == s.seq() + 2;
+        boolean skipsPublication =
+                s.phase() == Phase.PENDING && !(e.event() instanceof Published) && e.seq() == s.seq() + 2;
         if (e.seq() != s.seq() + 1 && !skipsPublication) {
-            throw invalid(s, e, "expected seq " + (s.seq() + 1)
-                    + (s.phase() == Phase.PENDING ? " (or " + (s.seq() + 2) + " past the publication)" : ""));
+            throw invalid(
+                    s,
+                    e,
+                    "expected seq " + (s.seq() + 1)
+                            + (s.phase() == Phase.PENDING ? " (or " + (s.seq() + 2) + " past the publication)" : ""));
         }
         Draft d = new Draft(s, e);
         switch (e.event()) {
@@ -67,24 +70,42 @@ public final class MessageFold {
                 d.to(Phase.PENDING, null);
             }
             case Scheduled sc -> {
-                require(s.phase() == Phase.PENDING && s.seq() == 1 && s.workSeq() == 1, s, e,
+                require(
+                        s.phase() == Phase.PENDING && s.seq() == 1 && s.workSeq() == 1,
+                        s,
+                        e,
                         "SCHEDULED follows the acceptance at once");
                 d.to(Phase.SCHEDULED, new Deadline(DeadlineKind.DUE, sc.sendAt()));
             }
             case Published p -> {
                 require(s.phase() == Phase.PENDING, s, e, "only a pending attempt is published");
-                require(p.attempt() == s.attempt(), s, e, "publishes attempt " + p.attempt() + " but " + s.attempt() + " is owed");
+                require(
+                        p.attempt() == s.attempt(),
+                        s,
+                        e,
+                        "publishes attempt " + p.attempt() + " but " + s.attempt() + " is owed");
                 d.publishes++;
                 d.to(Phase.PUBLISHED, new Deadline(DeadlineKind.CONFIRM, p.confirmBy()));
             }
             case Claimed c -> {
-                require(s.phase() == Phase.PENDING || s.phase() == Phase.PUBLISHED, s, e, "only an owed attempt is claimed");
-                require(c.attempt() == s.attempt(), s, e, "claims attempt " + c.attempt() + " but " + s.attempt() + " is owed");
+                require(
+                        s.phase() == Phase.PENDING || s.phase() == Phase.PUBLISHED,
+                        s,
+                        e,
+                        "only an owed attempt is claimed");
+                require(
+                        c.attempt() == s.attempt(),
+                        s,
+                        e,
+                        "claims attempt " + c.attempt() + " but " + s.attempt() + " is owed");
                 d.claims++;
                 d.to(Phase.CLAIMED, new Deadline(DeadlineKind.CLAIM, c.deadline()));
             }
             case ProviderAccepted pa -> {
-                require(Decisions.shouldRecordAcceptance(s), s, e,
+                require(
+                        Decisions.shouldRecordAcceptance(s),
+                        s,
+                        e,
                         "the provider accepts a message once, never a rejected one, and an expired or cancelled one only"
                                 + " when an earlier claim reached it");
                 d.providerId = pa.providerId();
@@ -93,7 +114,11 @@ public final class MessageFold {
                 d.to(Phase.SENT, null);
             }
             case AttemptFailed f -> {
-                require(s.phase() == Phase.CLAIMED && f.attempt() == s.attempt(), s, e, "only the claimed attempt fails");
+                require(
+                        s.phase() == Phase.CLAIMED && f.attempt() == s.attempt(),
+                        s,
+                        e,
+                        "only the claimed attempt fails");
                 d.lastError = f.error();
                 d.gatewayMayHaveIt = true;
                 d.to(Phase.RETRY_WAIT, new Deadline(DeadlineKind.RETRY, f.nextAttemptAt()));
@@ -105,7 +130,10 @@ public final class MessageFold {
             }
             case Redriven r -> evolveRedriven(s, e, r, d);
             case Dead dead -> {
-                require(s.phase() == Phase.CLAIMED || s.phase() == Phase.PUBLISHED, s, e,
+                require(
+                        s.phase() == Phase.CLAIMED || s.phase() == Phase.PUBLISHED,
+                        s,
+                        e,
                         "a message dies when its last attempt fails or it was published too often unclaimed");
                 d.lastError = dead.reason();
                 d.to(Phase.DEAD, null);
@@ -113,14 +141,20 @@ public final class MessageFold {
             case Receipt r -> evolveReceipt(s, e, r, d);
             case OutcomeUnknown u -> {
                 boolean afterSend = s.phase() == Phase.SENT || s.phase() == Phase.IN_TRANSIT;
-                require(afterSend || s.phase() == Phase.CLAIMED, s, e,
+                require(
+                        afterSend || s.phase() == Phase.CLAIMED,
+                        s,
+                        e,
                         "unknown follows a send without final receipt, or an expired last claim");
                 d.lastError = u.reason();
                 d.to(Phase.UNKNOWN, null);
             }
             case Resolved r -> {
                 if (Resolved.APPLY.equals(r.action())) {
-                    require(s.providerId() != null && r.status() != ReceiptKind.INTERMEDIATE, s, e,
+                    require(
+                            s.providerId() != null && r.status() != ReceiptKind.INTERMEDIATE,
+                            s,
+                            e,
                             "a resolution applies a final status to a message the provider accepted");
                     if (r.status() == ReceiptKind.UNKNOWN) {
                         applyUnknown(s, d, resolvedUnknownError(r));
@@ -130,8 +164,12 @@ public final class MessageFold {
                 }
             }
             case Expired x -> {
-                require(s.isWaiting(), s, e, "only a message waiting for a worker expires (a claimed one is decided by"
-                        + " the provider's answer)");
+                require(
+                        s.isWaiting(),
+                        s,
+                        e,
+                        "only a message waiting for a worker expires (a claimed one is decided by"
+                                + " the provider's answer)");
                 d.lastError = "validity passed before it was submitted";
                 d.to(Phase.EXPIRED, null);
             }
@@ -147,29 +185,60 @@ public final class MessageFold {
 
     private static void evolveRedriven(MessageState s, StoredEvent e, Redriven r, Draft d) {
         switch (r.reason()) {
-            case RETRY_DUE -> require(s.phase() == Phase.RETRY_WAIT && r.attempt() == s.attempt() + 1, s, e,
-                    "a due retry follows a failed attempt and owes the next one");
-            case PUBLISH_TIMEOUT -> require(s.phase() == Phase.PUBLISHED && r.attempt() == s.attempt(), s, e,
-                    "an unclaimed publish is published again for the same attempt");
+            case RETRY_DUE ->
+                require(
+                        s.phase() == Phase.RETRY_WAIT && r.attempt() == s.attempt() + 1,
+                        s,
+                        e,
+                        "a due retry follows a failed attempt and owes the next one");
+            case PUBLISH_TIMEOUT ->
+                require(
+                        s.phase() == Phase.PUBLISHED && r.attempt() == s.attempt(),
+                        s,
+                        e,
+                        "an unclaimed publish is published again for the same attempt");
             case CLAIM_TIMEOUT -> {
-                require(s.phase() == Phase.CLAIMED && r.attempt() == s.attempt() + 1, s, e,
+                require(
+                        s.phase() == Phase.CLAIMED && r.attempt() == s.attempt() + 1,
+                        s,
+                        e,
                         "an expired claim owes the next attempt");
                 d.gatewayMayHaveIt = true;
             }
-            case DUE -> require(s.phase() == Phase.SCHEDULED && r.attempt() == s.attempt(), s, e,
-                    "a scheduled message's due time owes its first attempt");
-            case HANDED_BACK -> require(s.phase() == Phase.CLAIMED && r.attempt() == s.attempt(), s, e,
-                    "a claim given back before the provider was called owes the same attempt");
+            case DUE ->
+                require(
+                        s.phase() == Phase.SCHEDULED && r.attempt() == s.attempt(),
+                        s,
+                        e,
+                        "a scheduled message's due time owes its first attempt");
+            case HANDED_BACK ->
+                require(
+                        s.phase() == Phase.CLAIMED && r.attempt() == s.attempt(),
+                        s,
+                        e,
+                        "a claim given back before the provider was called owes the same attempt");
             case FAILED_OVER -> {
-                require(s.phase() == Phase.CLAIMED && r.attempt() == s.attempt(), s, e,
+                require(
+                        s.phase() == Phase.CLAIMED && r.attempt() == s.attempt(),
+                        s,
+                        e,
                         "a claimed attempt the gateway certainly did not take owes the same attempt on the next one");
-                require(!s.gatewayMayHaveIt(), s, e, "a message never leaves a gateway that may have it (invariant 18)");
+                require(
+                        !s.gatewayMayHaveIt(),
+                        s,
+                        e,
+                        "a message never leaves a gateway that may have it (invariant 18)");
                 require(!r.gateway().equals(s.gateway()), s, e, "a failover moves to another gateway");
                 d.gateway = r.gateway();
                 d.gatewayMayHaveIt = false;
             }
-            case ADMIN -> require((s.phase() == Phase.DEAD || s.isUnknownBeforeSend() || s.phase() == Phase.RETRY_WAIT)
-                    && r.attempt() == s.attempt() + 1, s, e, "support re-drives DEAD, UNKNOWN before send or RETRYING");
+            case ADMIN ->
+                require(
+                        (s.phase() == Phase.DEAD || s.isUnknownBeforeSend() || s.phase() == Phase.RETRY_WAIT)
+                                && r.attempt() == s.attempt() + 1,
+                        s,
+                        e,
+                        "support re-drives DEAD, UNKNOWN before send or RETRYING");
         }
         d.attempt = r.attempt();
         d.workSeq = e.seq();
@@ -193,8 +262,8 @@ public final class MessageFold {
                     d.to(Phase.UNKNOWN, null);
                 }
             }
-            case DELIVERED, UNDELIVERED -> applyFinal(s, d, r.kind(),
-                    r.kind() == ReceiptKind.UNDELIVERED ? undeliveredError(r) : null);
+            case DELIVERED, UNDELIVERED ->
+                applyFinal(s, d, r.kind(), r.kind() == ReceiptKind.UNDELIVERED ? undeliveredError(r) : null);
         }
     }
 
@@ -294,8 +363,25 @@ public final class MessageFold {
         }
 
         MessageState build() {
-            return new MessageState(s.messageId(), tenant, gateway, phase, e.seq(), attempt, workSeq, claims, publishes,
-                    providerId, sentAt, acceptedAt, e.at(), lastError, deadline, lastReceipt, receiptKeys, gatewayMayHaveIt);
+            return new MessageState(
+                    s.messageId(),
+                    tenant,
+                    gateway,
+                    phase,
+                    e.seq(),
+                    attempt,
+                    workSeq,
+                    claims,
+                    publishes,
+                    providerId,
+                    sentAt,
+                    acceptedAt,
+                    e.at(),
+                    lastError,
+                    deadline,
+                    lastReceipt,
+                    receiptKeys,
+                    gatewayMayHaveIt);
         }
     }
 }

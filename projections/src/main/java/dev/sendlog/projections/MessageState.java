@@ -45,8 +45,25 @@ public record MessageState(
     }
 
     public static MessageState initial(UUID messageId) {
-        return new MessageState(messageId, null, null, Phase.NONE, 0, 0, 0, 0, 0, null, null, null, null, null, null,
-                null, Set.of(), false);
+        return new MessageState(
+                messageId,
+                null,
+                null,
+                Phase.NONE,
+                0,
+                0,
+                0,
+                0,
+                0,
+                null,
+                null,
+                null,
+                null,
+                null,
+                null,
+                null,
+                Set.of(),
+                false);
     }
 
     public MessageStatus status() {
@@ -83,7 +100,10 @@ public record MessageState(
      * the provider, whose answer decides it.
      */
     public boolean isWaiting() {
-        return phase == Phase.SCHEDULED || phase == Phase.PENDING || phase == Phase.PUBLISHED || phase == Phase.RETRY_WAIT;
+        return phase == Phase.SCHEDULED
+                || phase == Phase.PENDING
+                || phase == Phase.PUBLISHED
+                || phase == Phase.RETRY_WAIT;
     }
 
     /** UNKNOWN reached without the provider ever answering (a claim expired at the attempt limit). */

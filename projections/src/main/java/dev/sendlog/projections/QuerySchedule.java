@@ -20,16 +20,22 @@ import java.util.Objects;
  * @param retryEvery the interval of the queries in the grace
  * @param coalesce   how early a point may be taken
  */
-public record QuerySchedule(Duration firstAfter, Duration window, Duration grace, Duration retryEvery, Duration coalesce) {
+public record QuerySchedule(
+        Duration firstAfter, Duration window, Duration grace, Duration retryEvery, Duration coalesce) {
     public QuerySchedule {
         Objects.requireNonNull(firstAfter, "firstAfter");
         Objects.requireNonNull(window, "window");
         Objects.requireNonNull(grace, "grace");
         Objects.requireNonNull(retryEvery, "retryEvery");
         Objects.requireNonNull(coalesce, "coalesce");
-        if (firstAfter.isNegative() || firstAfter.isZero() || retryEvery.isNegative() || retryEvery.isZero()
-                || grace.isNegative() || coalesce.isNegative()) {
-            throw new IllegalArgumentException("firstAfter and retryEvery must be positive, grace and coalesce not negative");
+        if (firstAfter.isNegative()
+                || firstAfter.isZero()
+                || retryEvery.isNegative()
+                || retryEvery.isZero()
+                || grace.isNegative()
+                || coalesce.isNegative()) {
+            throw new IllegalArgumentException(
+                    "firstAfter and retryEvery must be positive, grace and coalesce not negative");
         }
     }
 

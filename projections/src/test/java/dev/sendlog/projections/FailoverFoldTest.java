@@ -42,7 +42,8 @@ class FailoverFoldTest {
     void aFailoverOwesTheSameAttemptOnTheNextGatewayAndTheAcceptanceThere() {
         append(new Accepted("demo", "primary"));
         MessageState claimed = claimed(1);
-        Redriven moved = Decisions.failover(claimed, "backup", "primary: HTTP 503").orElseThrow();
+        Redriven moved =
+                Decisions.failover(claimed, "backup", "primary: HTTP 503").orElseThrow();
         assertThat(moved.attempt()).isEqualTo(1);
         MessageState after = append(moved);
         assertThat(after.gateway()).isEqualTo("backup");
@@ -63,7 +64,8 @@ class FailoverFoldTest {
         assertThat(again.gatewayMayHaveIt()).isTrue();
         assertThat(Decisions.failover(again, "backup", "primary: HTTP 503")).isEmpty();
         assertThatThrownBy(() -> append(Redriven.failedOver(2, "backup", "primary: HTTP 503")))
-                .isInstanceOf(InvalidTransitionException.class).hasMessageContaining("invariant 18");
+                .isInstanceOf(InvalidTransitionException.class)
+                .hasMessageContaining("invariant 18");
     }
 
     @Test
@@ -72,7 +74,8 @@ class FailoverFoldTest {
         claimed(1);
         append(new Redriven(2, RedriveReason.CLAIM_TIMEOUT));
         MessageState again = claimed(2);
-        assertThat(Decisions.failover(again, "backup", "primary: connection refused")).isEmpty();
+        assertThat(Decisions.failover(again, "backup", "primary: connection refused"))
+                .isEmpty();
     }
 
     @Test
@@ -81,7 +84,8 @@ class FailoverFoldTest {
         claimed(1);
         append(new Redriven(1, RedriveReason.HANDED_BACK));
         MessageState again = claimed(1);
-        assertThat(Decisions.failover(again, "backup", "primary: connection refused")).isPresent();
+        assertThat(Decisions.failover(again, "backup", "primary: connection refused"))
+                .isPresent();
     }
 
     @Test
@@ -90,7 +94,9 @@ class FailoverFoldTest {
         claimed(1);
         append(Redriven.failedOver(1, "backup", "primary: HTTP 503"));
         MessageState onBackup = claimed(1);
-        assertThat(Decisions.failover(onBackup, "backup", "x")).as("not to itself").isEmpty();
+        assertThat(Decisions.failover(onBackup, "backup", "x"))
+                .as("not to itself")
+                .isEmpty();
         append(new AttemptFailed(1, "backup: connection reset", T0.plusSeconds(5)));
         append(new Redriven(2, RedriveReason.RETRY_DUE));
         assertThat(Decisions.failover(claimed(2), "third", "backup: HTTP 503")).isEmpty();

@@ -5,10 +5,10 @@ import dev.sendlog.events.MessageEvent;
 import dev.sendlog.events.ProviderAccepted;
 import dev.sendlog.events.Published;
 import dev.sendlog.events.Receipt;
-import dev.sendlog.events.Scheduled;
 import dev.sendlog.events.ReceiptKind;
 import dev.sendlog.events.Rejected;
 import dev.sendlog.events.Resolved;
+import dev.sendlog.events.Scheduled;
 import dev.sendlog.events.StoredEvent;
 import java.time.Duration;
 import java.time.Instant;
@@ -27,7 +27,9 @@ public final class Histories {
     static final Limits LIMITS = new Limits(3, 4, Duration.ofSeconds(30), Duration.ofSeconds(30));
     private static final String[] STATUSES = {"ENROUTE", "ACCEPTD", "DELIVRD", "UNDELIV", "EXPIRED", "UNKNOWN"};
     /** What a resolution may apply; null stands for a discard. */
-    private static final ReceiptKind[] RESOLVABLE = {ReceiptKind.DELIVERED, ReceiptKind.UNDELIVERED, ReceiptKind.UNKNOWN, null};
+    private static final ReceiptKind[] RESOLVABLE = {
+        ReceiptKind.DELIVERED, ReceiptKind.UNDELIVERED, ReceiptKind.UNKNOWN, null
+    };
 
     private final Random random;
     private final List<StoredEvent> events = new ArrayList<>();
@@ -39,7 +41,8 @@ public final class Histories {
 
     Histories(long seed, UUID messageId) {
         this.random = new Random(seed);
-        UUID derived = new UUID(0x0192_f3a0_0000_7000L | random.nextInt(0xFFF), 0x8000_0000_0000_0000L | random.nextLong() >>> 2);
+        UUID derived = new UUID(
+                0x0192_f3a0_0000_7000L | random.nextInt(0xFFF), 0x8000_0000_0000_0000L | random.nextLong() >>> 2);
         this.id = messageId == null ? derived : messageId;
         // Drawn after the id: the first draws of Random seeded with small seeds hardly vary.
         this.validUntil = random.nextInt(2) == 0 ? null : now.plusSeconds(1 + random.nextInt(600));
@@ -74,8 +77,11 @@ public final class Histories {
         }
         // A worker's claim, or EXPIRED in its place once the validity has passed (the send worker's rule).
         Decisions.claim(state, state.workSeq(), state.attempt(), "worker-1", now, LIMITS)
-                .ifPresent(c -> options.add(() -> append("worker-1",
-                        Decisions.expiry(state, validUntil, now).<MessageEvent>map(x -> x).orElse(c))));
+                .ifPresent(c -> options.add(() -> append(
+                        "worker-1",
+                        Decisions.expiry(state, validUntil, now)
+                                .<MessageEvent>map(x -> x)
+                                .orElse(c))));
         // A client's cancel, while no worker holds the message.
         Decisions.cancel(state).ifPresent(c -> {
             if (random.nextInt(6) == 0) {
@@ -90,8 +96,10 @@ public final class Histories {
             });
         }
         if (state.phase() == Phase.CLAIMED) {
-            options.add(() -> append("worker-1", new ProviderAccepted(state.attempt(), "sim", "p" + random.nextInt(100))));
-            options.add(() -> append("worker-1",
+            options.add(
+                    () -> append("worker-1", new ProviderAccepted(state.attempt(), "sim", "p" + random.nextInt(100))));
+            options.add(() -> append(
+                    "worker-1",
                     Decisions.afterTransientFailure(state, "503", now.plusSeconds(random.nextInt(60)), LIMITS)));
             if (random.nextInt(10) == 0) {
                 options.add(() -> append("worker-1", new Rejected(Rejected.STAGE_PROVIDER, "422 invalid number")));
@@ -99,7 +107,8 @@ public final class Histories {
         }
         if (Decisions.shouldRecordAcceptance(state) && state.phase() != Phase.CLAIMED && random.nextInt(8) == 0) {
             // A late answer from an earlier attempt, recorded after a re-drive moved on.
-            options.add(() -> append("worker-2", new ProviderAccepted(state.attempt(), "sim", "p" + random.nextInt(100))));
+            options.add(
+                    () -> append("worker-2", new ProviderAccepted(state.attempt(), "sim", "p" + random.nextInt(100))));
         }
         if (state.deadline() != null) {
             options.add(() -> {
@@ -111,20 +120,33 @@ public final class Histories {
         String providerStatus = STATUSES[random.nextInt(STATUSES.length)];
         Instant providerTime = now.minusSeconds(random.nextInt(5));
         int inboxId = random.nextInt(1000);
-        // A third asked by a status query (issue 32), from the same draws: the random sequence is the one it always was.
-        Receipt receipt = new Receipt(kind, "sim", "p1", providerStatus, providerTime, null, inboxId,
+        // A third asked by a status query (issue 32), from the same draws: the random sequence is the one it always
+        // was.
+        Receipt receipt = new Receipt(
+                kind,
+                "sim",
+                "p1",
+                providerStatus,
+                providerTime,
+                null,
+                inboxId,
                 inboxId % 3 == 0 ? dev.sendlog.events.ReceiptSource.QUERY : dev.sendlog.events.ReceiptSource.CALLBACK);
         if (Decisions.receipt(state, receipt) == ReceiptDecision.APPEND) {
             options.add(() -> append("callbacks-1", receipt));
         }
-        Decisions.reconcile(state, now.plusSeconds(1), "PT48H").ifPresent(u -> options.add(() -> append("reconciler", u)));
+        Decisions.reconcile(state, now.plusSeconds(1), "PT48H")
+                .ifPresent(u -> options.add(() -> append("reconciler", u)));
         if (state.providerId() != null && random.nextInt(6) == 0) {
             // Support resolves parked input of a message the provider has: applies a status, or discards it.
             ReceiptKind applied = RESOLVABLE[random.nextInt(RESOLVABLE.length)];
-            options.add(() -> append("support:alice", applied == null ? new Resolved(events.size(), Resolved.DISCARD, null, "noise")
-                    : new Resolved(events.size(), Resolved.APPLY, applied, null)));
+            options.add(() -> append(
+                    "support:alice",
+                    applied == null
+                            ? new Resolved(events.size(), Resolved.DISCARD, null, "noise")
+                            : new Resolved(events.size(), Resolved.APPLY, applied, null)));
         }
-        Optional.of(state).flatMap(Decisions::adminRedrive)
+        Optional.of(state)
+                .flatMap(Decisions::adminRedrive)
                 .ifPresent(r -> options.add(() -> append("support:alice", r)));
         if (options.isEmpty()) {
             return false;
@@ -136,7 +158,9 @@ public final class Histories {
     private void append(String actor, MessageEvent event) {
         // A publication takes the seq its work event left for it; anything else takes the next seq, which skips that
         // slot while the work is unpublished (a claim whose publication the history does not show, as the log allows).
-        int seq = state == null ? 1 : event instanceof Published || event instanceof Scheduled ? state.seq() + 1 : state.nextSeq();
+        int seq = state == null
+                ? 1
+                : event instanceof Published || event instanceof Scheduled ? state.seq() + 1 : state.nextSeq();
         StoredEvent stored = new StoredEvent(id, seq, now, actor, event);
         state = state == null ? MessageFold.fold(List.of(stored)) : MessageFold.evolve(state, stored);
         events.add(stored);

@@ -37,9 +37,11 @@ import org.junit.jupiter.api.TestFactory;
 class MessageFoldProperties {
     private static final int CASES = 3000;
 
-    private static Stream<DynamicTest> forEachHistory(String property, java.util.function.Consumer<List<StoredEvent>> check) {
-        return LongStream.range(0, CASES).mapToObj(seed -> DynamicTest.dynamicTest(property + " seed=" + seed,
-                () -> check.accept(Histories.generate(seed, 40))));
+    private static Stream<DynamicTest> forEachHistory(
+            String property, java.util.function.Consumer<List<StoredEvent>> check) {
+        return LongStream.range(0, CASES)
+                .mapToObj(seed -> DynamicTest.dynamicTest(
+                        property + " seed=" + seed, () -> check.accept(Histories.generate(seed, 40))));
     }
 
     @TestFactory
@@ -61,12 +63,15 @@ class MessageFoldProperties {
         return forEachHistory("implied status", events -> {
             for (int n = 1; n <= events.size(); n++) {
                 MessageState s = MessageFold.fold(events.subList(0, n));
-                assertThat(s.status()).as("status after %s", events.subList(0, n)).isEqualTo(impliedStatus(events.subList(0, n)));
+                assertThat(s.status())
+                        .as("status after %s", events.subList(0, n))
+                        .isEqualTo(impliedStatus(events.subList(0, n)));
                 assertThat(s.phase()).isNotEqualTo(Phase.NONE);
                 // A non-final state always has a way forward: a deadline, or work the poller tails.
                 if (!s.phase().isFinal() && !s.phase().isProviderAccepted()) {
                     assertThat(s.phase() == Phase.PENDING || s.deadline() != null)
-                            .as("phase %s of %s carries a timer", s.phase(), events.subList(0, n)).isTrue();
+                            .as("phase %s of %s carries a timer", s.phase(), events.subList(0, n))
+                            .isTrue();
                 }
             }
         });
@@ -90,19 +95,25 @@ class MessageFoldProperties {
                     attempt = r.attempt();
                     status = attempt > 1 ? MessageStatus.RETRYING : MessageStatus.ACCEPTED;
                 }
-                case Published p -> {
-                }
+                case Published p -> {}
                 case Claimed c -> status = MessageStatus.SENDING;
                 case ProviderAccepted pa -> status = MessageStatus.SENT;
                 case AttemptFailed f -> status = MessageStatus.RETRYING;
                 case Rejected r -> status = MessageStatus.REJECTED;
                 case Dead d -> status = MessageStatus.DEAD;
                 case OutcomeUnknown u -> status = MessageStatus.UNKNOWN;
-                case Receipt r -> status = switch (r.kind()) {
-                    case INTERMEDIATE -> status == MessageStatus.SENT ? MessageStatus.IN_TRANSIT : status;
-                    case UNKNOWN -> status == MessageStatus.SENT || status == MessageStatus.IN_TRANSIT ? MessageStatus.UNKNOWN : status;
-                    case DELIVERED, UNDELIVERED -> finalAnswer ? status : MessageStatus.valueOf(r.kind().name());
-                };
+                case Receipt r ->
+                    status = switch (r.kind()) {
+                        case INTERMEDIATE -> status == MessageStatus.SENT ? MessageStatus.IN_TRANSIT : status;
+                        case UNKNOWN ->
+                            status == MessageStatus.SENT || status == MessageStatus.IN_TRANSIT
+                                    ? MessageStatus.UNKNOWN
+                                    : status;
+                        case DELIVERED, UNDELIVERED ->
+                            finalAnswer
+                                    ? status
+                                    : MessageStatus.valueOf(r.kind().name());
+                    };
                 case Resolved r -> {
                     if (Resolved.APPLY.equals(r.action()) && !finalAnswer) {
                         status = MessageStatus.valueOf(r.status().name());
@@ -120,7 +131,10 @@ class MessageFoldProperties {
     @TestFactory
     Stream<DynamicTest> theProviderAcceptsAtMostOnceAndAFinalReceiptIsNeverUndone() {
         return forEachHistory("one acceptance, finals stick", events -> {
-            assertThat(events.stream().filter(e -> e.type() == EventType.PROVIDER_ACCEPTED).count()).isLessThanOrEqualTo(1);
+            assertThat(events.stream()
+                            .filter(e -> e.type() == EventType.PROVIDER_ACCEPTED)
+                            .count())
+                    .isLessThanOrEqualTo(1);
             MessageStatus firstFinal = null;
             for (int n = 1; n <= events.size(); n++) {
                 MessageStatus status = MessageFold.fold(events.subList(0, n)).status();
@@ -147,26 +161,41 @@ class MessageFoldProperties {
                 }
                 boolean finalBefore = s.phase() == Phase.DELIVERED || s.phase() == Phase.UNDELIVERED;
                 StoredEvent last = events.get(n - 1);
-                for (ReceiptKind applied : List.of(ReceiptKind.DELIVERED, ReceiptKind.UNDELIVERED, ReceiptKind.UNKNOWN)) {
-                    MessageState after = MessageFold.evolve(s, next(last, "admin:ops-admin",
-                            new Resolved(1, Resolved.APPLY, applied, null)));
+                for (ReceiptKind applied :
+                        List.of(ReceiptKind.DELIVERED, ReceiptKind.UNDELIVERED, ReceiptKind.UNKNOWN)) {
+                    MessageState after = MessageFold.evolve(
+                            s, next(last, "admin:ops-admin", new Resolved(1, Resolved.APPLY, applied, null)));
                     MessageStatus expected = finalBefore ? s.status() : MessageStatus.valueOf(applied.name());
-                    assertThat(after.status()).as("%s applied to %s", applied, s.phase()).isEqualTo(expected);
+                    assertThat(after.status())
+                            .as("%s applied to %s", applied, s.phase())
+                            .isEqualTo(expected);
                     if (applied == ReceiptKind.UNKNOWN && !finalBefore) {
                         // Unknown is not failed: a final receipt that comes later still wins.
                         for (ReceiptKind late : List.of(ReceiptKind.DELIVERED, ReceiptKind.UNDELIVERED)) {
-                            Receipt receipt = new Receipt(late, "sim", after.providerId(), "LATE_" + late,
-                                    last.at().plusSeconds(1), null, 1);
+                            Receipt receipt = new Receipt(
+                                    late,
+                                    "sim",
+                                    after.providerId(),
+                                    "LATE_" + late,
+                                    last.at().plusSeconds(1),
+                                    null,
+                                    1);
                             assertThat(Decisions.receipt(after, receipt)).isEqualTo(ReceiptDecision.APPEND);
-                            StoredEvent r = new StoredEvent(last.messageId(), last.seq() + 2, last.at(), "callbacks-1", receipt);
-                            assertThat(MessageFold.evolve(after, r).status()).as("late %s after UNKNOWN was applied", late)
+                            StoredEvent r = new StoredEvent(
+                                    last.messageId(), last.seq() + 2, last.at(), "callbacks-1", receipt);
+                            assertThat(MessageFold.evolve(after, r).status())
+                                    .as("late %s after UNKNOWN was applied", late)
                                     .isEqualTo(MessageStatus.valueOf(late.name()));
                         }
                     }
                 }
                 MessageState before = s;
-                assertThatThrownBy(() -> MessageFold.evolve(before, next(last, "admin:ops-admin",
-                        new Resolved(1, Resolved.APPLY, ReceiptKind.INTERMEDIATE, null))))
+                assertThatThrownBy(() -> MessageFold.evolve(
+                                before,
+                                next(
+                                        last,
+                                        "admin:ops-admin",
+                                        new Resolved(1, Resolved.APPLY, ReceiptKind.INTERMEDIATE, null))))
                         .isInstanceOf(InvalidTransitionException.class);
             }
         });
@@ -183,8 +212,8 @@ class MessageFoldProperties {
             for (int cut = 1; cut <= events.size(); cut++) {
                 List<StoredEvent> rest = new ArrayList<>();
                 StoredEvent last = events.get(cut - 1);
-                rest.add(new StoredEvent(last.messageId(), last.seq(), last.at(), "compactor",
-                        new Compacted(events.subList(0, cut))));
+                rest.add(new StoredEvent(
+                        last.messageId(), last.seq(), last.at(), "compactor", new Compacted(events.subList(0, cut))));
                 rest.addAll(events.subList(cut, events.size()));
                 assertThat(MessageFold.fold(rest)).isEqualTo(whole);
             }
@@ -205,7 +234,8 @@ class MessageFoldProperties {
             boolean due = false;
             for (StoredEvent e : events.subList(2, events.size())) {
                 if (!due) {
-                    assertThat(e.type()).as("before it is due, in %s", events)
+                    assertThat(e.type())
+                            .as("before it is due, in %s", events)
                             .isIn(EventType.REDRIVEN, EventType.CANCELLED, EventType.EXPIRED);
                 }
                 if (e.event() instanceof Redriven r && r.reason() == RedriveReason.DUE) {
@@ -252,13 +282,17 @@ class MessageFoldProperties {
                         .as("%s after %s", event.type(), s.phase())
                         .isInstanceOf(InvalidTransitionException.class);
             }
-            StoredEvent gap = new StoredEvent(last.messageId(), last.seq() + 3, last.at(), "test",
+            StoredEvent gap = new StoredEvent(
+                    last.messageId(),
+                    last.seq() + 3,
+                    last.at(),
+                    "test",
                     new Receipt(ReceiptKind.INTERMEDIATE, "sim", "p9", "ENROUTE", last.at(), null, 1));
             assertThatThrownBy(() -> MessageFold.evolve(s, gap)).isInstanceOf(InvalidTransitionException.class);
             if (s.phase() != Phase.PENDING) {
                 // Only the seq a work event leaves to its publication may be skipped.
-                StoredEvent skip = new StoredEvent(last.messageId(), last.seq() + 2, last.at(), "test",
-                        new OutcomeUnknown("test"));
+                StoredEvent skip = new StoredEvent(
+                        last.messageId(), last.seq() + 2, last.at(), "test", new OutcomeUnknown("test"));
                 assertThatThrownBy(() -> MessageFold.evolve(s, skip)).isInstanceOf(InvalidTransitionException.class);
             }
         });
@@ -271,11 +305,15 @@ class MessageFoldProperties {
                 MessageState before = MessageFold.fold(events.subList(0, n));
                 StoredEvent next = events.get(n);
                 if (next.seq() == before.seq() + 2) {
-                    assertThat(before.phase()).as("a skipped seq follows a work event").isEqualTo(Phase.PENDING);
+                    assertThat(before.phase())
+                            .as("a skipped seq follows a work event")
+                            .isEqualTo(Phase.PENDING);
                     assertThat(next.type()).isNotEqualTo(EventType.PUBLISHED);
                 }
                 if (next.type() == EventType.PUBLISHED) {
-                    assertThat(next.seq()).as("a publication takes the seq after its work event").isEqualTo(before.workSeq() + 1);
+                    assertThat(next.seq())
+                            .as("a publication takes the seq after its work event")
+                            .isEqualTo(before.workSeq() + 1);
                 }
             }
         });
@@ -304,16 +342,21 @@ class MessageFoldProperties {
                 // The claim first: the cancel re-reads and is refused.
                 MessageState afterClaim = MessageFold.evolve(s, claimed);
                 assertThat(Decisions.cancel(afterClaim)).isEmpty();
-                assertThatThrownBy(() -> MessageFold.evolve(afterClaim, new StoredEvent(s.messageId(), seq + 1, last.at(),
-                        "client:a", new Cancelled()))).isInstanceOf(InvalidTransitionException.class);
+                assertThatThrownBy(() -> MessageFold.evolve(
+                                afterClaim,
+                                new StoredEvent(s.messageId(), seq + 1, last.at(), "client:a", new Cancelled())))
+                        .isInstanceOf(InvalidTransitionException.class);
                 // The cancel first: the worker re-reads and finds its job stale; nothing can submit or charge it.
                 MessageState afterCancel = MessageFold.evolve(s, cancelled);
                 assertThat(afterCancel.status()).isEqualTo(MessageStatus.CANCELLED);
-                assertThat(Decisions.claim(afterCancel, s.workSeq(), s.attempt(), "worker-1", last.at(), Histories.LIMITS))
+                assertThat(Decisions.claim(
+                                afterCancel, s.workSeq(), s.attempt(), "worker-1", last.at(), Histories.LIMITS))
                         .isEmpty();
                 assertThat(Decisions.shouldRecordAcceptance(afterCancel)).isEqualTo(s.claims() > 0);
-                assertThatThrownBy(() -> MessageFold.evolve(afterCancel, new StoredEvent(s.messageId(), seq + 1, last.at(),
-                        "worker-1", claim.get()))).isInstanceOf(InvalidTransitionException.class);
+                assertThatThrownBy(() -> MessageFold.evolve(
+                                afterCancel,
+                                new StoredEvent(s.messageId(), seq + 1, last.at(), "worker-1", claim.get())))
+                        .isInstanceOf(InvalidTransitionException.class);
             }
         });
     }
@@ -332,7 +375,9 @@ class MessageFoldProperties {
                 if (everClaimed) {
                     assertThat(Decisions.cancel(s)).as("after %s", s.phase()).isEmpty();
                 } else if (s.isWaiting()) {
-                    assertThat(Decisions.cancel(s)).as("waiting, never claimed: %s", s.phase()).isPresent();
+                    assertThat(Decisions.cancel(s))
+                            .as("waiting, never claimed: %s", s.phase())
+                            .isPresent();
                 }
             }
         });
@@ -348,7 +393,7 @@ class MessageFoldProperties {
                 seen.add(MessageFold.fold(events.subList(0, n)).status());
             }
         });
-        return Stream.of(DynamicTest.dynamicTest("every status generated",
-                () -> assertThat(seen).containsExactlyInAnyOrder(MessageStatus.values())));
+        return Stream.of(DynamicTest.dynamicTest(
+                "every status generated", () -> assertThat(seen).containsExactlyInAnyOrder(MessageStatus.values())));
     }
 }

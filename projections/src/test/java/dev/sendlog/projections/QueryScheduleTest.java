@@ -10,8 +10,12 @@ import org.junit.jupiter.api.Test;
 
 class QueryScheduleTest {
     private static final Instant SENT = Instant.parse("2026-12-01T10:00:00Z");
-    private final QuerySchedule schedule = new QuerySchedule(Duration.ofMinutes(10), Duration.ofHours(48),
-            Duration.ofMinutes(5), Duration.ofMinutes(1), Duration.ofSeconds(5));
+    private final QuerySchedule schedule = new QuerySchedule(
+            Duration.ofMinutes(10),
+            Duration.ofHours(48),
+            Duration.ofMinutes(5),
+            Duration.ofMinutes(1),
+            Duration.ofSeconds(5));
 
     private List<Instant> points() {
         List<Instant> points = new ArrayList<>();
@@ -30,8 +34,12 @@ class QueryScheduleTest {
     @Test
     void theFirstQueryComesTenMinutesAfterAcceptanceThenTheIntervalsDoubleUpToTheWindow() {
         List<Instant> points = points();
-        assertThat(points.subList(0, 4)).containsExactly(SENT.plus(Duration.ofMinutes(10)), SENT.plus(Duration.ofMinutes(20)),
-                SENT.plus(Duration.ofMinutes(40)), SENT.plus(Duration.ofMinutes(80)));
+        assertThat(points.subList(0, 4))
+                .containsExactly(
+                        SENT.plus(Duration.ofMinutes(10)),
+                        SENT.plus(Duration.ofMinutes(20)),
+                        SENT.plus(Duration.ofMinutes(40)),
+                        SENT.plus(Duration.ofMinutes(80)));
         assertThat(points).contains(schedule.end(SENT));
         assertThat(points.getLast()).isEqualTo(schedule.unknownAt(SENT));
         assertThat(points).isSorted().doesNotHaveDuplicates();
@@ -50,17 +58,20 @@ class QueryScheduleTest {
     @Test
     void nothingIsDueBeforeTheFirstPointAndAPointWithinTheCoalescingIsDueNow() {
         assertThat(schedule.due(SENT, SENT.plus(Duration.ofMinutes(9)))).isFalse();
-        assertThat(schedule.due(SENT, SENT.plus(Duration.ofMinutes(10)).minusSeconds(3))).isTrue();
+        assertThat(schedule.due(SENT, SENT.plus(Duration.ofMinutes(10)).minusSeconds(3)))
+                .isTrue();
         assertThat(schedule.last(SENT, SENT.plus(Duration.ofMinutes(10)))).isFalse();
         assertThat(schedule.last(SENT, schedule.end(SENT).minusSeconds(3))).isTrue();
     }
 
     @Test
     void aFirstQueryLaterThanTheWindowIsAskedOnceAtTheEnd() {
-        QuerySchedule late = new QuerySchedule(Duration.ofHours(1), Duration.ofMinutes(30), Duration.ZERO,
-                Duration.ofMinutes(1), Duration.ZERO);
+        QuerySchedule late = new QuerySchedule(
+                Duration.ofHours(1), Duration.ofMinutes(30), Duration.ZERO, Duration.ofMinutes(1), Duration.ZERO);
         assertThat(late.next(SENT, SENT)).isEqualTo(late.end(SENT));
-        assertThat(late.due(SENT, late.end(SENT))).as("asked at the end, not never").isTrue();
+        assertThat(late.due(SENT, late.end(SENT)))
+                .as("asked at the end, not never")
+                .isTrue();
         assertThat(late.last(SENT, late.end(SENT))).isTrue();
     }
 
@@ -69,9 +80,12 @@ class QueryScheduleTest {
     void everyScheduleRisesStrictlyToItsUnknownTimeInFewStepsAndEachPointIsDue() {
         java.util.Random random = new java.util.Random(32);
         for (int run = 0; run < 2_000; run++) {
-            QuerySchedule s = new QuerySchedule(Duration.ofSeconds(1 + random.nextInt(3_600)),
-                    Duration.ofSeconds(random.nextInt(200_000)), Duration.ofSeconds(random.nextInt(1_000)),
-                    Duration.ofSeconds(1 + random.nextInt(120)), Duration.ofSeconds(random.nextInt(6)));
+            QuerySchedule s = new QuerySchedule(
+                    Duration.ofSeconds(1 + random.nextInt(3_600)),
+                    Duration.ofSeconds(random.nextInt(200_000)),
+                    Duration.ofSeconds(random.nextInt(1_000)),
+                    Duration.ofSeconds(1 + random.nextInt(120)),
+                    Duration.ofSeconds(random.nextInt(6)));
             Instant now = SENT;
             int steps = 0;
             while (now.isBefore(s.unknownAt(SENT))) {
@@ -82,7 +96,11 @@ class QueryScheduleTest {
                     assertThat(s.due(SENT, next)).as(s + " at " + next).isTrue();
                 }
                 now = next;
-                assertThat(++steps).as(s.toString()).isLessThan(64 + (int) (s.grace().toSeconds() / s.retryEvery().toSeconds()) + 2);
+                assertThat(++steps)
+                        .as(s.toString())
+                        .isLessThan(64
+                                + (int) (s.grace().toSeconds() / s.retryEvery().toSeconds())
+                                + 2);
             }
         }
     }

@@ -17,9 +17,9 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
-import org.junit.jupiter.api.Test;
 
 /**
  * Every status a support user may apply to parked input, folded: DELIVERED and UNDELIVERED are finals like a
@@ -49,8 +49,16 @@ class ResolutionFoldTest {
     }
 
     private MessageState receipt(ReceiptKind kind, String providerStatus) {
-        return append("callbacks-1", new Receipt(kind, "sim", "p1", providerStatus, T0.plusSeconds(60 + events.size()),
-                kind == ReceiptKind.UNDELIVERED ? "011" : null, 1));
+        return append(
+                "callbacks-1",
+                new Receipt(
+                        kind,
+                        "sim",
+                        "p1",
+                        providerStatus,
+                        T0.plusSeconds(60 + events.size()),
+                        kind == ReceiptKind.UNDELIVERED ? "011" : null,
+                        1));
     }
 
     @Test
@@ -83,22 +91,29 @@ class ResolutionFoldTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = ReceiptKind.class, names = {"DELIVERED", "UNDELIVERED"})
+    @EnumSource(
+            value = ReceiptKind.class,
+            names = {"DELIVERED", "UNDELIVERED"})
     void aLateFinalReceiptStillWinsAfterAResolutionAsUnknown(ReceiptKind late) {
         sent().resolve(ReceiptKind.UNKNOWN, null);
         MessageState s = receipt(late, late == ReceiptKind.DELIVERED ? "DELIVRD" : "UNDELIV");
-        assertThat(s.status()).isEqualTo(late == ReceiptKind.DELIVERED ? MessageStatus.DELIVERED : MessageStatus.UNDELIVERED);
+        assertThat(s.status())
+                .isEqualTo(late == ReceiptKind.DELIVERED ? MessageStatus.DELIVERED : MessageStatus.UNDELIVERED);
         assertThat(s.lastError()).isEqualTo(late == ReceiptKind.DELIVERED ? null : "UNDELIV (011)");
-        assertThat(Decisions.receipt(s, new Receipt(ReceiptKind.DELIVERED, "sim", "p1", "DELIVRD", T0.plusSeconds(999), null, 2)))
-                .as("and then the usual rules hold").isEqualTo(ReceiptDecision.APPEND);
+        assertThat(Decisions.receipt(
+                        s, new Receipt(ReceiptKind.DELIVERED, "sim", "p1", "DELIVRD", T0.plusSeconds(999), null, 2)))
+                .as("and then the usual rules hold")
+                .isEqualTo(ReceiptDecision.APPEND);
     }
 
     @ParameterizedTest
-    @EnumSource(value = ReceiptKind.class, names = {"DELIVERED", "UNDELIVERED"})
+    @EnumSource(
+            value = ReceiptKind.class,
+            names = {"DELIVERED", "UNDELIVERED"})
     void aLateFinalResolutionStillWinsAfterAResolutionAsUnknown(ReceiptKind late) {
         sent().resolve(ReceiptKind.UNKNOWN, null);
-        assertThat(resolve(late, null).status()).isEqualTo(late == ReceiptKind.DELIVERED ? MessageStatus.DELIVERED
-                : MessageStatus.UNDELIVERED);
+        assertThat(resolve(late, null).status())
+                .isEqualTo(late == ReceiptKind.DELIVERED ? MessageStatus.DELIVERED : MessageStatus.UNDELIVERED);
     }
 
     @Test
@@ -109,7 +124,9 @@ class ResolutionFoldTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = ReceiptKind.class, names = {"DELIVERED", "UNDELIVERED", "UNKNOWN"})
+    @EnumSource(
+            value = ReceiptKind.class,
+            names = {"DELIVERED", "UNDELIVERED", "UNKNOWN"})
     void noResolutionUndoesAFinalReceipt(ReceiptKind applied) {
         sent().receipt(ReceiptKind.DELIVERED, "DELIVRD");
         MessageState s = resolve(applied, "too late");
@@ -121,9 +138,14 @@ class ResolutionFoldTest {
     void anIntermediateStatusCannotBeApplied() {
         sent();
         MessageState before = MessageFold.fold(events);
-        StoredEvent intermediate = new StoredEvent(id, before.nextSeq(), T0.plusSeconds(99), "admin:ops-admin",
+        StoredEvent intermediate = new StoredEvent(
+                id,
+                before.nextSeq(),
+                T0.plusSeconds(99),
+                "admin:ops-admin",
                 new Resolved(7, Resolved.APPLY, ReceiptKind.INTERMEDIATE, null));
-        assertThatThrownBy(() -> MessageFold.evolve(before, intermediate)).isInstanceOf(InvalidTransitionException.class);
+        assertThatThrownBy(() -> MessageFold.evolve(before, intermediate))
+                .isInstanceOf(InvalidTransitionException.class);
     }
 
     @Test

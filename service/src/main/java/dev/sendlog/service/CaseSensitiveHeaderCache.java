@@ -15,8 +15,7 @@ import org.eclipse.jetty.util.component.LifeCycle;
  * was authenticated as {@code client-b}. Header values (keys above all) are compared exactly.
  */
 final class CaseSensitiveHeaderCache {
-    private CaseSensitiveHeaderCache() {
-    }
+    private CaseSensitiveHeaderCache() {}
 
     static void install(Environment env) {
         env.lifecycle().addEventListener(new LifeCycle.Listener() {

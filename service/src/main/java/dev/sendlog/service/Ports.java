@@ -5,8 +5,7 @@ import org.eclipse.jetty.server.Server;
 
 /** The ports Jetty actually bound (they may have been chosen by the OS). */
 final class Ports {
-    private Ports() {
-    }
+    private Ports() {}
 
     static int application(Server server) {
         return port(server, "application");
@@ -18,7 +17,8 @@ final class Ports {
 
     private static int port(Server server, String name) {
         for (var connector : server.getConnectors()) {
-            if (connector instanceof NetworkConnector network && connector.getName() != null
+            if (connector instanceof NetworkConnector network
+                    && connector.getName() != null
                     && connector.getName().startsWith(name)) {
                 return network.getLocalPort();
             }

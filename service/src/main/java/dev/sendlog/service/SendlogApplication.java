@@ -4,13 +4,16 @@ import com.codahale.metrics.MetricRegistry;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.sendlog.compactor.Compactor;
 import dev.sendlog.compactor.PartitionManager;
 import dev.sendlog.events.EventCodec;
+import dev.sendlog.events.MessageIds;
 import dev.sendlog.events.Priority;
 import dev.sendlog.events.RowCodec;
 import dev.sendlog.log.Actors;
 import dev.sendlog.log.Histories;
-import dev.sendlog.events.MessageIds;
+import dev.sendlog.projections.Limits;
+import dev.sendlog.projections.QuerySchedule;
 import dev.sendlog.schema.Migrations;
 import dev.sendlog.service.api.SubmitParser;
 import dev.sendlog.service.auth.AdminPortGuard;
@@ -32,54 +35,67 @@ import dev.sendlog.service.cli.StatusCommand;
 import dev.sendlog.service.config.AuthSettings;
 import dev.sendlog.service.config.Components;
 import dev.sendlog.service.config.GatewaySettings;
+import dev.sendlog.service.config.HealthSettings;
 import dev.sendlog.service.config.PipelineSettings;
 import dev.sendlog.service.config.ReceiptSettings;
 import dev.sendlog.service.config.SendlogConfiguration;
-import dev.sendlog.projections.Limits;
+import dev.sendlog.service.core.AcceptService;
+import dev.sendlog.service.core.AcceptWriter;
+import dev.sendlog.service.core.AdminActions;
+import dev.sendlog.service.core.Cancellation;
+import dev.sendlog.service.core.Faults;
+import dev.sendlog.service.core.GroupCommit;
+import dev.sendlog.service.core.MessageReader;
+import dev.sendlog.service.core.ProjectionRebuild;
+import dev.sendlog.service.core.Routes;
+import dev.sendlog.service.core.SenderPolicy;
+import dev.sendlog.service.core.Submission;
+import dev.sendlog.service.core.SuppressionStore;
+import dev.sendlog.service.db.DatabaseTarget;
+import dev.sendlog.service.db.EventStore;
+import dev.sendlog.service.db.LocalInfrastructure;
+import dev.sendlog.service.db.PoolBudget;
+import dev.sendlog.service.db.PoolRole;
+import dev.sendlog.service.db.Pools;
 import dev.sendlog.service.dispatch.Backoff;
+import dev.sendlog.service.dispatch.CdcFeed;
 import dev.sendlog.service.dispatch.Checks;
 import dev.sendlog.service.dispatch.EventAppender;
-import dev.sendlog.service.dispatch.CdcFeed;
+import dev.sendlog.service.dispatch.Failover;
 import dev.sendlog.service.dispatch.FeedSlot;
+import dev.sendlog.service.dispatch.HighWorkSignal;
 import dev.sendlog.service.dispatch.LogTail;
-import dev.sendlog.service.dispatch.WorkPublisher;
-import dev.sendlog.service.health.FeedSlotHealthCheck;
 import dev.sendlog.service.dispatch.Poller;
 import dev.sendlog.service.dispatch.Publications;
 import dev.sendlog.service.dispatch.SendStreams;
-import dev.sendlog.service.dispatch.Failover;
 import dev.sendlog.service.dispatch.SendWorker;
-import dev.sendlog.service.dispatch.SuppressionCache;
-import dev.sendlog.service.dispatch.HighWorkSignal;
-import dev.sendlog.service.core.SuppressionStore;
-import dev.sendlog.service.resources.SuppressionsResource;
-import dev.sendlog.service.resources.WebhookResource;
-import dev.sendlog.service.health.WebhookHealthCheck;
-import dev.sendlog.service.resources.WebhookAdminResource;
-import dev.sendlog.service.webhooks.SecretBox;
-import dev.sendlog.service.webhooks.WebhookDeliveries;
-import dev.sendlog.service.webhooks.WebhookDispatcher;
-import dev.sendlog.service.webhooks.WebhookPoster;
-import dev.sendlog.service.webhooks.WebhookRetries;
-import dev.sendlog.service.webhooks.WebhookStore;
-import dev.sendlog.service.webhooks.WebhookTargets;
-import dev.sendlog.service.webhooks.WebhookWorker;
 import dev.sendlog.service.dispatch.ShardLeases;
 import dev.sendlog.service.dispatch.ShardOwner;
+import dev.sendlog.service.dispatch.SuppressionCache;
 import dev.sendlog.service.dispatch.Timers;
-import dev.sendlog.service.reconcile.Reconciler;
-import dev.sendlog.projections.QuerySchedule;
-import dev.sendlog.service.config.HealthSettings;
+import dev.sendlog.service.dispatch.WorkPublisher;
+import dev.sendlog.service.errors.BodyLimitFilter;
+import dev.sendlog.service.errors.HeaderSyntaxFilter;
+import dev.sendlog.service.errors.ProblemErrorHandler;
+import dev.sendlog.service.errors.ProblemMappers;
 import dev.sendlog.service.health.AlarmsServlet;
+import dev.sendlog.service.health.DatabaseHealthCheck;
 import dev.sendlog.service.health.FailureRateHealthCheck;
 import dev.sendlog.service.health.FailureRates;
+import dev.sendlog.service.health.FeedSlotHealthCheck;
+import dev.sendlog.service.health.PartitionsHealthCheck;
 import dev.sendlog.service.health.PollersHealthCheck;
-import dev.sendlog.service.health.TimerLagHealthCheck;
 import dev.sendlog.service.health.QueueHealthCheck;
 import dev.sendlog.service.health.RedisHealthCheck;
+import dev.sendlog.service.health.TimerLagHealthCheck;
 import dev.sendlog.service.health.TransactionAgeHealthCheck;
-import dev.sendlog.service.tasks.ComponentTask;
-import dev.sendlog.service.tasks.TaskArguments;
+import dev.sendlog.service.health.WebhookHealthCheck;
+import dev.sendlog.service.http.AccessLog;
+import dev.sendlog.service.http.EagerBody;
+import dev.sendlog.service.http.RefusedWithoutBody;
+import dev.sendlog.service.http.ResponseHeaders;
+import dev.sendlog.service.lifecycle.ShutdownSequence;
+import dev.sendlog.service.lifecycle.Sigterm;
 import dev.sendlog.service.metrics.PrometheusServlet;
 import dev.sendlog.service.provider.GatewayRate;
 import dev.sendlog.service.provider.HttpProvider;
@@ -88,34 +104,6 @@ import dev.sendlog.service.queue.JobStream;
 import dev.sendlog.service.queue.RedisConnections;
 import dev.sendlog.service.queue.StreamConsumer;
 import dev.sendlog.service.queue.StreamKeys;
-import dev.sendlog.service.core.AcceptService;
-import dev.sendlog.service.core.Routes;
-import dev.sendlog.service.core.SenderPolicy;
-import dev.sendlog.service.core.AdminActions;
-import dev.sendlog.service.core.Cancellation;
-import dev.sendlog.service.core.AcceptWriter;
-import dev.sendlog.service.core.Faults;
-import dev.sendlog.service.core.GroupCommit;
-import dev.sendlog.service.core.Submission;
-import dev.sendlog.service.core.MessageReader;
-import dev.sendlog.service.db.DatabaseTarget;
-import dev.sendlog.service.db.EventStore;
-import dev.sendlog.service.db.LocalInfrastructure;
-import dev.sendlog.service.db.PoolBudget;
-import dev.sendlog.service.db.PoolRole;
-import dev.sendlog.service.db.Pools;
-import dev.sendlog.service.errors.BodyLimitFilter;
-import dev.sendlog.service.errors.HeaderSyntaxFilter;
-import dev.sendlog.service.errors.ProblemErrorHandler;
-import dev.sendlog.service.errors.ProblemMappers;
-import dev.sendlog.service.health.DatabaseHealthCheck;
-import dev.sendlog.service.lifecycle.ShutdownSequence;
-import dev.sendlog.service.lifecycle.Sigterm;
-import dev.sendlog.service.http.AccessLog;
-import dev.sendlog.service.http.EagerBody;
-import dev.sendlog.service.http.RefusedWithoutBody;
-import dev.sendlog.service.http.ResponseHeaders;
-import dev.sendlog.service.health.PartitionsHealthCheck;
 import dev.sendlog.service.receipts.CallbackRecorder;
 import dev.sendlog.service.receipts.CallbackWorker;
 import dev.sendlog.service.receipts.Inbox;
@@ -124,20 +112,32 @@ import dev.sendlog.service.receipts.IntakeBound;
 import dev.sendlog.service.receipts.ParkedStore;
 import dev.sendlog.service.receipts.ReceiptMatcher;
 import dev.sendlog.service.receipts.Vocabulary;
+import dev.sendlog.service.reconcile.Reconciler;
 import dev.sendlog.service.resources.AdminResource;
 import dev.sendlog.service.resources.CallbackResource;
 import dev.sendlog.service.resources.DirectCallback;
 import dev.sendlog.service.resources.DirectSubmit;
 import dev.sendlog.service.resources.MessagesResource;
 import dev.sendlog.service.resources.OpenApiResource;
-import dev.sendlog.service.tasks.IdempotencyKeyPurge;
-import dev.sendlog.service.tasks.StatisticsRefresh;
-import dev.sendlog.service.tasks.DeadRowVacuum;
+import dev.sendlog.service.resources.SuppressionsResource;
+import dev.sendlog.service.resources.WebhookAdminResource;
+import dev.sendlog.service.resources.WebhookResource;
 import dev.sendlog.service.tasks.CompactionJob;
+import dev.sendlog.service.tasks.ComponentTask;
+import dev.sendlog.service.tasks.DeadRowVacuum;
+import dev.sendlog.service.tasks.IdempotencyKeyPurge;
 import dev.sendlog.service.tasks.PartitionJob;
-import dev.sendlog.compactor.Compactor;
-import dev.sendlog.service.core.ProjectionRebuild;
 import dev.sendlog.service.tasks.RunNowTask;
+import dev.sendlog.service.tasks.StatisticsRefresh;
+import dev.sendlog.service.tasks.TaskArguments;
+import dev.sendlog.service.webhooks.SecretBox;
+import dev.sendlog.service.webhooks.WebhookDeliveries;
+import dev.sendlog.service.webhooks.WebhookDispatcher;
+import dev.sendlog.service.webhooks.WebhookPoster;
+import dev.sendlog.service.webhooks.WebhookRetries;
+import dev.sendlog.service.webhooks.WebhookStore;
+import dev.sendlog.service.webhooks.WebhookTargets;
+import dev.sendlog.service.webhooks.WebhookWorker;
 import dev.sendlog.simulator.ProviderSimulator;
 import io.dropwizard.assets.AssetsBundle;
 import io.dropwizard.auth.AuthDynamicFeature;
@@ -146,20 +146,20 @@ import io.dropwizard.auth.CachingAuthenticator;
 import io.dropwizard.configuration.EnvironmentVariableSubstitutor;
 import io.dropwizard.configuration.SubstitutingSourceProvider;
 import io.dropwizard.core.Application;
-import io.dropwizard.core.setup.Bootstrap;
 import io.dropwizard.core.server.DefaultServerFactory;
+import io.dropwizard.core.setup.Bootstrap;
 import io.dropwizard.core.setup.Environment;
 import io.dropwizard.jetty.HttpConnectorFactory;
 import io.dropwizard.lifecycle.Managed;
+import jakarta.servlet.DispatcherType;
 import java.time.Duration;
 import java.time.InstantSource;
-import jakarta.servlet.DispatcherType;
 import java.util.ArrayList;
 import java.util.EnumSet;
-import java.util.Set;
 import java.util.HashMap;
-import java.util.Map;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
@@ -181,10 +181,10 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
     private final Map<String, Pausable> pausables = new java.util.concurrent.ConcurrentHashMap<>();
     /** Whether this is the process's own application (main), so it may take over SIGTERM; never in a test's JVM. */
     private final boolean ownProcess;
+
     private ShutdownSequence shutdown;
 
-    private record Pausable(Runnable pause, Runnable resume) {
-    }
+    private record Pausable(Runnable pause, Runnable resume) {}
 
     public SendlogApplication() {
         this(InstantSource.system(), Faults.NONE, false);
@@ -216,7 +216,8 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
     public void initialize(Bootstrap<SendlogConfiguration> bootstrap) {
         bootstrap.setConfigurationSourceProvider(new SubstitutingSourceProvider(
                 bootstrap.getConfigurationSourceProvider(), new EnvironmentVariableSubstitutor(false)));
-        bootstrap.getObjectMapper()
+        bootstrap
+                .getObjectMapper()
                 .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION)
                 .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
                 .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS);
@@ -230,21 +231,26 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
         bootstrap.addCommand(new DropFeedSlotCommand());
         bootstrap.addCommand(MaintenanceCommand.rebuildProjection());
         bootstrap.addCommand(new ComponentCommand(this, "api", "Runs the HTTP API only", EnumSet.of(Components.API)));
-        bootstrap.addCommand(new ComponentCommand(this, "poller",
-                "Runs shard leases, publishing and timers only", EnumSet.of(Components.POLLER)));
-        bootstrap.addCommand(new ComponentCommand(this, "send-worker", "Runs send workers only",
-                EnumSet.of(Components.SEND_WORKER)));
-        bootstrap.addCommand(new ComponentCommand(this, "callback-worker", "Runs callback workers only",
-                EnumSet.of(Components.CALLBACK_WORKER)));
-        bootstrap.addCommand(new ComponentCommand(this, "webhook-worker", "Runs status webhook deliveries only",
-                EnumSet.of(Components.WEBHOOK_WORKER)));
-        bootstrap.addCommand(new ComponentCommand(this, "maintenance",
-                "Runs timers, partitions, compaction and expiry only", EnumSet.of(Components.MAINTENANCE)));
+        bootstrap.addCommand(new ComponentCommand(
+                this, "poller", "Runs shard leases, publishing and timers only", EnumSet.of(Components.POLLER)));
+        bootstrap.addCommand(new ComponentCommand(
+                this, "send-worker", "Runs send workers only", EnumSet.of(Components.SEND_WORKER)));
+        bootstrap.addCommand(new ComponentCommand(
+                this, "callback-worker", "Runs callback workers only", EnumSet.of(Components.CALLBACK_WORKER)));
+        bootstrap.addCommand(new ComponentCommand(
+                this, "webhook-worker", "Runs status webhook deliveries only", EnumSet.of(Components.WEBHOOK_WORKER)));
+        bootstrap.addCommand(new ComponentCommand(
+                this,
+                "maintenance",
+                "Runs timers, partitions, compaction and expiry only",
+                EnumSet.of(Components.MAINTENANCE)));
     }
 
     private static double processCpuSeconds() {
         return java.lang.management.ManagementFactory.getOperatingSystemMXBean()
-                instanceof com.sun.management.OperatingSystemMXBean os ? os.getProcessCpuTime() / 1e9 : Double.NaN;
+                        instanceof com.sun.management.OperatingSystemMXBean os
+                ? os.getProcessCpuTime() / 1e9
+                : Double.NaN;
     }
 
     @Override
@@ -261,9 +267,13 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
             env.lifecycle().manage(managed(simulator::close));
             LOG.info("provider simulator listening on {}", simulator.baseUrl());
         }
-        env.lifecycle().addServerLifecycleListener(server -> LOG.info(
-                "sendlog started components={} api=http://127.0.0.1:{} admin=http://127.0.0.1:{} database={}",
-                config.components, Ports.application(server), Ports.admin(server), target.jdbcUrl()));
+        env.lifecycle()
+                .addServerLifecycleListener(server -> LOG.info(
+                        "sendlog started components={} api=http://127.0.0.1:{} admin=http://127.0.0.1:{} database={}",
+                        config.components,
+                        Ports.application(server),
+                        Ports.admin(server),
+                        target.jdbcUrl()));
 
         CaseSensitiveHeaderCache.install(env);
         GatewaySettings.demoValueWarnings(config.gateways).forEach(LOG::warn);
@@ -275,7 +285,9 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
         }
         LOG.info("pool budget: {}", budget.describe());
         if (!budget.fitsBesideOthers()) {
-            LOG.warn("the pools fit max_connections on paper but not beside the sessions connected now: {}", budget.describe());
+            LOG.warn(
+                    "the pools fit max_connections on paper but not beside the sessions connected now: {}",
+                    budget.describe());
         }
         Pools pools = new Pools(target.jdbcUrl(), config.database, metrics, instance);
         // The shutdown sequence closes the pools (and the Redis clients) after everything that uses them has stopped.
@@ -285,42 +297,87 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
         env.admin().addServlet("ready", shutdown.intake().readiness()).addMapping("/ready");
 
         EventCodec codec = new EventCodec();
-        EventStore events = new EventStore(new Histories(new RowCodec(codec)), new Actors(pools.dataSource(PoolRole.MAINTENANCE)));
-        PartitionManager partitionManager = new PartitionManager(pools.dataSource(PoolRole.MAINTENANCE), Duration.ofSeconds(2));
+        EventStore events =
+                new EventStore(new Histories(new RowCodec(codec)), new Actors(pools.dataSource(PoolRole.MAINTENANCE)));
+        PartitionManager partitionManager =
+                new PartitionManager(pools.dataSource(PoolRole.MAINTENANCE), Duration.ofSeconds(2));
         PartitionJob partitionJob = new PartitionJob(partitionManager, clock, config.partitions.daysAhead, metrics);
         partitionJob.ensure();
 
         env.admin().addServlet("prometheus", new PrometheusServlet(metrics)).addMapping("/metrics/prometheus");
-        env.healthChecks().register("database", new DatabaseHealthCheck(pools.pool(PoolRole.MAINTENANCE),
-                List.of(pools.pool(PoolRole.API), pools.pool(PoolRole.PIPELINE), pools.pool(PoolRole.CALLBACKS),
-                        pools.pool(PoolRole.MAINTENANCE), pools.pool(PoolRole.WEBHOOKS))));
-        env.healthChecks().register("partitions", new PartitionsHealthCheck(partitionManager, clock, config.partitions.minDaysAhead));
+        env.healthChecks()
+                .register(
+                        "database",
+                        new DatabaseHealthCheck(
+                                pools.pool(PoolRole.MAINTENANCE),
+                                List.of(
+                                        pools.pool(PoolRole.API),
+                                        pools.pool(PoolRole.PIPELINE),
+                                        pools.pool(PoolRole.CALLBACKS),
+                                        pools.pool(PoolRole.MAINTENANCE),
+                                        pools.pool(PoolRole.WEBHOOKS))));
+        env.healthChecks()
+                .register(
+                        "partitions",
+                        new PartitionsHealthCheck(partitionManager, clock, config.partitions.minDaysAhead));
         HealthSettings h = config.alarms;
-        env.healthChecks().register("pollers", new PollersHealthCheck(pools.dsl(PoolRole.MAINTENANCE),
-                Duration.ofMillis(h.maxUnownedShard.toMilliseconds()), Duration.ofMillis(h.maxUnpublishedAge.toMilliseconds())));
-        env.healthChecks().register("timers", new TimerLagHealthCheck(pools.dsl(PoolRole.MAINTENANCE),
-                Duration.ofMillis(h.maxTimerLag.toMilliseconds()), metrics));
-        env.healthChecks().register("transactions", new TransactionAgeHealthCheck(pools.dsl(PoolRole.MAINTENANCE),
-                Duration.ofMillis(h.maxTransactionAge.toMilliseconds()), metrics));
-        FailureRates failureRates = new FailureRates(metrics, clock, h.maxDeadPerMinute, h.maxUnknownPerMinute, h.maxParkedPerMinute);
-        env.lifecycle().scheduledExecutorService("alarms-%d").threads(1).build()
+        env.healthChecks()
+                .register(
+                        "pollers",
+                        new PollersHealthCheck(
+                                pools.dsl(PoolRole.MAINTENANCE),
+                                Duration.ofMillis(h.maxUnownedShard.toMilliseconds()),
+                                Duration.ofMillis(h.maxUnpublishedAge.toMilliseconds())));
+        env.healthChecks()
+                .register(
+                        "timers",
+                        new TimerLagHealthCheck(
+                                pools.dsl(PoolRole.MAINTENANCE),
+                                Duration.ofMillis(h.maxTimerLag.toMilliseconds()),
+                                metrics));
+        env.healthChecks()
+                .register(
+                        "transactions",
+                        new TransactionAgeHealthCheck(
+                                pools.dsl(PoolRole.MAINTENANCE),
+                                Duration.ofMillis(h.maxTransactionAge.toMilliseconds()),
+                                metrics));
+        FailureRates failureRates =
+                new FailureRates(metrics, clock, h.maxDeadPerMinute, h.maxUnknownPerMinute, h.maxParkedPerMinute);
+        env.lifecycle()
+                .scheduledExecutorService("alarms-%d")
+                .threads(1)
+                .build()
                 .scheduleWithFixedDelay(failureRates::sample, 1, 1, TimeUnit.SECONDS);
         env.healthChecks().register("failures", new FailureRateHealthCheck(failureRates));
-        env.healthChecks().register("webhooks", new WebhookHealthCheck(new WebhookDeliveries(pools.dsl(PoolRole.MAINTENANCE)),
-                clock, config.webhooks.maxOwedAge.toJavaDuration()));
-        env.admin().addServlet("alarms", new AlarmsServlet(failureRates, env.getObjectMapper())).addMapping("/alarms");
+        env.healthChecks()
+                .register(
+                        "webhooks",
+                        new WebhookHealthCheck(
+                                new WebhookDeliveries(pools.dsl(PoolRole.MAINTENANCE)),
+                                clock,
+                                config.webhooks.maxOwedAge.toJavaDuration()));
+        env.admin()
+                .addServlet("alarms", new AlarmsServlet(failureRates, env.getObjectMapper()))
+                .addMapping("/alarms");
 
         if (config.components.contains(Components.MAINTENANCE)) {
-            ScheduledExecutorService maintenance = env.lifecycle().scheduledExecutorService("maintenance-%d").threads(3).build();
+            ScheduledExecutorService maintenance = env.lifecycle()
+                    .scheduledExecutorService("maintenance-%d")
+                    .threads(3)
+                    .build();
             long partitionEveryMs = config.partitions.checkEvery.toMilliseconds();
             maintenance.scheduleWithFixedDelay(partitionJob, partitionEveryMs, partitionEveryMs, TimeUnit.MILLISECONDS);
-            IdempotencyKeyPurge purge = new IdempotencyKeyPurge(pools.dsl(PoolRole.MAINTENANCE), clock,
-                    config.accept.idempotencyPurgeBatch, metrics);
+            IdempotencyKeyPurge purge = new IdempotencyKeyPurge(
+                    pools.dsl(PoolRole.MAINTENANCE), clock, config.accept.idempotencyPurgeBatch, metrics);
             maintenance.scheduleWithFixedDelay(purge, 1, 60, TimeUnit.SECONDS);
             env.admin().addTask(new RunNowTask("purge-idempotency-keys", purge::purge));
             env.admin().addTask(new RunNowTask("ensure-partitions", partitionJob::ensure));
-            StatisticsRefresh statistics = new StatisticsRefresh(pools.dataSource(PoolRole.MAINTENANCE), Duration.ofSeconds(2),
-                    config.partitions.statisticsTarget, metrics);
+            StatisticsRefresh statistics = new StatisticsRefresh(
+                    pools.dataSource(PoolRole.MAINTENANCE),
+                    Duration.ofSeconds(2),
+                    config.partitions.statisticsTarget,
+                    metrics);
             long analyzeEveryMs = config.partitions.analyzeEvery.toMilliseconds();
             maintenance.scheduleWithFixedDelay(statistics, analyzeEveryMs, analyzeEveryMs, TimeUnit.MILLISECONDS);
             env.admin().addTask(new RunNowTask("analyze", statistics::refresh));
@@ -328,31 +385,56 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
             long vacuumEveryMs = config.partitions.vacuumEvery.toMilliseconds();
             maintenance.scheduleWithFixedDelay(vacuum, vacuumEveryMs, vacuumEveryMs, TimeUnit.MILLISECONDS);
             env.admin().addTask(new RunNowTask("vacuum", vacuum::vacuum));
-            CompactionJob compaction = new CompactionJob(new Compactor(pools.dataSource(PoolRole.MAINTENANCE), codec,
-                    Duration.ofMillis(config.compaction.lockTimeout.toMilliseconds()), step -> { }), clock,
-                    config.compaction.retentionDays, metrics);
+            CompactionJob compaction = new CompactionJob(
+                    new Compactor(
+                            pools.dataSource(PoolRole.MAINTENANCE),
+                            codec,
+                            Duration.ofMillis(config.compaction.lockTimeout.toMilliseconds()),
+                            step -> {}),
+                    clock,
+                    config.compaction.retentionDays,
+                    metrics);
             long compactEveryMs = config.compaction.checkEvery.toMilliseconds();
             maintenance.scheduleWithFixedDelay(compaction, compactEveryMs, compactEveryMs, TimeUnit.MILLISECONDS);
             env.admin().addTask(new RunNowTask("compact", compaction::compact));
             MessageReader maintenanceReader = new MessageReader(pools.dsl(PoolRole.MAINTENANCE), events);
-            env.admin().addTask(new RunNowTask("rebuild-projection", () -> ProjectionRebuild.rebuild(pools.dsl(PoolRole.MAINTENANCE),
-                    maintenanceReader)));
+            env.admin()
+                    .addTask(new RunNowTask(
+                            "rebuild-projection",
+                            () -> ProjectionRebuild.rebuild(pools.dsl(PoolRole.MAINTENANCE), maintenanceReader)));
         }
 
         List<ComponentTask> componentTasks = List.of(
-                new ComponentTask("pause", pausables::keySet, component -> pausable(component).pause().run()),
-                new ComponentTask("resume", pausables::keySet, component -> pausable(component).resume().run()));
+                new ComponentTask(
+                        "pause",
+                        pausables::keySet,
+                        component -> pausable(component).pause().run()),
+                new ComponentTask(
+                        "resume",
+                        pausables::keySet,
+                        component -> pausable(component).resume().run()));
         componentTasks.forEach(env.admin()::addTask);
         // Every process checks keys (the API's callers, and on the admin port whoever runs tasks), so every process
         // syncs the configured ones: a maintenance-only node's tasks work on a database no API has used yet.
         ApiKeyStore keys = new ApiKeyStore(pools.dsl(PoolRole.API));
-        CachingAuthenticator<String, Caller> authenticator = new CachingAuthenticator<>(metrics,
+        CachingAuthenticator<String, Caller> authenticator = new CachingAuthenticator<>(
+                metrics,
                 new ApiKeyAuthenticator(keys),
                 com.github.benmanes.caffeine.cache.Caffeine.newBuilder()
-                        .maximumSize(10_000).expireAfterWrite(Duration.ofSeconds(config.auth.cacheSeconds)));
-        env.admin().addFilter("admin-port-guard", new AdminPortGuard(adminBindHosts(config), config.adminPort.allowedHosts,
-                authenticator, env.getObjectMapper(), metrics)).addMappingForUrlPatterns(EnumSet.of(DispatcherType.REQUEST), true, "/*");
-        env.admin().addFilter("task-arguments", new TaskArguments(componentTasks, env.getObjectMapper()))
+                        .maximumSize(10_000)
+                        .expireAfterWrite(Duration.ofSeconds(config.auth.cacheSeconds)));
+        env.admin()
+                .addFilter(
+                        "admin-port-guard",
+                        new AdminPortGuard(
+                                adminBindHosts(config),
+                                config.adminPort.allowedHosts,
+                                authenticator,
+                                env.getObjectMapper(),
+                                metrics))
+                .addMappingForUrlPatterns(EnumSet.of(DispatcherType.REQUEST), true, "/*");
+        env.admin()
+                .addFilter("task-arguments", new TaskArguments(componentTasks, env.getObjectMapper()))
                 .addMappingForUrlPatterns(EnumSet.of(DispatcherType.REQUEST), true, "/tasks/*");
         syncKeys(config.auth, keys, authenticator);
         if (config.components.contains(Components.API)) {
@@ -383,60 +465,110 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
     /** How long a stopping process waits for provider calls in flight: the HTTP server's own grace for its requests. */
     private static Duration shutdownGrace(SendlogConfiguration config) {
         return config.getServerFactory() instanceof io.dropwizard.core.server.AbstractServerFactory server
-                ? Duration.ofMillis(server.getShutdownGracePeriod().toMilliseconds()) : Duration.ofSeconds(30);
+                ? Duration.ofMillis(server.getShutdownGracePeriod().toMilliseconds())
+                : Duration.ofSeconds(30);
     }
 
     /**
      * Status webhook deliveries (issue 27): the dispatcher that leases owed deliveries onto the webhook stream, and the
      * worker that posts them, with a Redis client, a stream, a bound, a pool and an HTTP client of their own.
      */
-    private void wireWebhooks(SendlogConfiguration config, Environment env, Pools pools,
-                              LocalInfrastructure local, String instance) throws Exception {
+    private void wireWebhooks(
+            SendlogConfiguration config, Environment env, Pools pools, LocalInfrastructure local, String instance)
+            throws Exception {
         MetricRegistry metrics = env.metrics();
         var w = config.webhooks;
         if (w.secretKey.isBlank()) {
-            throw new IllegalStateException("refusing to start the webhook worker: webhooks.secretKey is not set; it opens "
-                    + "the signing secrets the API stored under it");
+            throw new IllegalStateException(
+                    "refusing to start the webhook worker: webhooks.secretKey is not set; it opens "
+                            + "the signing secrets the API stored under it");
         }
-        JobStream stream = jobStore(config, env, local.sendRedisUri(), "webhook", StreamKeys.webhook(config.redis.keyPrefix),
-                StreamKeys.WEBHOOK_GROUP, instance);
+        JobStream stream = jobStore(
+                config,
+                env,
+                local.sendRedisUri(),
+                "webhook",
+                StreamKeys.webhook(config.redis.keyPrefix),
+                StreamKeys.WEBHOOK_GROUP,
+                instance);
         WebhookDeliveries deliveries = new WebhookDeliveries(pools.dsl(PoolRole.WEBHOOKS));
-        WebhookDispatcher dispatcher = new WebhookDispatcher(deliveries, stream, clock, w.leaseTimeout.toJavaDuration(),
-                w.dispatchEvery.toJavaDuration(), w.dispatchBatch, w.keepDelivered.toJavaDuration(), metrics);
+        WebhookDispatcher dispatcher = new WebhookDispatcher(
+                deliveries,
+                stream,
+                clock,
+                w.leaseTimeout.toJavaDuration(),
+                w.dispatchEvery.toJavaDuration(),
+                w.dispatchBatch,
+                w.keepDelivered.toJavaDuration(),
+                metrics);
         env.lifecycle().manage(dispatcher);
-        WebhookPoster poster = new WebhookPoster(new WebhookTargets(w.allowPrivateTargets, WebhookTargets.SYSTEM),
-                WebhookTargets.bounded(WebhookTargets.SYSTEM, WebhookTargets.RESOLVE_TIMEOUT), w.connectTimeout.toJavaDuration(),
-                w.timeout.toJavaDuration(), w.concurrency);
+        WebhookPoster poster = new WebhookPoster(
+                new WebhookTargets(w.allowPrivateTargets, WebhookTargets.SYSTEM),
+                WebhookTargets.bounded(WebhookTargets.SYSTEM, WebhookTargets.RESOLVE_TIMEOUT),
+                w.connectTimeout.toJavaDuration(),
+                w.timeout.toJavaDuration(),
+                w.concurrency);
         shutdown.closeLast(poster::close);
-        StreamConsumer consumer = new StreamConsumer("webhooks", stream, new Semaphore(w.concurrency),
-                w.leaseTimeout.toJavaDuration(), metrics);
-        new WebhookWorker(consumer, deliveries, new WebhookStore(pools.dsl(PoolRole.WEBHOOKS),
-                SecretBox.fromBase64(w.secretKey), clock), poster,
-                new WebhookRetries(w.firstRetryWait.toJavaDuration(), w.maxRetryWait.toJavaDuration(), w.retryFor.toJavaDuration()),
-                clock, w.perEndpointConcurrency, w.perEndpointQueue, metrics);
+        StreamConsumer consumer = new StreamConsumer(
+                "webhooks", stream, new Semaphore(w.concurrency), w.leaseTimeout.toJavaDuration(), metrics);
+        new WebhookWorker(
+                consumer,
+                deliveries,
+                new WebhookStore(pools.dsl(PoolRole.WEBHOOKS), SecretBox.fromBase64(w.secretKey), clock),
+                poster,
+                new WebhookRetries(
+                        w.firstRetryWait.toJavaDuration(),
+                        w.maxRetryWait.toJavaDuration(),
+                        w.retryFor.toJavaDuration()),
+                clock,
+                w.perEndpointConcurrency,
+                w.perEndpointQueue,
+                metrics);
         env.lifecycle().manage(consumer);
         shutdown.consumer(consumer, null);
         pausables.put("webhook-worker", new Pausable(consumer::pauseReading, consumer::resume));
         env.admin().addTask(new RunNowTask("dispatch-webhooks", dispatcher::dispatchOnce));
     }
 
-    private void wireReceipts(SendlogConfiguration config, Environment env, Pools pools, EventStore events,
-                              LocalInfrastructure local, String instance, Semaphore callbackPermits, int callbackBound) {
+    private void wireReceipts(
+            SendlogConfiguration config,
+            Environment env,
+            Pools pools,
+            EventStore events,
+            LocalInfrastructure local,
+            String instance,
+            Semaphore callbackPermits,
+            int callbackBound) {
         MetricRegistry metrics = env.metrics();
         ReceiptSettings r = config.receipts;
         // The callback job type has its own Redis client and connections, and may have its own Redis.
-        JobStream callbackStream = jobStore(config, env, local.callbackRedisUri(), "callback",
-                StreamKeys.callback(config.redis.keyPrefix), StreamKeys.CALLBACK_GROUP, instance);
+        JobStream callbackStream = jobStore(
+                config,
+                env,
+                local.callbackRedisUri(),
+                "callback",
+                StreamKeys.callback(config.redis.keyPrefix),
+                StreamKeys.CALLBACK_GROUP,
+                instance);
         if (config.components.contains(Components.API)) {
-            Inbox inbox = new Inbox(pools.dsl(PoolRole.CALLBACKS), callbackStream, clock, r.inboxWriters,
-                    r.storeTimeout.toJavaDuration(), metrics);
+            Inbox inbox = new Inbox(
+                    pools.dsl(PoolRole.CALLBACKS),
+                    callbackStream,
+                    clock,
+                    r.inboxWriters,
+                    r.storeTimeout.toJavaDuration(),
+                    metrics);
             env.lifecycle().manage(inbox);
             IntakeBound intake = new IntakeBound(r.maxConcurrentIntake, r.intakeWait.toJavaDuration(), metrics);
             env.jersey().register(new CallbackResource(config.gateways, inbox, intake, clock, metrics));
             if (r.directIntake) {
-                env.servlets().addFilter("direct-callback", new DirectCallback(config.gateways, inbox, intake, MAX_BODY_BYTES,
-                        env.getObjectMapper(), metrics)).addMappingForUrlPatterns(EnumSet.of(DispatcherType.REQUEST), true,
-                        DirectCallback.PATH_PREFIX + "*");
+                env.servlets()
+                        .addFilter(
+                                "direct-callback",
+                                new DirectCallback(
+                                        config.gateways, inbox, intake, MAX_BODY_BYTES, env.getObjectMapper(), metrics))
+                        .addMappingForUrlPatterns(
+                                EnumSet.of(DispatcherType.REQUEST), true, DirectCallback.PATH_PREFIX + "*");
             }
         }
         if (config.components.contains(Components.CALLBACK_WORKER)) {
@@ -446,17 +578,33 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
             env.lifecycle().manage(recorder);
             // Batches on platform threads of their own: enough for every batch the bound admits to run at once.
             int batchThreads = (callbackBound + r.batchSize - 1) / r.batchSize;
-            StreamConsumer consumer = new StreamConsumer("callbacks", callbackStream, callbackPermits,
-                    Duration.ofMillis(config.pipeline.sendWorker.reclaimIdle.toMilliseconds()), batchThreads, metrics);
-            new CallbackWorker(consumer, pools.dsl(PoolRole.CALLBACKS), new MessageReader(pools.dsl(PoolRole.CALLBACKS), events),
-                    new ReceiptMatcher(pools.dsl(PoolRole.CALLBACKS)), recorder, vocabularies,
-                    Duration.ofMillis(r.holdWindow.toMilliseconds()), r.batchSize, clock, "callbacks-" + instance,
+            StreamConsumer consumer = new StreamConsumer(
+                    "callbacks",
+                    callbackStream,
+                    callbackPermits,
+                    Duration.ofMillis(config.pipeline.sendWorker.reclaimIdle.toMilliseconds()),
+                    batchThreads,
+                    metrics);
+            new CallbackWorker(
+                    consumer,
+                    pools.dsl(PoolRole.CALLBACKS),
+                    new MessageReader(pools.dsl(PoolRole.CALLBACKS), events),
+                    new ReceiptMatcher(pools.dsl(PoolRole.CALLBACKS)),
+                    recorder,
+                    vocabularies,
+                    Duration.ofMillis(r.holdWindow.toMilliseconds()),
+                    r.batchSize,
+                    clock,
+                    "callbacks-" + instance,
                     metrics);
             env.lifecycle().manage(consumer);
             shutdown.consumer(consumer, null);
             pausables.put("callback-worker", new Pausable(consumer::pauseReading, consumer::resume));
             InboxSweeper sweeper = new InboxSweeper(pools.dsl(PoolRole.CALLBACKS), callbackStream, metrics);
-            ScheduledExecutorService sweeps = env.lifecycle().scheduledExecutorService("inbox-sweeper-%d").threads(1).build();
+            ScheduledExecutorService sweeps = env.lifecycle()
+                    .scheduledExecutorService("inbox-sweeper-%d")
+                    .threads(1)
+                    .build();
             long every = r.sweepEvery.toMilliseconds();
             sweeps.scheduleWithFixedDelay(sweeper, every, every, TimeUnit.MILLISECONDS);
             env.admin().addTask(new RunNowTask("sweep-callback-inbox", sweeper::sweep));
@@ -468,33 +616,78 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
      * checks, {@code redis-<type>} (writable, memory) and {@code workers-<type>} (oldest unacknowledged job). The probe
      * key carries the job type's hash tag, so on a cluster it sits on the node that holds the stream.
      */
-    private JobStream jobStore(SendlogConfiguration config, Environment env, String uri, String jobType,
-                               String streamKey, String group, String instance) {
+    private JobStream jobStore(
+            SendlogConfiguration config,
+            Environment env,
+            String uri,
+            String jobType,
+            String streamKey,
+            String group,
+            String instance) {
         MetricRegistry metrics = env.metrics();
         RedisConnections redis = new RedisConnections(uri, Duration.ofSeconds(5), config.redis.cluster);
         shutdown.closeLast(redis::close);
         JobStream stream = new JobStream(redis, streamKey, group, instance);
         String probe = config.redis.keyPrefix + "{" + jobType + "}:health:" + instance;
-        env.healthChecks().register("redis-" + jobType, new RedisHealthCheck(redis.connect(probe), probe,
-                config.alarms.redisMemoryWarnPercent, config.alarms.redisMemoryFailPercent, metrics, jobType));
-        env.healthChecks().register("workers-" + jobType, new QueueHealthCheck(redis.connect(streamKey), streamKey, group,
-                Duration.ofMillis(config.alarms.maxQueueAge.toMilliseconds()), metrics, jobType));
+        env.healthChecks()
+                .register(
+                        "redis-" + jobType,
+                        new RedisHealthCheck(
+                                redis.connect(probe),
+                                probe,
+                                config.alarms.redisMemoryWarnPercent,
+                                config.alarms.redisMemoryFailPercent,
+                                metrics,
+                                jobType));
+        env.healthChecks()
+                .register(
+                        "workers-" + jobType,
+                        new QueueHealthCheck(
+                                redis.connect(streamKey),
+                                streamKey,
+                                group,
+                                Duration.ofMillis(config.alarms.maxQueueAge.toMilliseconds()),
+                                metrics,
+                                jobType));
         return stream;
     }
 
-    private void wireDispatch(SendlogConfiguration config, Environment env, Pools pools, EventStore events,
-                              LocalInfrastructure local, String instance, Semaphore sendPermits) {
+    private void wireDispatch(
+            SendlogConfiguration config,
+            Environment env,
+            Pools pools,
+            EventStore events,
+            LocalInfrastructure local,
+            String instance,
+            Semaphore sendPermits) {
         MetricRegistry metrics = env.metrics();
         PipelineSettings p = config.pipeline;
-        Limits limits = new Limits(p.maxAttempts, p.maxPublishes, Duration.ofMillis(p.confirmTimeout.toMilliseconds()),
+        Limits limits = new Limits(
+                p.maxAttempts,
+                p.maxPublishes,
+                Duration.ofMillis(p.confirmTimeout.toMilliseconds()),
                 Duration.ofMillis(p.claimTimeout.toMilliseconds()));
         // One stream per priority lane, each with its own bound, health checks and workers.
-        SendStreams streams = new SendStreams(p.lanes(),
-                jobStore(config, env, local.sendRedisUri(), "send", StreamKeys.send(config.redis.keyPrefix),
-                        StreamKeys.SEND_GROUP, instance),
-                jobStore(config, env, local.sendRedisUri(), "send-high", StreamKeys.sendHigh(config.redis.keyPrefix),
-                        StreamKeys.SEND_GROUP, instance));
-        EventAppender appender = new EventAppender(pools.dsl(PoolRole.PIPELINE), events, p.appendWriters, metrics, "append");
+        SendStreams streams = new SendStreams(
+                p.lanes(),
+                jobStore(
+                        config,
+                        env,
+                        local.sendRedisUri(),
+                        "send",
+                        StreamKeys.send(config.redis.keyPrefix),
+                        StreamKeys.SEND_GROUP,
+                        instance),
+                jobStore(
+                        config,
+                        env,
+                        local.sendRedisUri(),
+                        "send-high",
+                        StreamKeys.sendHigh(config.redis.keyPrefix),
+                        StreamKeys.SEND_GROUP,
+                        instance));
+        EventAppender appender =
+                new EventAppender(pools.dsl(PoolRole.PIPELINE), events, p.appendWriters, metrics, "append");
         env.lifecycle().manage(appender);
         // The high lane's claims and results have a group-commit writer of their own: behind the normal lane's queue at
         // full rate, a high message's claim would wait for the commits of hundreds of normal ones ahead of it.
@@ -502,8 +695,12 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
         env.lifecycle().manage(highAppender);
 
         if (config.components.contains(Components.POLLER)) {
-            ShardLeases leases = new ShardLeases(pools.dsl(PoolRole.PIPELINE), "poller-" + instance, p.lanes().total(),
-                    Duration.ofMillis(p.leaseTtl.toMilliseconds()), metrics);
+            ShardLeases leases = new ShardLeases(
+                    pools.dsl(PoolRole.PIPELINE),
+                    "poller-" + instance,
+                    p.lanes().total(),
+                    Duration.ofMillis(p.leaseTtl.toMilliseconds()),
+                    metrics);
             LogTail tail = new LogTail(pools.dataSource(PoolRole.PIPELINE));
             Duration reconcileWindow = Duration.ofMillis(p.reconcileWindow.toMilliseconds());
             // With the change-data-capture feed the slot publishes the normal lane and the high lane is polled (see
@@ -511,67 +708,130 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
             // thread: a round of the normal lane's backlog (a full page published, its publication written) never holds
             // a high message back (measured with scripts/bench-priority: one poller for both lanes put a high message's
             // accept->published p99 at 184 ms behind 100,000 normal ones, against 30 ms with nothing queued).
-            Set<Priority> polled = p.feed == PipelineSettings.Feed.CDC ? EnumSet.of(Priority.HIGH) : EnumSet.allOf(Priority.class);
+            Set<Priority> polled =
+                    p.feed == PipelineSettings.Feed.CDC ? EnumSet.of(Priority.HIGH) : EnumSet.allOf(Priority.class);
             // The high poller waits for the accepts' notifications instead of reading every idlePollMs.
-            HighWorkSignal highWork = new HighWorkSignal(local.database().unpooled(), p.highIdlePollMs, p.idlePollMs, metrics);
+            HighWorkSignal highWork =
+                    new HighWorkSignal(local.database().unpooled(), p.highIdlePollMs, p.idlePollMs, metrics);
             env.lifecycle().manage(highWork);
             List<Poller> pollers = new ArrayList<>();
             for (Priority lane : polled) {
-                pollers.add(new Poller(leases, tail, pools.dsl(PoolRole.PIPELINE), events.actors(), streams,
-                        EnumSet.of(lane), p, clock, "poller-" + instance, faults, metrics,
+                pollers.add(new Poller(
+                        leases,
+                        tail,
+                        pools.dsl(PoolRole.PIPELINE),
+                        events.actors(),
+                        streams,
+                        EnumSet.of(lane),
+                        p,
+                        clock,
+                        "poller-" + instance,
+                        faults,
+                        metrics,
                         lane == Priority.HIGH ? highWork : null));
             }
             CdcFeed cdcFeed = null;
             if (p.feed == PipelineSettings.Feed.CDC) {
                 FeedSlot slot = new FeedSlot(pools.dsl(PoolRole.PIPELINE), p.cdc.slot, p.cdc.publication);
                 slot.prepare();
-                cdcFeed = new CdcFeed(local.database(), pools.dsl(PoolRole.PIPELINE), slot,
-                        new WorkPublisher(pools.dsl(PoolRole.PIPELINE), events.actors(), streams, EnumSet.of(Priority.NORMAL), p,
-                                clock, "poller-" + instance,
-                                faults, true, metrics),
-                        p.cdc, "poller-" + instance, Duration.ofMillis(p.leaseTtl.toMilliseconds()), metrics);
+                cdcFeed = new CdcFeed(
+                        local.database(),
+                        pools.dsl(PoolRole.PIPELINE),
+                        slot,
+                        new WorkPublisher(
+                                pools.dsl(PoolRole.PIPELINE),
+                                events.actors(),
+                                streams,
+                                EnumSet.of(Priority.NORMAL),
+                                p,
+                                clock,
+                                "poller-" + instance,
+                                faults,
+                                true,
+                                metrics),
+                        p.cdc,
+                        "poller-" + instance,
+                        Duration.ofMillis(p.leaseTtl.toMilliseconds()),
+                        metrics);
                 FeedSlotHealthCheck slotHealth = new FeedSlotHealthCheck(
                         new FeedSlot(pools.dsl(PoolRole.MAINTENANCE), p.cdc.slot, p.cdc.publication),
-                        p.cdc.maxRetainedWal.toBytes(), metrics);
+                        p.cdc.maxRetainedWal.toBytes(),
+                        metrics);
                 env.healthChecks().register("cdc-slot", slotHealth);
             }
             Reconciler reconciler = reconciler(config, env, pools, events, appender, instance, local);
             PipelineSettings.ReconcileSettings rs = p.reconcile;
-            QuerySchedule schedule = reconciler == null ? null : new QuerySchedule(rs.queryAfter.toJavaDuration(),
-                    reconcileWindow, rs.grace.toJavaDuration(), rs.retryEvery.toJavaDuration(), QUERY_COALESCE);
-            Timers timers = new Timers(new Publications(pools.dsl(PoolRole.MAINTENANCE)),
-                    new MessageReader(pools.dsl(PoolRole.MAINTENANCE), events), appender, events.actors(), limits,
-                    reconcileWindow, clock, metrics, reconciler, schedule);
-            ShardOwner owner = new ShardOwner(leases, pollers, cdcFeed, timers,
-                    Duration.ofMillis(p.leaseTtl.toMilliseconds()), p.maxBatchesPerRound, p.idlePollMs,
-                    p.timerIntervalMs, metrics);
+            QuerySchedule schedule = reconciler == null
+                    ? null
+                    : new QuerySchedule(
+                            rs.queryAfter.toJavaDuration(),
+                            reconcileWindow,
+                            rs.grace.toJavaDuration(),
+                            rs.retryEvery.toJavaDuration(),
+                            QUERY_COALESCE);
+            Timers timers = new Timers(
+                    new Publications(pools.dsl(PoolRole.MAINTENANCE)),
+                    new MessageReader(pools.dsl(PoolRole.MAINTENANCE), events),
+                    appender,
+                    events.actors(),
+                    limits,
+                    reconcileWindow,
+                    clock,
+                    metrics,
+                    reconciler,
+                    schedule);
+            ShardOwner owner = new ShardOwner(
+                    leases,
+                    pollers,
+                    cdcFeed,
+                    timers,
+                    Duration.ofMillis(p.leaseTtl.toMilliseconds()),
+                    p.maxBatchesPerRound,
+                    p.idlePollMs,
+                    p.timerIntervalMs,
+                    metrics);
             env.lifecycle().manage(owner);
             shutdown.shardOwner(owner);
-            pausables.put("poller", new Pausable(() -> {
-                try {
-                    owner.pause();
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            }, owner::resume));
+            pausables.put(
+                    "poller",
+                    new Pausable(
+                            () -> {
+                                try {
+                                    owner.pause();
+                                } catch (InterruptedException e) {
+                                    Thread.currentThread().interrupt();
+                                }
+                            },
+                            owner::resume));
         }
         if (config.components.contains(Components.SEND_WORKER)) {
-            // Started before the consumers: its first load is usually done before the first claim (until then, checks ask
+            // Started before the consumers: its first load is usually done before the first claim (until then, checks
+            // ask
             // the database). One connection of its own for LISTEN, outside the pools (PoolBudget counts it).
-            SuppressionCache suppressions = new SuppressionCache(new SuppressionStore(pools.dsl(PoolRole.PIPELINE), clock),
-                    local.database().unpooled(), p.suppression.maxStaleness.toJavaDuration(), metrics);
+            SuppressionCache suppressions = new SuppressionCache(
+                    new SuppressionStore(pools.dsl(PoolRole.PIPELINE), clock),
+                    local.database().unpooled(),
+                    p.suppression.maxStaleness.toJavaDuration(),
+                    metrics);
             env.lifecycle().manage(suppressions);
             Checks checks = new Checks(p.checks, suppressions::suppressed);
-            Backoff backoff = new Backoff(Duration.ofMillis(p.retryBase.toMilliseconds()), Duration.ofMillis(p.retryCap.toMilliseconds()));
+            Backoff backoff = new Backoff(
+                    Duration.ofMillis(p.retryBase.toMilliseconds()), Duration.ofMillis(p.retryCap.toMilliseconds()));
             Map<String, GatewayRate> rates = gatewayRates(config, env, local);
-            // One gateway health per process, for both lanes: a gateway marked down by normal work is down for high too.
-            Failover failover = new Failover(new Routes(config.routes, config.gateways.keySet(), config.defaultGateway),
-                    config.gateways, metrics);
-            env.healthChecks().register("gateways", new dev.sendlog.service.health.GatewaysHealthCheck(metrics,
-                    config.gateways.keySet()));
+            // One gateway health per process, for both lanes: a gateway marked down by normal work is down for high
+            // too.
+            Failover failover = new Failover(
+                    new Routes(config.routes, config.gateways.keySet(), config.defaultGateway),
+                    config.gateways,
+                    metrics);
+            env.healthChecks()
+                    .register(
+                            "gateways",
+                            new dev.sendlog.service.health.GatewaysHealthCheck(metrics, config.gateways.keySet()));
             List<Pausable> lanePausables = new ArrayList<>();
             for (Priority lane : Priority.values()) {
-                // Each lane has its own consumer, permits, provider-call semaphore, provider connections and appender: a normal
+                // Each lane has its own consumer, permits, provider-call semaphore, provider connections and appender:
+                // a normal
                 // backlog holding all of its own never makes high work wait for any of them.
                 boolean high = lane == Priority.HIGH;
                 int concurrency = high ? p.sendWorker.highConcurrency : p.sendWorker.concurrency;
@@ -582,18 +842,37 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
                     env.lifecycle().manage(managed(() -> closeQuietly(provider)));
                     providers.put(name, provider);
                 });
-                StreamConsumer consumer = new StreamConsumer(high ? "send-high" : "send", streams.of(lane), permits,
-                        Duration.ofMillis(p.sendWorker.reclaimIdle.toMilliseconds()), metrics);
-                SendWorker worker = SendWorker.attach(consumer, new MessageReader(pools.dsl(PoolRole.PIPELINE), events),
+                StreamConsumer consumer = new StreamConsumer(
+                        high ? "send-high" : "send",
+                        streams.of(lane),
+                        permits,
+                        Duration.ofMillis(p.sendWorker.reclaimIdle.toMilliseconds()),
+                        metrics);
+                SendWorker worker = SendWorker.attach(
+                        consumer,
+                        new MessageReader(pools.dsl(PoolRole.PIPELINE), events),
                         high ? highAppender : appender,
-                        providers, rates, failover, checks, backoff, limits, config.publicBaseUrl, clock,
-                        "worker-" + instance, faults, concurrency, metrics);
+                        providers,
+                        rates,
+                        failover,
+                        checks,
+                        backoff,
+                        limits,
+                        config.publicBaseUrl,
+                        clock,
+                        "worker-" + instance,
+                        faults,
+                        concurrency,
+                        metrics);
                 env.lifecycle().manage(consumer);
                 shutdown.consumer(consumer, worker);
                 lanePausables.add(new Pausable(consumer::pauseReading, consumer::resume));
             }
-            pausables.put("send-worker", new Pausable(() -> lanePausables.forEach(l -> l.pause().run()),
-                    () -> lanePausables.forEach(l -> l.resume().run())));
+            pausables.put(
+                    "send-worker",
+                    new Pausable(
+                            () -> lanePausables.forEach(l -> l.pause().run()),
+                            () -> lanePausables.forEach(l -> l.resume().run())));
         }
     }
 
@@ -602,20 +881,31 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
      * client of their own on the send job type's server (its short command timeout makes a lost server a fallback to
      * each process's own lower rate, not a stall).
      */
-    private Map<String, GatewayRate> gatewayRates(SendlogConfiguration config, Environment env, LocalInfrastructure local) {
+    private Map<String, GatewayRate> gatewayRates(
+            SendlogConfiguration config, Environment env, LocalInfrastructure local) {
         Map<String, GatewayRate> rates = new HashMap<>();
         if (config.gateways.values().stream().noneMatch(g -> g.maxPerSecond > 0)) {
             return rates;
         }
-        RedisConnections redis = new RedisConnections(local.sendRedisUri(), Duration.ofSeconds(1), config.redis.cluster);
+        RedisConnections redis =
+                new RedisConnections(local.sendRedisUri(), Duration.ofSeconds(1), config.redis.cluster);
         shutdown.closeLast(redis::close);
         var store = redis.bucketStore();
         config.gateways.forEach((name, g) -> {
             if (g.maxPerSecond > 0) {
                 String flagKey = config.redis.keyPrefix + "{rate}:" + name + ":slow";
-                rates.put(name, new GatewayRate(name, g.maxPerSecond, g.throttledShare,
-                        Duration.ofMillis(g.throttleFor.toMilliseconds()), g.fallbackShare, store, redis.connect(flagKey),
-                        config.redis.keyPrefix, env.metrics()));
+                rates.put(
+                        name,
+                        new GatewayRate(
+                                name,
+                                g.maxPerSecond,
+                                g.throttledShare,
+                                Duration.ofMillis(g.throttleFor.toMilliseconds()),
+                                g.fallbackShare,
+                                store,
+                                redis.connect(flagKey),
+                                config.redis.keyPrefix,
+                                env.metrics()));
             }
         });
         return rates;
@@ -628,13 +918,20 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
      * with a client of its own whose short command timeout makes a lost server each process's lower fallback rate).
      * It runs where the timers run, which hand it the messages due for a query.
      */
-    private Reconciler reconciler(SendlogConfiguration config, Environment env, Pools pools, EventStore events,
-                                  EventAppender appender, String instance, LocalInfrastructure local) {
+    private Reconciler reconciler(
+            SendlogConfiguration config,
+            Environment env,
+            Pools pools,
+            EventStore events,
+            EventAppender appender,
+            String instance,
+            LocalInfrastructure local) {
         PipelineSettings.ReconcileSettings rs = config.pipeline.reconcile;
         if (config.gateways.values().stream().noneMatch(g -> g.statusQuery)) {
             return null;
         }
-        RedisConnections redis = new RedisConnections(local.sendRedisUri(), Duration.ofSeconds(1), config.redis.cluster);
+        RedisConnections redis =
+                new RedisConnections(local.sendRedisUri(), Duration.ofSeconds(1), config.redis.cluster);
         shutdown.closeLast(redis::close);
         var store = redis.bucketStore();
         Map<String, Reconciler.Gateway> asked = new HashMap<>();
@@ -643,92 +940,164 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
                 HttpProvider provider = new HttpProvider(name, g, rs.concurrency);
                 env.lifecycle().manage(managed(() -> closeQuietly(provider)));
                 String prefix = config.redis.keyPrefix;
-                GatewayRate rate = GatewayRate.forQueries(name, g.queriesPerSecond, g.fallbackShare, store,
-                        redis.connect(GatewayRate.slowKey(GatewayRate.queriesKey(prefix, name))), prefix, env.metrics());
+                GatewayRate rate = GatewayRate.forQueries(
+                        name,
+                        g.queriesPerSecond,
+                        g.fallbackShare,
+                        store,
+                        redis.connect(GatewayRate.slowKey(GatewayRate.queriesKey(prefix, name))),
+                        prefix,
+                        env.metrics());
                 asked.put(name, new Reconciler.Gateway(provider, Vocabulary.named(g.vocabulary, g.statusMap), rate));
             }
         });
-        Reconciler reconciler = new Reconciler(asked, new MessageReader(pools.dsl(PoolRole.MAINTENANCE), events), appender,
-                Duration.ofMillis(config.pipeline.reconcileWindow.toMilliseconds()), rs.concurrency, rs.queueCapacity, clock,
-                "reconciler-" + instance, env.metrics());
+        Reconciler reconciler = new Reconciler(
+                asked,
+                new MessageReader(pools.dsl(PoolRole.MAINTENANCE), events),
+                appender,
+                Duration.ofMillis(config.pipeline.reconcileWindow.toMilliseconds()),
+                rs.concurrency,
+                rs.queueCapacity,
+                clock,
+                "reconciler-" + instance,
+                env.metrics());
         env.lifecycle().manage(reconciler);
-        env.healthChecks().register("reconcile", new dev.sendlog.service.health.ReconcileHealthCheck(env.metrics(), asked.keySet()));
+        env.healthChecks()
+                .register(
+                        "reconcile",
+                        new dev.sendlog.service.health.ReconcileHealthCheck(env.metrics(), asked.keySet()));
         return reconciler;
     }
 
-    private void wireApi(SendlogConfiguration config, Environment env, Pools pools, EventStore events, EventCodec codec,
-                         CachingAuthenticator<String, Caller> authenticator) {
+    private void wireApi(
+            SendlogConfiguration config,
+            Environment env,
+            Pools pools,
+            EventStore events,
+            EventCodec codec,
+            CachingAuthenticator<String, Caller> authenticator) {
         MetricRegistry metrics = env.metrics();
         // Ahead of every other filter: security headers on every answer, and one access-log line per request.
-        env.servlets().addFilter("response-headers", new ResponseHeaders())
+        env.servlets()
+                .addFilter("response-headers", new ResponseHeaders())
                 .addMappingForUrlPatterns(EnumSet.of(DispatcherType.REQUEST), true, "/*");
-        env.servlets().addFilter("access-log", new AccessLog())
+        env.servlets()
+                .addFilter("access-log", new AccessLog())
                 .addMappingForUrlPatterns(EnumSet.of(DispatcherType.REQUEST), true, "/*");
         // Bodies are received before a request thread takes the request (slow clients hold no thread).
-        EagerBody.install(env, MAX_BODY_BYTES, config.http.minBodyBytesPerSecond.toBytes(),
+        EagerBody.install(
+                env,
+                MAX_BODY_BYTES,
+                config.http.minBodyBytesPerSecond.toBytes(),
                 config.http.bodyGrace.toJavaDuration(),
                 new RefusedWithoutBody(config.gateways.keySet(), authenticator));
         ProblemMappers.register(env.jersey(), metrics);
         // Ahead of every other filter (the direct paths included): once shutdown begins, new requests get 503.
-        env.servlets().addFilter("intake", shutdown.intake().filter(env.getObjectMapper()))
+        env.servlets()
+                .addFilter("intake", shutdown.intake().filter(env.getObjectMapper()))
                 .addMappingForUrlPatterns(EnumSet.of(DispatcherType.REQUEST), false, "/*");
         env.jersey().register(new BodyLimitFilter(MAX_BODY_BYTES));
         env.jersey().register(new HeaderSyntaxFilter());
         ProblemErrorHandler.install(env);
 
-        env.jersey().register(new AuthDynamicFeature(new BearerHeaderAuthFilter.Builder<Caller>()
-                .setAuthenticator(authenticator)
-                .setAuthorizer(new CallerAuthorizer())
-                .setPrefix("Bearer")
-                .setRealm("sendlog")
-                .setUnauthorizedHandler(new ProblemUnauthorizedHandler())
-                .buildAuthFilter()));
+        env.jersey()
+                .register(new AuthDynamicFeature(new BearerHeaderAuthFilter.Builder<Caller>()
+                        .setAuthenticator(authenticator)
+                        .setAuthorizer(new CallerAuthorizer())
+                        .setPrefix("Bearer")
+                        .setRealm("sendlog")
+                        .setUnauthorizedHandler(new ProblemUnauthorizedHandler())
+                        .buildAuthFilter()));
         env.jersey().register(RolesAllowedDynamicFeature.class);
         env.jersey().register(new AuthValueFactoryProvider.Binder<>(Caller.class));
 
         dev.sendlog.events.Lanes lanes = config.pipeline.lanes();
-        AcceptWriter writer = new AcceptWriter(pools.dsl(PoolRole.API), new MessageIds(clock), clock, lanes,
+        AcceptWriter writer = new AcceptWriter(
+                pools.dsl(PoolRole.API),
+                new MessageIds(clock),
+                clock,
+                lanes,
                 Duration.ofMillis(config.accept.idempotencyTtl.toMilliseconds()));
         GroupCommit<Submission> groupCommitter = null;
         if (config.accept.groupCommit) {
-            groupCommitter = new GroupCommit<>("accept", writer::write, config.accept.writers,
-                    config.accept.maxBatchMessages, config.accept.maxWaitMs, config.accept.queueCapacity, metrics);
+            groupCommitter = new GroupCommit<>(
+                    "accept",
+                    writer::write,
+                    config.accept.writers,
+                    config.accept.maxBatchMessages,
+                    config.accept.maxWaitMs,
+                    config.accept.queueCapacity,
+                    metrics);
             env.lifecycle().manage(groupCommitter);
         }
         Routes routes = new Routes(config.routes, config.gateways.keySet(), config.defaultGateway);
-        AcceptService accept = new AcceptService(writer, groupCommitter, config.database.connectionTimeoutMs + 10_000L, faults,
-                new SenderPolicy(config.tenants), routes);
-        SubmitParser parser = new SubmitParser(config.gateways.keySet(), config.pipeline.checks.recipientPattern, clock);
+        AcceptService accept = new AcceptService(
+                writer,
+                groupCommitter,
+                config.database.connectionTimeoutMs + 10_000L,
+                faults,
+                new SenderPolicy(config.tenants),
+                routes);
+        SubmitParser parser =
+                new SubmitParser(config.gateways.keySet(), config.pipeline.checks.recipientPattern, clock);
         MessageReader reader = new MessageReader(pools.dsl(PoolRole.API), events);
-        env.jersey().register(new MessagesResource(parser, accept, reader, codec, config.publicBaseUrl,
-                new Cancellation(pools.dsl(PoolRole.API), events, reader, clock), lanes,
-                new WebhookDeliveries(pools.dsl(PoolRole.API))));
+        env.jersey()
+                .register(new MessagesResource(
+                        parser,
+                        accept,
+                        reader,
+                        codec,
+                        config.publicBaseUrl,
+                        new Cancellation(pools.dsl(PoolRole.API), events, reader, clock),
+                        lanes,
+                        new WebhookDeliveries(pools.dsl(PoolRole.API))));
         env.jersey().register(new OpenApiResource());
-        env.jersey().register(new SuppressionsResource(new SuppressionStore(pools.dsl(PoolRole.API), clock),
-                config.pipeline.checks.recipientPattern));
+        env.jersey()
+                .register(new SuppressionsResource(
+                        new SuppressionStore(pools.dsl(PoolRole.API), clock), config.pipeline.checks.recipientPattern));
         if (config.webhooks.secretKey.isBlank()) {
-            throw new IllegalStateException("refusing to start the API: webhooks.secretKey is not set (base64 of 32 random "
-                    + "bytes, e.g. SENDLOG_WEBHOOK_SECRET_KEY=$(openssl rand -base64 32)); webhook secrets are stored under it");
+            throw new IllegalStateException(
+                    "refusing to start the API: webhooks.secretKey is not set (base64 of 32 random "
+                            + "bytes, e.g. SENDLOG_WEBHOOK_SECRET_KEY=$(openssl rand -base64 32)); webhook secrets are stored under it");
         }
         config.webhooks.devKeyWarnings().forEach(LOG::warn);
-        env.jersey().register(new WebhookResource(new WebhookStore(pools.dsl(PoolRole.API),
-                SecretBox.fromBase64(config.webhooks.secretKey), clock),
-                new WebhookTargets(config.webhooks.allowPrivateTargets,
-                        WebhookTargets.bounded(WebhookTargets.SYSTEM, WebhookTargets.RESOLVE_TIMEOUT))));
+        env.jersey()
+                .register(new WebhookResource(
+                        new WebhookStore(
+                                pools.dsl(PoolRole.API), SecretBox.fromBase64(config.webhooks.secretKey), clock),
+                        new WebhookTargets(
+                                config.webhooks.allowPrivateTargets,
+                                WebhookTargets.bounded(WebhookTargets.SYSTEM, WebhookTargets.RESOLVE_TIMEOUT))));
         if (config.accept.directSubmit) {
-            env.servlets().addFilter("direct-submit", new DirectSubmit(authenticator, parser, accept, MAX_BODY_BYTES,
-                    env.getObjectMapper(), config.publicBaseUrl, metrics)).addMappingForUrlPatterns(EnumSet.of(DispatcherType.REQUEST), true,
-                    DirectSubmit.PATH, DirectSubmit.BATCH_PATH);
+            env.servlets()
+                    .addFilter(
+                            "direct-submit",
+                            new DirectSubmit(
+                                    authenticator,
+                                    parser,
+                                    accept,
+                                    MAX_BODY_BYTES,
+                                    env.getObjectMapper(),
+                                    config.publicBaseUrl,
+                                    metrics))
+                    .addMappingForUrlPatterns(
+                            EnumSet.of(DispatcherType.REQUEST), true, DirectSubmit.PATH, DirectSubmit.BATCH_PATH);
         }
         env.jersey().register(new WebhookAdminResource(new WebhookDeliveries(pools.dsl(PoolRole.API)), clock));
-        env.jersey().register(new AdminResource(reader, new AdminActions(pools.dsl(PoolRole.API), events, reader, clock),
-                new ParkedStore(pools.dsl(PoolRole.API), events, reader, clock), lanes, metrics));
+        env.jersey()
+                .register(new AdminResource(
+                        reader,
+                        new AdminActions(pools.dsl(PoolRole.API), events, reader, clock),
+                        new ParkedStore(pools.dsl(PoolRole.API), events, reader, clock),
+                        lanes,
+                        metrics));
     }
 
     private Pausable pausable(String component) {
         Pausable p = pausables.get(component);
         if (p == null) {
-            throw new IllegalArgumentException("no component " + component + " runs here; one of " + pausables.keySet());
+            throw new IllegalArgumentException(
+                    "no component " + component + " runs here; one of " + pausables.keySet());
         }
         return p;
     }
@@ -755,19 +1124,28 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
      * process cached, so here the new keys hold at once; a process already running re-reads a key it cached within
      * auth.cacheSeconds (the cache drops an entry that long after it was loaded, however often it is used).
      */
-    private static void syncKeys(AuthSettings auth, ApiKeyStore store, CachingAuthenticator<String, Caller> authenticator) {
+    private static void syncKeys(
+            AuthSettings auth, ApiKeyStore store, CachingAuthenticator<String, Caller> authenticator) {
         List<ApiKeyStore.ConfiguredKey> configured = new java.util.ArrayList<>();
         for (AuthSettings.KeySetting key : auth.keys) {
-            configured.add(new ApiKeyStore.ConfiguredKey(key.key, key.tenant, Role.parse(key.role), key.tenant + "-" + key.role));
+            configured.add(new ApiKeyStore.ConfiguredKey(
+                    key.key, key.tenant, Role.parse(key.role), key.tenant + "-" + key.role));
             if (key.demo) {
-                LOG.warn("DEMO KEY in use: tenant={} role={} key={} (remove the demo keys from the configuration before real use)",
-                        key.tenant, key.role, key.key);
+                LOG.warn(
+                        "DEMO KEY in use: tenant={} role={} key={} (remove the demo keys from the configuration before real use)",
+                        key.tenant,
+                        key.role,
+                        key.key);
             }
         }
         ApiKeyStore.SyncResult result = store.sync(configured);
         authenticator.invalidateAll();
-        LOG.info("api keys synced with the configuration keys={} inserted={} updated={} revoked={}", configured.size(),
-                result.inserted(), result.updated(), result.revoked());
+        LOG.info(
+                "api keys synced with the configuration keys={} inserted={} updated={} revoked={}",
+                configured.size(),
+                result.inserted(),
+                result.updated(),
+                result.revoked());
     }
 
     private static String instanceName() {

@@ -22,17 +22,18 @@ import org.junit.jupiter.api.io.TempDir;
  * creating the two files; the script itself runs as written, in bash.
  */
 class BrowserSetupScriptTest {
-    private static final Path SCRIPT = Path.of("..", "scripts", "lib", "browser.sh").toAbsolutePath().normalize();
+    private static final Path SCRIPT =
+            Path.of("..", "scripts", "lib", "browser.sh").toAbsolutePath().normalize();
 
     @TempDir
     Path dir;
+
     private Path bin;
     private Path chromium;
     private Path driver;
     private Path aptLog;
 
-    private record Run(int exit, String output) {
-    }
+    private record Run(int exit, String output) {}
 
     @BeforeEach
     void fakeMachine() throws IOException {
@@ -70,7 +71,8 @@ class BrowserSetupScriptTest {
 
         assertThat(run.exit()).isEqualTo(1);
         assertThat(aptLog).doesNotExist();
-        assertThat(run.output()).contains("apt-get install -y chromium chromium-driver")
+        assertThat(run.output())
+                .contains("apt-get install -y chromium chromium-driver")
                 .contains("SENDLOG_SKIP_BROWSER=true scripts/test");
     }
 
@@ -99,8 +101,11 @@ class BrowserSetupScriptTest {
 
     /** Sources the script in bash with only the stand-in apt-get on the PATH (no sudo), as scripts/test does. */
     private Run run(Map<String, String> env) throws Exception {
-        ProcessBuilder pb = new ProcessBuilder("/bin/bash", "-c", "set -euo pipefail; . \"$SCRIPT\"; SENDLOG_MAVEN_EXTRA=();"
-                + " sendlog_ensure_chromium; echo \"extra=${SENDLOG_MAVEN_EXTRA[*]:-}\"")
+        ProcessBuilder pb = new ProcessBuilder(
+                        "/bin/bash",
+                        "-c",
+                        "set -euo pipefail; . \"$SCRIPT\"; SENDLOG_MAVEN_EXTRA=();"
+                                + " sendlog_ensure_chromium; echo \"extra=${SENDLOG_MAVEN_EXTRA[*]:-}\"")
                 .redirectErrorStream(true);
         Map<String, String> e = new HashMap<>(env);
         e.put("SCRIPT", SCRIPT.toString());

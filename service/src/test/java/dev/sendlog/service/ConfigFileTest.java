@@ -23,7 +23,8 @@ class ConfigFileTest {
     private static SendlogConfiguration load(StringSubstitutor substitutor) throws Exception {
         YamlConfigurationFactory<SendlogConfiguration> factory = new YamlConfigurationFactory<>(
                 SendlogConfiguration.class, Validators.newValidator(), Jackson.newObjectMapper(), "dw");
-        return factory.build(new SubstitutingSourceProvider(new FileConfigurationSourceProvider(), substitutor), "../config.yml");
+        return factory.build(
+                new SubstitutingSourceProvider(new FileConfigurationSourceProvider(), substitutor), "../config.yml");
     }
 
     /** The shipped file with these environment variables set (and no others). */
@@ -38,7 +39,8 @@ class ConfigFileTest {
     void theApplicationConnectorSetsADataRateAndAnIdleTimeoutForSlowClients() throws Exception {
         SendlogConfiguration config = load(new EnvironmentVariableSubstitutor(false));
         HttpConnectorFactory app = (HttpConnectorFactory) ((DefaultServerFactory) config.getServerFactory())
-                .getApplicationConnectors().getFirst();
+                .getApplicationConnectors()
+                .getFirst();
         assertThat(app.getIdleTimeout().toSeconds()).isEqualTo(30);
         // Not Jetty's own rate: it refused small bodies read across a pause (HttpSettings).
         assertThat(app.getMinRequestDataPerSecond().toBytes()).isZero();
@@ -59,7 +61,8 @@ class ConfigFileTest {
         assertThat(config.accept.groupCommit).isTrue();
         assertThat(config.simulator.enabled).isTrue();
         assertThat(config.gateways).containsKey(config.defaultGateway);
-        assertThat(config.auth.keys).extracting(k -> k.key)
+        assertThat(config.auth.keys)
+                .extracting(k -> k.key)
                 .containsExactlyInAnyOrder("demo-client-key", "demo-support-key", "demo-admin-key");
     }
 
@@ -71,14 +74,18 @@ class ConfigFileTest {
         assertThat(shipped.gateways.get("sim").callbackSecret).isEqualTo(GatewaySettings.DEMO_CALLBACK_SECRET);
         List<String> warnings = GatewaySettings.demoValueWarnings(shipped.gateways);
         assertThat(warnings).hasSize(2);
-        assertThat(warnings).anySatisfy(w -> assertThat(w).contains("gateways.sim.token").contains("SENDLOG_GATEWAY_SIM_TOKEN"));
-        assertThat(warnings).anySatisfy(w -> assertThat(w).contains("gateways.sim.callbackSecret")
-                .contains("SENDLOG_CALLBACK_SIM_SECRET"));
+        assertThat(warnings)
+                .anySatisfy(w -> assertThat(w).contains("gateways.sim.token").contains("SENDLOG_GATEWAY_SIM_TOKEN"));
+        assertThat(warnings)
+                .anySatisfy(w ->
+                        assertThat(w).contains("gateways.sim.callbackSecret").contains("SENDLOG_CALLBACK_SIM_SECRET"));
         // The warning names the setting, never the value.
-        assertThat(warnings).noneMatch(w -> w.contains(GatewaySettings.DEMO_TOKEN) || w.contains(GatewaySettings.DEMO_CALLBACK_SECRET));
+        assertThat(warnings)
+                .noneMatch(w ->
+                        w.contains(GatewaySettings.DEMO_TOKEN) || w.contains(GatewaySettings.DEMO_CALLBACK_SECRET));
 
-        SendlogConfiguration real = withEnvironment(Map.of("SENDLOG_GATEWAY_SIM_TOKEN", "tok-4711", "SENDLOG_CALLBACK_SIM_SECRET",
-                "sec-0815"));
+        SendlogConfiguration real = withEnvironment(
+                Map.of("SENDLOG_GATEWAY_SIM_TOKEN", "tok-4711", "SENDLOG_CALLBACK_SIM_SECRET", "sec-0815"));
         assertThat(real.gateways.get("sim").token).isEqualTo("tok-4711");
         assertThat(real.gateways.get("sim").callbackSecret).isEqualTo("sec-0815");
         // The built-in simulator reads the same variables, so the demo still works with them set.
@@ -87,12 +94,16 @@ class ConfigFileTest {
         assertThat(GatewaySettings.demoValueWarnings(real.gateways)).isEmpty();
 
         SendlogConfiguration half = withEnvironment(Map.of("SENDLOG_GATEWAY_SIM_TOKEN", "tok-4711"));
-        assertThat(GatewaySettings.demoValueWarnings(half.gateways)).singleElement().asString().contains("callbackSecret");
+        assertThat(GatewaySettings.demoValueWarnings(half.gateways))
+                .singleElement()
+                .asString()
+                .contains("callbackSecret");
     }
 
     @Test
     void theAdminPortHasABindHostOfItsOwnSoExposingTheApiDoesNotExposeIt() throws Exception {
-        DefaultServerFactory server = (DefaultServerFactory) withEnvironment(Map.of()).getServerFactory();
+        DefaultServerFactory server =
+                (DefaultServerFactory) withEnvironment(Map.of()).getServerFactory();
         assertThat(bindHost(server.getAdminConnectors())).isEqualTo("127.0.0.1");
 
         SendlogConfiguration exposed = withEnvironment(Map.of("SENDLOG_BIND_HOST", "0.0.0.0"));
@@ -101,8 +112,11 @@ class ConfigFileTest {
         assertThat(bindHost(server.getAdminConnectors())).isEqualTo("127.0.0.1");
         assertThat(exposed.adminPort.allowedHosts).isEmpty();
 
-        SendlogConfiguration admin = withEnvironment(Map.of("SENDLOG_ADMIN_BIND_HOST", "10.1.2.3",
-                "SENDLOG_ADMIN_ALLOWED_HOSTS", "node-7.internal,node-7.internal:18081"));
+        SendlogConfiguration admin = withEnvironment(Map.of(
+                "SENDLOG_ADMIN_BIND_HOST",
+                "10.1.2.3",
+                "SENDLOG_ADMIN_ALLOWED_HOSTS",
+                "node-7.internal,node-7.internal:18081"));
         server = (DefaultServerFactory) admin.getServerFactory();
         assertThat(bindHost(server.getAdminConnectors())).isEqualTo("10.1.2.3");
         assertThat(bindHost(server.getApplicationConnectors())).isEqualTo("127.0.0.1");
@@ -115,12 +129,18 @@ class ConfigFileTest {
         SendlogConfiguration shipped = withEnvironment(Map.of());
         assertThat(shipped.webhooks.allowPrivateTargets).isTrue();
         assertThat(shipped.webhooks.secretKey).isEqualTo(WebhookSettings.DEV_SECRET_KEY);
-        assertThat(shipped.webhooks.devKeyWarnings()).singleElement().asString().contains("SENDLOG_WEBHOOK_SECRET_KEY")
+        assertThat(shipped.webhooks.devKeyWarnings())
+                .singleElement()
+                .asString()
+                .contains("SENDLOG_WEBHOOK_SECRET_KEY")
                 .doesNotContain(WebhookSettings.DEV_SECRET_KEY);
-        assertThat(new WebhookSettings().allowPrivateTargets).as("the code's default refuses private targets").isFalse();
+        assertThat(new WebhookSettings().allowPrivateTargets)
+                .as("the code's default refuses private targets")
+                .isFalse();
 
         String key = java.util.Base64.getEncoder().encodeToString(new byte[32]);
-        SendlogConfiguration real = withEnvironment(Map.of("SENDLOG_WEBHOOK_SECRET_KEY", key, "SENDLOG_WEBHOOK_ALLOW_PRIVATE", "false"));
+        SendlogConfiguration real =
+                withEnvironment(Map.of("SENDLOG_WEBHOOK_SECRET_KEY", key, "SENDLOG_WEBHOOK_ALLOW_PRIVATE", "false"));
         assertThat(real.webhooks.secretKey).isEqualTo(key);
         assertThat(real.webhooks.allowPrivateTargets).isFalse();
         assertThat(real.webhooks.devKeyWarnings()).isEmpty();
@@ -129,7 +149,8 @@ class ConfigFileTest {
         WebhookSettings wrong = new WebhookSettings();
         wrong.secretKey = "c2hvcnQ=";
         assertThat(wrong.isSecretKeyWellFormed()).as("8 bytes").isFalse();
-        org.assertj.core.api.Assertions.assertThatThrownBy(() -> withEnvironment(Map.of("SENDLOG_WEBHOOK_SECRET_KEY", "c2hvcnQ=")))
+        org.assertj.core.api.Assertions.assertThatThrownBy(
+                        () -> withEnvironment(Map.of("SENDLOG_WEBHOOK_SECRET_KEY", "c2hvcnQ=")))
                 .hasMessageContaining("webhooks.secretKey");
     }
 }

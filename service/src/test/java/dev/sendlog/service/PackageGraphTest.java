@@ -28,11 +28,26 @@ class PackageGraphTest {
 
     @Test
     void thePipelineBelowTheApiKnowsNothingOfHttpServing() {
-        noClasses().that().resideInAnyPackage("..service.core..", "..service.db..", "..service.dispatch..",
-                        "..service.receipts..", "..service.reconcile..", "..service.queue..", "..service.provider..",
+        noClasses()
+                .that()
+                .resideInAnyPackage(
+                        "..service.core..",
+                        "..service.db..",
+                        "..service.dispatch..",
+                        "..service.receipts..",
+                        "..service.reconcile..",
+                        "..service.queue..",
+                        "..service.provider..",
                         "..service.webhooks..")
-                .should().dependOnClassesThat().resideInAnyPackage("..service.resources..", "..service.http..",
-                        "..service.api..", "jakarta.ws.rs..", "jakarta.servlet..", "org.eclipse.jetty..",
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage(
+                        "..service.resources..",
+                        "..service.http..",
+                        "..service.api..",
+                        "jakarta.ws.rs..",
+                        "jakarta.servlet..",
+                        "org.eclipse.jetty..",
                         "org.glassfish.jersey..")
                 .check(SERVICE);
     }

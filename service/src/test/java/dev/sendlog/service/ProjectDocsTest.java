@@ -26,7 +26,12 @@ class ProjectDocsTest {
 
     @Test
     void everyFileTheReadmeAndTheDocsLinkToIsInTheProject() throws IOException {
-        for (String doc : List.of("README.md", "docs/design.md", "docs/api.md", "docs/operations.md", "docs/proof.md",
+        for (String doc : List.of(
+                "README.md",
+                "docs/design.md",
+                "docs/api.md",
+                "docs/operations.md",
+                "docs/proof.md",
                 "benchmarks/README.md")) {
             Path file = ROOT.resolve(doc);
             assertThat(file).as(doc).exists();
@@ -36,7 +41,9 @@ class ProjectDocsTest {
                 if (target.startsWith("http://") || target.startsWith("https://") || target.startsWith("mailto:")) {
                     continue;
                 }
-                assertThat(file.getParent().resolve(target).normalize()).as(doc + " links to " + target).exists();
+                assertThat(file.getParent().resolve(target).normalize())
+                        .as(doc + " links to " + target)
+                        .exists();
             }
         }
     }

@@ -10,8 +10,12 @@ record ActiveConfig(SimulatorConfig config, SimulatorRandom random) {
     long sampleLatencyMs() {
         return switch (config.latencyDistribution()) {
             case FIXED -> config.latencyMs();
-            case UNIFORM -> Math.max(0, random.between(
-                    config.latencyMs() - config.latencyJitterMs(), config.latencyMs() + config.latencyJitterMs()));
+            case UNIFORM ->
+                Math.max(
+                        0,
+                        random.between(
+                                config.latencyMs() - config.latencyJitterMs(),
+                                config.latencyMs() + config.latencyJitterMs()));
         };
     }
 }

@@ -79,8 +79,12 @@ final class CallbackSender implements AutoCloseable {
         } catch (RuntimeException e) {
             int unsent = plan.receipts().size() - sent;
             state.counters().callbacksFailed.add(unsent);
-            log.error("Gave up the last {} callbacks of provider id {} to {}", unsent, plan.providerId(),
-                    plan.callbackUrl(), e);
+            log.error(
+                    "Gave up the last {} callbacks of provider id {} to {}",
+                    unsent,
+                    plan.providerId(),
+                    plan.callbackUrl(),
+                    e);
         } finally {
             queued.release();
         }
@@ -106,8 +110,13 @@ final class CallbackSender implements AutoCloseable {
             }
         }
         counters.callbacksFailed.increment();
-        log.warn("Gave up the callback {} {} of provider id {} to {} after {} attempts", receipt.status(),
-                receipt.timestamp(), plan.providerId(), plan.callbackUrl(), plan.maxAttempts());
+        log.warn(
+                "Gave up the callback {} {} of provider id {} to {} after {} attempts",
+                receipt.status(),
+                receipt.timestamp(),
+                plan.providerId(),
+                plan.callbackUrl(),
+                plan.maxAttempts());
     }
 
     /** One request; true when the receiver answered 2xx. */

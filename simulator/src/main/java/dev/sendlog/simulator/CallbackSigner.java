@@ -11,8 +11,7 @@ import javax.crypto.spec.SecretKeySpec;
 public final class CallbackSigner {
     private static final String ALGORITHM = "HmacSHA256";
 
-    private CallbackSigner() {
-    }
+    private CallbackSigner() {}
 
     public static String signature(String secret, byte[] rawBody) {
         try {

@@ -10,8 +10,7 @@ final class HttpResponses {
     static final String TEXT = "text/plain; charset=utf-8";
     static final String JSON = "application/json";
 
-    private HttpResponses() {
-    }
+    private HttpResponses() {}
 
     static void text(HttpExchange exchange, int status, String text) throws IOException {
         send(exchange, status, TEXT, text.getBytes(StandardCharsets.UTF_8));

@@ -10,6 +10,5 @@ final class Json {
             .registerModule(new JavaTimeModule())
             .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS);
 
-    private Json() {
-    }
+    private Json() {}
 }

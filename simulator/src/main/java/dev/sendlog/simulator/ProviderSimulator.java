@@ -38,8 +38,9 @@ public final class ProviderSimulator implements AutoCloseable {
         requestThreads = Executors.newVirtualThreadPerTaskExecutor();
         server.setExecutor(requestThreads);
         SubmitHandler submitHandler = new SubmitHandler(activeConfig::get, state::get, callbackSender);
-        server.createContext("/", new SimulatorHttpHandler(this, submitHandler,
-                new StatusQueryHandler(activeConfig::get, state::get)));
+        server.createContext(
+                "/",
+                new SimulatorHttpHandler(this, submitHandler, new StatusQueryHandler(activeConfig::get, state::get)));
     }
 
     /** Starts a simulator on 127.0.0.1; port 0 picks a free port. */

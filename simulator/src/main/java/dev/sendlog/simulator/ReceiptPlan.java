@@ -21,7 +21,11 @@ record ReceiptPlan(
         String callbackSecret) {
 
     CallbackPayload payload(Receipt receipt) {
-        return new CallbackPayload(providerId, echoReference ? reference : null, receipt.status(),
-                receipt.timestamp(), receipt.errorCode());
+        return new CallbackPayload(
+                providerId,
+                echoReference ? reference : null,
+                receipt.status(),
+                receipt.timestamp(),
+                receipt.errorCode());
     }
 }

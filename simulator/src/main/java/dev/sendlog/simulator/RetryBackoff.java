@@ -5,8 +5,7 @@ final class RetryBackoff {
     static final long FIRST_DELAY_MS = 100;
     static final long MAX_DELAY_MS = 5_000;
 
-    private RetryBackoff() {
-    }
+    private RetryBackoff() {}
 
     /** The wait after the failed attempt number {@code failedAttempt} (1 for the first). */
     static long delayMs(int failedAttempt) {

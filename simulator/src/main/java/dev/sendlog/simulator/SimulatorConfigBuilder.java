@@ -34,8 +34,7 @@ public final class SimulatorConfigBuilder {
     private long queryLatencyMs = 0;
     private int maxPerSecond = 0;
 
-    public SimulatorConfigBuilder() {
-    }
+    public SimulatorConfigBuilder() {}
 
     SimulatorConfigBuilder(SimulatorConfig from) {
         token = from.token();
@@ -197,10 +196,32 @@ public final class SimulatorConfigBuilder {
     }
 
     public SimulatorConfig build() {
-        return new SimulatorConfig(token, callbackSecret, latencyMs, latencyJitterMs, latencyDistribution,
-                transientErrorRate, permanentErrorRate, dropAfterAcceptRate, idWrapModulus, receiptMode,
-                intermediateReceipts, receiptDelayMs, receiptSpacingMs, undeliveredRate, unknownStatusRate,
-                badTimestampRate, vocabulary, echoReference, seed, callbackConcurrency, callbackMaxAttempts,
-                callbackQueueCapacity, callbackLossRate, queryErrorRate, queryLatencyMs, maxPerSecond);
+        return new SimulatorConfig(
+                token,
+                callbackSecret,
+                latencyMs,
+                latencyJitterMs,
+                latencyDistribution,
+                transientErrorRate,
+                permanentErrorRate,
+                dropAfterAcceptRate,
+                idWrapModulus,
+                receiptMode,
+                intermediateReceipts,
+                receiptDelayMs,
+                receiptSpacingMs,
+                undeliveredRate,
+                unknownStatusRate,
+                badTimestampRate,
+                vocabulary,
+                echoReference,
+                seed,
+                callbackConcurrency,
+                callbackMaxAttempts,
+                callbackQueueCapacity,
+                callbackLossRate,
+                queryErrorRate,
+                queryLatencyMs,
+                maxPerSecond);
     }
 }

@@ -17,6 +17,7 @@ final class SimulatorCounters {
     final LongAdder callbackAttempts = new LongAdder();
     /** Messages whose callbacks were never sent ({@code callbackLossRate}): the provider forgot them. */
     final LongAdder callbacksLost = new LongAdder();
+
     final LongAdder statusQueries = new LongAdder();
     /** Submits answered 429 because they came above {@code maxPerSecond} (counted in transientErrors as well). */
     final LongAdder throttled = new LongAdder();
@@ -44,9 +45,22 @@ final class SimulatorCounters {
     }
 
     SimulatorStats snapshot(long uniqueKeys) {
-        return new SimulatorStats(submits.sum(), uniqueKeys, duplicateSubmits.sum(), accepted.sum(),
-                transientErrors.sum(), permanentErrors.sum(), dropped.sum(), callbacksSent.sum(),
-                callbacksDelivered.sum(), callbacksFailed.sum(), callbackAttempts.sum(), submitsInFlight.most(),
-                statusQueries.sum(), callbacksLost.sum(), throttled.sum(), queriesInFlight.most());
+        return new SimulatorStats(
+                submits.sum(),
+                uniqueKeys,
+                duplicateSubmits.sum(),
+                accepted.sum(),
+                transientErrors.sum(),
+                permanentErrors.sum(),
+                dropped.sum(),
+                callbacksSent.sum(),
+                callbacksDelivered.sum(),
+                callbacksFailed.sum(),
+                callbackAttempts.sum(),
+                submitsInFlight.most(),
+                statusQueries.sum(),
+                callbacksLost.sum(),
+                throttled.sum(),
+                queriesInFlight.most());
     }
 }

@@ -52,7 +52,8 @@ final class SimulatorHttpHandler implements HttpHandler {
     }
 
     private void route(HttpExchange exchange) throws IOException, InterruptedException {
-        String route = exchange.getRequestMethod() + " " + exchange.getRequestURI().getPath();
+        String route =
+                exchange.getRequestMethod() + " " + exchange.getRequestURI().getPath();
         if (route.startsWith(STATUS_QUERY) && route.length() > STATUS_QUERY.length()) {
             statusQuery.handle(exchange, exchange.getRequestURI().getPath().substring("/v1/submit/".length()));
             return;
@@ -149,8 +150,9 @@ final class SimulatorHttpHandler implements HttpHandler {
     }
 
     private static Writer writer(HttpExchange exchange, String contentType) throws IOException {
-        return new BufferedWriter(new OutputStreamWriter(
-                HttpResponses.streamed(exchange, contentType), StandardCharsets.UTF_8), 64 * 1024);
+        return new BufferedWriter(
+                new OutputStreamWriter(HttpResponses.streamed(exchange, contentType), StandardCharsets.UTF_8),
+                64 * 1024);
     }
 
     private static void answerFailure(HttpExchange exchange, Exception failure) {

@@ -12,8 +12,7 @@ import java.util.concurrent.CountDownLatch;
 public final class SimulatorMain {
     private static final int DEFAULT_PORT = 9090;
 
-    private SimulatorMain() {
-    }
+    private SimulatorMain() {}
 
     public static void main(String[] args) throws IOException, InterruptedException {
         if (System.getProperty("logback.configurationFile") == null) {
@@ -24,17 +23,21 @@ public final class SimulatorMain {
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--port" -> port = Integer.parseInt(valueAfter(args, i++));
-                case "--config" -> config = Json.MAPPER.readValue(
-                        Files.readAllBytes(Path.of(valueAfter(args, i++))), SimulatorConfig.class);
+                case "--config" ->
+                    config = Json.MAPPER.readValue(
+                            Files.readAllBytes(Path.of(valueAfter(args, i++))), SimulatorConfig.class);
                 default -> usage("unknown argument " + args[i]);
             }
         }
         ProviderSimulator simulator = ProviderSimulator.start(config, port);
         CountDownLatch stopped = new CountDownLatch(1);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            simulator.close();
-            stopped.countDown();
-        }, "simulator-shutdown"));
+        Runtime.getRuntime()
+                .addShutdownHook(new Thread(
+                        () -> {
+                            simulator.close();
+                            stopped.countDown();
+                        },
+                        "simulator-shutdown"));
         System.out.println(simulator.baseUrl());
         System.out.flush();
         stopped.await();

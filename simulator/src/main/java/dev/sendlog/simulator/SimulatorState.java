@@ -22,16 +22,23 @@ final class SimulatorState {
     record Recorded(SubmitRecord record, boolean created) {}
 
     /** Records the submit under its key, assigning the next id unless the key was recorded before. */
-    Recorded record(String idempotencyKey, String reference, String from, String validUntil, long idWrapModulus,
-                    java.util.function.Function<Instant, java.util.List<Receipt>> history, long delayMs, long spacingMs) {
+    Recorded record(
+            String idempotencyKey,
+            String reference,
+            String from,
+            String validUntil,
+            long idWrapModulus,
+            java.util.function.Function<Instant, java.util.List<Receipt>> history,
+            long delayMs,
+            long spacingMs) {
         boolean[] created = {false};
         SubmitRecord record = recordsByKey.computeIfAbsent(idempotencyKey, key -> {
             created[0] = true;
             String providerId = "p" + (idCounter.getAndIncrement() % idWrapModulus);
             Instant now = Instant.now();
             Instant firstAt = now.plusMillis(delayMs);
-            return new SubmitRecord(key, providerId, reference, now, from, validUntil, history.apply(firstAt), firstAt,
-                    spacingMs);
+            return new SubmitRecord(
+                    key, providerId, reference, now, from, validUntil, history.apply(firstAt), firstAt, spacingMs);
         });
         return new Recorded(record, created[0]);
     }

@@ -25,9 +25,24 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
  * @param throttled          submits answered 429 because they came above {@code maxPerSecond} (also in transientErrors)
  * @param maxConcurrentQueries the most status queries ever served at the same time ({@code queryLatencyMs} included)
  */
-@JsonPropertyOrder({"submits", "uniqueKeys", "duplicateSubmits", "accepted", "transientErrors", "permanentErrors",
-        "dropped", "callbacksSent", "callbacksDelivered", "callbacksFailed", "callbackAttempts", "maxConcurrentSubmits",
-        "statusQueries", "callbacksLost", "throttled", "maxConcurrentQueries"})
+@JsonPropertyOrder({
+    "submits",
+    "uniqueKeys",
+    "duplicateSubmits",
+    "accepted",
+    "transientErrors",
+    "permanentErrors",
+    "dropped",
+    "callbacksSent",
+    "callbacksDelivered",
+    "callbacksFailed",
+    "callbackAttempts",
+    "maxConcurrentSubmits",
+    "statusQueries",
+    "callbacksLost",
+    "throttled",
+    "maxConcurrentQueries"
+})
 public record SimulatorStats(
         long submits,
         long uniqueKeys,

@@ -44,8 +44,13 @@ final class StatusQueryHandler {
         }
     }
 
-    private void answer(HttpExchange exchange, String idempotencyKey, ActiveConfig active, SimulatorConfig config,
-                        SimulatorState current) throws IOException {
+    private void answer(
+            HttpExchange exchange,
+            String idempotencyKey,
+            ActiveConfig active,
+            SimulatorConfig config,
+            SimulatorState current)
+            throws IOException {
         if (config.queryLatencyMs() > 0) {
             try {
                 Thread.sleep(config.queryLatencyMs()); // the provider's lookup time, as configured
@@ -66,8 +71,9 @@ final class StatusQueryHandler {
             return;
         }
         Vocabulary vocabulary = config.vocabulary();
-        Receipt status = record.statusAt(Instant.now()).orElseGet(() -> new Receipt(vocabulary.intermediateStatus(0),
-                vocabulary.formatTimestamp(record.recordedAt()), null));
+        Receipt status = record.statusAt(Instant.now())
+                .orElseGet(() -> new Receipt(
+                        vocabulary.intermediateStatus(0), vocabulary.formatTimestamp(record.recordedAt()), null));
         Map<String, Object> answer = new LinkedHashMap<>();
         answer.put("id", record.providerId());
         answer.put("status", status.status());

@@ -2,7 +2,6 @@ package dev.sendlog.simulator;
 
 import com.sun.net.httpserver.HttpExchange;
 import java.io.IOException;
-import java.time.Instant;
 import java.util.Map;
 import java.util.function.Supplier;
 
@@ -91,8 +90,14 @@ final class SubmitHandler {
         void send(HttpExchange exchange) throws IOException;
     }
 
-    private Reply decide(ActiveConfig active, SimulatorConfig config, SimulatorState current, SubmitRequest request,
-                         String idempotencyKey, HttpExchange exchange) throws InterruptedException {
+    private Reply decide(
+            ActiveConfig active,
+            SimulatorConfig config,
+            SimulatorState current,
+            SubmitRequest request,
+            String idempotencyKey,
+            HttpExchange exchange)
+            throws InterruptedException {
         SimulatorCounters counters = current.counters();
         Thread.sleep(active.sampleLatencyMs());
 
@@ -110,12 +115,20 @@ final class SubmitHandler {
         }
         if (random.roll(config.permanentErrorRate())) {
             counters.permanentErrors.increment();
-            return e -> HttpResponses.text(e, 422, "destination " + request.to() + " is not reachable by this provider");
+            return e ->
+                    HttpResponses.text(e, 422, "destination " + request.to() + " is not reachable by this provider");
         }
 
         ReceiptPlanner planner = new ReceiptPlanner(config, random);
-        SimulatorState.Recorded recorded = current.record(idempotencyKey, request.reference(), request.from(), request.validUntil(),
-                config.idWrapModulus(), planner::history, config.receiptDelayMs(), config.receiptSpacingMs());
+        SimulatorState.Recorded recorded = current.record(
+                idempotencyKey,
+                request.reference(),
+                request.from(),
+                request.validUntil(),
+                config.idWrapModulus(),
+                planner::history,
+                config.receiptDelayMs(),
+                config.receiptSpacingMs());
         counters.accepted.increment();
         if (recorded.created()) {
             scheduleReceipts(active, recorded.record(), planner, request, current);
@@ -128,23 +141,38 @@ final class SubmitHandler {
             // Closing an exchange before its headers were sent closes the connection: the client sees EOF.
             return HttpExchange::close;
         }
-        return e -> HttpResponses.json(e, recorded.created() ? 201 : 200, Map.of("id", recorded.record().providerId()));
+        return e -> HttpResponses.json(
+                e,
+                recorded.created() ? 201 : 200,
+                Map.of("id", recorded.record().providerId()));
     }
 
-    private void scheduleReceipts(ActiveConfig active, SubmitRecord record, ReceiptPlanner planner, SubmitRequest request,
-                                  SimulatorState current) throws InterruptedException {
+    private void scheduleReceipts(
+            ActiveConfig active,
+            SubmitRecord record,
+            ReceiptPlanner planner,
+            SubmitRequest request,
+            SimulatorState current)
+            throws InterruptedException {
         if (request.callbackUrl() == null) {
             return;
         }
         SimulatorConfig config = active.config();
-        // Rolled only when set, so that a seeded run without losses rolls the same sequence as before the setting existed.
+        // Rolled only when set, so that a seeded run without losses rolls the same sequence as before the setting
+        // existed.
         if (config.callbackLossRate() > 0 && active.random().roll(config.callbackLossRate())) {
             current.counters().callbacksLost.increment();
             return;
         }
-        ReceiptPlan plan = new ReceiptPlan(record.providerId(), request.reference(), config.echoReference(),
-                request.callbackUrl(), planner.callbacks(record.history()),
-                config.receiptDelayMs(), config.receiptSpacingMs(), config.callbackMaxAttempts(),
+        ReceiptPlan plan = new ReceiptPlan(
+                record.providerId(),
+                request.reference(),
+                config.echoReference(),
+                request.callbackUrl(),
+                planner.callbacks(record.history()),
+                config.receiptDelayMs(),
+                config.receiptSpacingMs(),
+                config.callbackMaxAttempts(),
                 config.callbackSecret());
         callbackSender.schedule(plan, current);
     }

@@ -8,8 +8,16 @@ import java.util.List;
  * there: {@code history}, its receipts in event-time order, the i-th at {@code firstAt + i * spacingMs}. The status
  * query answers from it whether or not the callbacks were sent.
  */
-record SubmitRecord(String idempotencyKey, String providerId, String reference, Instant recordedAt, String from,
-                    String validUntil, List<Receipt> history, Instant firstAt, long spacingMs) {
+record SubmitRecord(
+        String idempotencyKey,
+        String providerId,
+        String reference,
+        Instant recordedAt,
+        String from,
+        String validUntil,
+        List<Receipt> history,
+        Instant firstAt,
+        long spacingMs) {
 
     /** The latest receipt whose event time has come by {@code now}; empty while nothing has happened yet. */
     java.util.Optional<Receipt> statusAt(Instant now) {

@@ -31,8 +31,8 @@ record SubmitRequest(String to, String body, String reference, URI callbackUrl, 
         String callbackUrl = optionalText(root, "callbackUrl");
         String from = optionalText(root, "from");
         String validUntil = optionalText(root, "validUntil");
-        return new SubmitRequest(to, body, reference, callbackUrl == null ? null : parseCallbackUrl(callbackUrl), from,
-                validUntil);
+        return new SubmitRequest(
+                to, body, reference, callbackUrl == null ? null : parseCallbackUrl(callbackUrl), from, validUntil);
     }
 
     private static String requiredText(JsonNode root, String field) throws InvalidSubmitException {

@@ -10,7 +10,8 @@ public enum Vocabulary {
     SMPP(
             List.of("ENROUTE", "ACCEPTD"),
             "DELIVRD",
-            List.of(new NegativeStatus("UNDELIV", "001"), new NegativeStatus("EXPIRED", "002"),
+            List.of(
+                    new NegativeStatus("UNDELIV", "001"), new NegativeStatus("EXPIRED", "002"),
                     new NegativeStatus("REJECTD", "003"), new NegativeStatus("DELETED", "004")),
             "MYSTERY_STATE",
             DateTimeFormatter.ofPattern("yyMMddHHmmss").withZone(ZoneOffset.UTC),
@@ -34,8 +35,13 @@ public enum Vocabulary {
     private final DateTimeFormatter timestampFormat;
     private final String badTimestamp;
 
-    Vocabulary(List<String> intermediateStatuses, String deliveredStatus, List<NegativeStatus> negativeStatuses,
-               String unknownStatus, DateTimeFormatter timestampFormat, String badTimestamp) {
+    Vocabulary(
+            List<String> intermediateStatuses,
+            String deliveredStatus,
+            List<NegativeStatus> negativeStatuses,
+            String unknownStatus,
+            DateTimeFormatter timestampFormat,
+            String badTimestamp) {
         this.intermediateStatuses = intermediateStatuses;
         this.deliveredStatus = deliveredStatus;
         this.negativeStatuses = negativeStatuses;

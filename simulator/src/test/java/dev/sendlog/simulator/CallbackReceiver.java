@@ -76,8 +76,11 @@ final class CallbackReceiver implements AutoCloseable {
         try (exchange) {
             byte[] body = exchange.getRequestBody().readAllBytes();
             int status = statusForRequestNumber.applyAsInt(requestCount.incrementAndGet());
-            received.add(new Received(body, exchange.getRequestHeaders().getFirst("X-Signature"),
-                    exchange.getRequestHeaders().getFirst("Content-Type"), status));
+            received.add(new Received(
+                    body,
+                    exchange.getRequestHeaders().getFirst("X-Signature"),
+                    exchange.getRequestHeaders().getFirst("Content-Type"),
+                    status));
             exchange.sendResponseHeaders(status, -1);
         }
     }

@@ -16,7 +16,10 @@ import org.junit.jupiter.api.Test;
 
 class CallbackTest {
     private static final SimulatorConfig FAST = SimulatorConfig.builder()
-            .latencyMs(0).receiptDelayMs(0).receiptSpacingMs(1).build();
+            .latencyMs(0)
+            .receiptDelayMs(0)
+            .receiptSpacingMs(1)
+            .build();
 
     private ProviderSimulator simulator;
     private SimulatorClient client;
@@ -53,7 +56,10 @@ class CallbackTest {
 
     private List<String> statusesOfOneMessage(ReceiptMode mode, int intermediates, int expectedCallbacks)
             throws Exception {
-        start(FAST.toBuilder().receiptMode(mode).intermediateReceipts(intermediates).build());
+        start(FAST.toBuilder()
+                .receiptMode(mode)
+                .intermediateReceipts(intermediates)
+                .build());
         submit("key-1", "order-1");
         await().atMost(Duration.ofSeconds(10)).until(() -> receiver.accepted().size() == expectedCallbacks);
         return receiver.acceptedStatuses();
@@ -96,8 +102,12 @@ class CallbackTest {
 
     @Test
     void outOfOrderModeSendsTheFinalBeforeAnIntermediateWithAnEarlierTimestamp() throws Exception {
-        start(FAST.toBuilder().receiptMode(ReceiptMode.OUT_OF_ORDER).intermediateReceipts(1)
-                .vocabulary(Vocabulary.JSON).receiptSpacingMs(10).build());
+        start(FAST.toBuilder()
+                .receiptMode(ReceiptMode.OUT_OF_ORDER)
+                .intermediateReceipts(1)
+                .vocabulary(Vocabulary.JSON)
+                .receiptSpacingMs(10)
+                .build());
         submit("key-1", "order-1");
 
         await().atMost(Duration.ofSeconds(10)).until(() -> receiver.accepted().size() == 2);
@@ -105,7 +115,8 @@ class CallbackTest {
         List<CallbackReceiver.Received> received = receiver.accepted();
         assertThat(receiver.acceptedStatuses()).containsExactly("delivered", "queued");
         Instant finalAt = Instant.parse(received.get(0).json().path("timestamp").asText());
-        Instant intermediateAt = Instant.parse(received.get(1).json().path("timestamp").asText());
+        Instant intermediateAt =
+                Instant.parse(received.get(1).json().path("timestamp").asText());
         assertThat(intermediateAt).isBefore(finalAt);
     }
 
@@ -127,7 +138,8 @@ class CallbackTest {
         submit("key-1", "order-1");
 
         assertThat(client.callbackLog()).hasSize(2);
-        await().atMost(Duration.ofSeconds(10)).until(() -> client.stats().path("callbacksDelivered").asLong() == 2);
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> client.stats().path("callbacksDelivered").asLong() == 2);
         assertThat(receiver.received()).hasSize(2);
     }
 
@@ -143,13 +155,17 @@ class CallbackTest {
             String timestamp = callback.json().path("timestamp").asText();
             assertThat(timestamp).matches("\\d{12}");
             LocalDateTime parsed = LocalDateTime.parse(timestamp, Vocabulary.SMPP.timestampFormat());
-            assertThat(parsed.toInstant(java.time.ZoneOffset.UTC)).isBetween(before, Instant.now().plusSeconds(1));
+            assertThat(parsed.toInstant(java.time.ZoneOffset.UTC))
+                    .isBetween(before, Instant.now().plusSeconds(1));
         }
     }
 
     @Test
     void jsonVocabularyUsesIsoTimestampsAndItsOwnWords() throws Exception {
-        start(FAST.toBuilder().vocabulary(Vocabulary.JSON).intermediateReceipts(3).build());
+        start(FAST.toBuilder()
+                .vocabulary(Vocabulary.JSON)
+                .intermediateReceipts(3)
+                .build());
         Instant before = Instant.now().minusSeconds(1);
         submit("key-1", "order-1");
 
@@ -207,20 +223,26 @@ class CallbackTest {
 
         await().atMost(Duration.ofSeconds(10)).until(() -> receiver.accepted().size() == 2);
 
-        assertThat(receiver.accepted()).allSatisfy(callback -> assertThat(callback.json().has("reference")).isFalse());
-        assertThat(client.callbackLog()).allSatisfy(line -> assertThat(line.path("reference").asText()).isEqualTo("order-1"));
+        assertThat(receiver.accepted())
+                .allSatisfy(
+                        callback -> assertThat(callback.json().has("reference")).isFalse());
+        assertThat(client.callbackLog())
+                .allSatisfy(line -> assertThat(line.path("reference").asText()).isEqualTo("order-1"));
     }
 
     @Test
     void aCallbackAnswered500IsRetried() throws Exception {
-        start(FAST.toBuilder().intermediateReceipts(0).build(),
+        start(
+                FAST.toBuilder().intermediateReceipts(0).build(),
                 CallbackReceiver.answering(requestNumber -> requestNumber == 1 ? 500 : 200));
         submit("key-1", "order-1");
 
         await().atMost(Duration.ofSeconds(10)).until(() -> receiver.accepted().size() == 1);
 
         List<CallbackReceiver.Received> received = receiver.received();
-        assertThat(received).extracting(CallbackReceiver.Received::answeredStatus).containsExactly(500, 200);
+        assertThat(received)
+                .extracting(CallbackReceiver.Received::answeredStatus)
+                .containsExactly(500, 200);
         assertThat(received.get(1).rawBody()).isEqualTo(received.get(0).rawBody());
         await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
             JsonNode stats = client.stats();
@@ -232,15 +254,19 @@ class CallbackTest {
 
     @Test
     void aCallbackIsGivenUpAndCountedAfterTheLastAttempt() throws Exception {
-        start(FAST.toBuilder().intermediateReceipts(0).callbackMaxAttempts(3).build(),
+        start(
+                FAST.toBuilder().intermediateReceipts(0).callbackMaxAttempts(3).build(),
                 CallbackReceiver.answering(requestNumber -> 503));
         submit("key-1", "order-1");
 
-        await().atMost(Duration.ofSeconds(10)).until(() -> client.stats().path("callbacksFailed").asLong() == 1);
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> client.stats().path("callbacksFailed").asLong() == 1);
 
         assertThat(receiver.received()).hasSize(3);
-        assertThat(client.callbackLog()).singleElement()
-                .satisfies(line -> assertThat(line.path("delivered").asBoolean()).isFalse());
+        assertThat(client.callbackLog())
+                .singleElement()
+                .satisfies(
+                        line -> assertThat(line.path("delivered").asBoolean()).isFalse());
     }
 
     @Test
@@ -249,7 +275,8 @@ class CallbackTest {
         String providerId = submit("key-1", "order-1");
 
         await().atMost(Duration.ofSeconds(10))
-                .until(() -> client.callbackLog().stream().allMatch(line -> line.path("delivered").asBoolean()));
+                .until(() -> client.callbackLog().stream()
+                        .allMatch(line -> line.path("delivered").asBoolean()));
 
         List<JsonNode> log = client.callbackLog();
         assertThat(log).extracting(line -> line.path("status").asText()).containsExactly("queued", "delivered");

@@ -7,8 +7,7 @@ import javax.crypto.spec.SecretKeySpec;
 
 /** An HMAC computed independently of the simulator's signer, as a receiver would check it. */
 final class HmacForTests {
-    private HmacForTests() {
-    }
+    private HmacForTests() {}
 
     static String sha256Hex(String secret, byte[] body) throws Exception {
         Mac mac = Mac.getInstance("HmacSHA256");

@@ -65,7 +65,8 @@ final class SimulatorClient implements AutoCloseable {
 
     /** The status query of a key: {@code GET /v1/submit/{key}} with the bearer token. */
     HttpResponse<String> status(String token, String key) throws Exception {
-        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(baseUrl + "/v1/submit/" + key)).GET();
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(baseUrl + "/v1/submit/" + key))
+                .GET();
         if (token != null) {
             request.header("Authorization", "Bearer " + token);
         }
@@ -73,13 +74,15 @@ final class SimulatorClient implements AutoCloseable {
     }
 
     HttpResponse<String> get(String path) throws Exception {
-        return http.send(HttpRequest.newBuilder(URI.create(baseUrl + path)).GET().build(),
-                HttpResponse.BodyHandlers.ofString());
+        return http.send(
+                HttpRequest.newBuilder(URI.create(baseUrl + path)).GET().build(), HttpResponse.BodyHandlers.ofString());
     }
 
     HttpResponse<String> send(String method, String path, String body) throws Exception {
-        return http.send(HttpRequest.newBuilder(URI.create(baseUrl + path))
-                        .method(method, HttpRequest.BodyPublishers.ofString(body)).build(),
+        return http.send(
+                HttpRequest.newBuilder(URI.create(baseUrl + path))
+                        .method(method, HttpRequest.BodyPublishers.ofString(body))
+                        .build(),
                 HttpResponse.BodyHandlers.ofString());
     }
 
@@ -100,13 +103,17 @@ final class SimulatorClient implements AutoCloseable {
     }
 
     private List<JsonNode> ndjson(String path) throws Exception {
-        return get(path).body().lines().map(line -> {
-            try {
-                return Json.MAPPER.readTree(line);
-            } catch (IOException e) {
-                throw new IllegalStateException(e);
-            }
-        }).toList();
+        return get(path)
+                .body()
+                .lines()
+                .map(line -> {
+                    try {
+                        return Json.MAPPER.readTree(line);
+                    } catch (IOException e) {
+                        throw new IllegalStateException(e);
+                    }
+                })
+                .toList();
     }
 
     @Override

@@ -11,13 +11,16 @@ class SimulatorConfigTest {
 
     @Test
     void absentFieldsKeepTheirDefaults() throws Exception {
-        SimulatorConfig config = Json.MAPPER.readValue("{\"latencyMs\": 5, \"receiptMode\": \"DUPLICATED\"}",
-                SimulatorConfig.class);
+        SimulatorConfig config =
+                Json.MAPPER.readValue("{\"latencyMs\": 5, \"receiptMode\": \"DUPLICATED\"}", SimulatorConfig.class);
 
         assertThat(config.latencyMs()).isEqualTo(5);
         assertThat(config.receiptMode()).isEqualTo(ReceiptMode.DUPLICATED);
-        assertThat(config).isEqualTo(SimulatorConfig.defaults().toBuilder()
-                .latencyMs(5).receiptMode(ReceiptMode.DUPLICATED).build());
+        assertThat(config)
+                .isEqualTo(SimulatorConfig.defaults().toBuilder()
+                        .latencyMs(5)
+                        .receiptMode(ReceiptMode.DUPLICATED)
+                        .build());
     }
 
     @Test
@@ -51,7 +54,8 @@ class SimulatorConfigTest {
 
     @Test
     void configRoundTripsThroughJson() throws Exception {
-        SimulatorConfig config = SimulatorConfig.builder().seed(3L).vocabulary(Vocabulary.JSON).build();
+        SimulatorConfig config =
+                SimulatorConfig.builder().seed(3L).vocabulary(Vocabulary.JSON).build();
 
         String json = Json.MAPPER.writeValueAsString(config);
 
@@ -60,17 +64,21 @@ class SimulatorConfigTest {
 
     @Test
     void putConfigChangesBehaviourForTheNextSubmits() throws Exception {
-        try (ProviderSimulator simulator = ProviderSimulator.start(SimulatorConfig.builder().latencyMs(0).build(), 0);
-             SimulatorClient client = new SimulatorClient(simulator)) {
+        try (ProviderSimulator simulator = ProviderSimulator.start(
+                        SimulatorConfig.builder().latencyMs(0).build(), 0);
+                SimulatorClient client = new SimulatorClient(simulator)) {
             assertThat(client.submit("key-1", null, null).statusCode()).isEqualTo(201);
 
-            HttpResponse<String> put = client.send("PUT", "/v1/config",
-                    "{\"latencyMs\": 0, \"permanentErrorRate\": 1.0}");
+            HttpResponse<String> put =
+                    client.send("PUT", "/v1/config", "{\"latencyMs\": 0, \"permanentErrorRate\": 1.0}");
 
             assertThat(put.statusCode()).isEqualTo(200);
             assertThat(simulator.config().permanentErrorRate()).isEqualTo(1.0);
             assertThat(client.submit("key-2", null, null).statusCode()).isEqualTo(422);
-            assertThat(Json.MAPPER.readTree(client.get("/v1/config").body()).path("permanentErrorRate").asDouble())
+            assertThat(Json.MAPPER
+                            .readTree(client.get("/v1/config").body())
+                            .path("permanentErrorRate")
+                            .asDouble())
                     .isEqualTo(1.0);
         }
     }
@@ -78,27 +86,35 @@ class SimulatorConfigTest {
     /** Issue 24, item 16: GET /v1/config returned the token and the callback secret to anyone who reached it. */
     @Test
     void theConfigurationIsReadWithoutItsSecretsAndAPutKeepsThem() throws Exception {
-        SimulatorConfig original = SimulatorConfig.builder().latencyMs(0).token("tok-4711-private").callbackSecret("sec-0815-private")
+        SimulatorConfig original = SimulatorConfig.builder()
+                .latencyMs(0)
+                .token("tok-4711-private")
+                .callbackSecret("sec-0815-private")
                 .build();
         try (ProviderSimulator simulator = ProviderSimulator.start(original, 0);
-             SimulatorClient client = new SimulatorClient(simulator)) {
+                SimulatorClient client = new SimulatorClient(simulator)) {
             HttpResponse<String> got = client.get("/v1/config");
             assertThat(got.statusCode()).isEqualTo(200);
             assertThat(got.body()).doesNotContain("tok-4711-private").doesNotContain("sec-0815-private");
             assertThat(Json.MAPPER.readTree(got.body()).has("token")).isFalse();
             assertThat(Json.MAPPER.readTree(got.body()).has("callbackSecret")).isFalse();
-            assertThat(Json.MAPPER.readTree(got.body()).path("latencyMs").asInt()).isZero();
+            assertThat(Json.MAPPER.readTree(got.body()).path("latencyMs").asInt())
+                    .isZero();
 
             // What was read, changed and put back keeps the secrets it did not show.
-            HttpResponse<String> put = client.send("PUT", "/v1/config", got.body().replace("\"permanentErrorRate\":0.0",
-                    "\"permanentErrorRate\":1.0"));
+            HttpResponse<String> put = client.send(
+                    "PUT",
+                    "/v1/config",
+                    got.body().replace("\"permanentErrorRate\":0.0", "\"permanentErrorRate\":1.0"));
             assertThat(put.statusCode()).as(put.body()).isEqualTo(200);
             assertThat(put.body()).doesNotContain("tok-4711-private").doesNotContain("sec-0815-private");
             assertThat(simulator.config().permanentErrorRate()).isEqualTo(1.0);
             assertThat(simulator.config().token()).isEqualTo("tok-4711-private");
             assertThat(simulator.config().callbackSecret()).isEqualTo("sec-0815-private");
 
-            assertThat(client.send("PUT", "/v1/config", "{\"latencyMs\": 0, \"token\": \"tok-new\"}").statusCode()).isEqualTo(200);
+            assertThat(client.send("PUT", "/v1/config", "{\"latencyMs\": 0, \"token\": \"tok-new\"}")
+                            .statusCode())
+                    .isEqualTo(200);
             assertThat(simulator.config().token()).isEqualTo("tok-new");
             assertThat(simulator.config().callbackSecret()).isEqualTo("sec-0815-private");
             assertThat(client.send("PUT", "/v1/config", "[1]").statusCode()).isEqualTo(400);
@@ -109,7 +125,7 @@ class SimulatorConfigTest {
     void putConfigWithATypoIsABadRequestAndChangesNothing() throws Exception {
         SimulatorConfig original = SimulatorConfig.builder().latencyMs(0).build();
         try (ProviderSimulator simulator = ProviderSimulator.start(original, 0);
-             SimulatorClient client = new SimulatorClient(simulator)) {
+                SimulatorClient client = new SimulatorClient(simulator)) {
 
             HttpResponse<String> put = client.send("PUT", "/v1/config", "{\"permanentErrorRat\": 1.0}");
 

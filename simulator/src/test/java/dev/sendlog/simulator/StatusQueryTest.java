@@ -11,7 +11,10 @@ import org.junit.jupiter.api.Test;
 /** API.md's "Status query" as the simulator answers it: the provider knows its outcomes whatever became of callbacks. */
 class StatusQueryTest {
     private static final SimulatorConfig FAST = SimulatorConfig.builder()
-            .latencyMs(0).receiptDelayMs(0).receiptSpacingMs(1).build();
+            .latencyMs(0)
+            .receiptDelayMs(0)
+            .receiptSpacingMs(1)
+            .build();
 
     private ProviderSimulator simulator;
     private SimulatorClient client;
@@ -61,28 +64,39 @@ class StatusQueryTest {
         start(FAST.toBuilder().receiptMode(ReceiptMode.NONE).build());
         var submitted = client.submit("key-1", "order-1", receiver.url());
         String providerId = SimulatorClient.providerId(submitted);
-        await().atMost(Duration.ofSeconds(5)).until(() -> "DELIVRD".equals(answer("key-1").path("status").asText()));
+        await().atMost(Duration.ofSeconds(5))
+                .until(() -> "DELIVRD".equals(answer("key-1").path("status").asText()));
         JsonNode answer = answer("key-1");
         assertThat(answer.path("id").asText()).isEqualTo(providerId);
         assertThat(answer.path("timestamp").asText()).matches("\\d{12}");
         assertThat(receiver.accepted()).isEmpty();
-        assertThat(client.stats().path("submits").asLong()).as("a query is not a submit").isEqualTo(1);
+        assertThat(client.stats().path("submits").asLong())
+                .as("a query is not a submit")
+                .isEqualTo(1);
         assertThat(client.stats().path("statusQueries").asLong()).isPositive();
     }
 
     @Test
     void theQueryAnswersWhatTheCallbacksSaidInTheJsonVocabulary() throws Exception {
-        start(FAST.toBuilder().vocabulary(Vocabulary.JSON).undeliveredRate(1.0).seed(7L).build());
+        start(FAST.toBuilder()
+                .vocabulary(Vocabulary.JSON)
+                .undeliveredRate(1.0)
+                .seed(7L)
+                .build());
         client.submit("key-1", "order-1", receiver.url());
         await().atMost(Duration.ofSeconds(5)).until(() -> receiver.accepted().size() == 2);
         JsonNode answer = answer("key-1");
-        assertThat(answer.path("status").asText()).isEqualTo(receiver.acceptedStatuses().getLast());
+        assertThat(answer.path("status").asText())
+                .isEqualTo(receiver.acceptedStatuses().getLast());
         assertThat(answer.path("errorCode").asText()).isNotBlank();
     }
 
     @Test
     void aProviderThatNeverLearnsAFinalAnswersItsIntermediateStatus() throws Exception {
-        start(FAST.toBuilder().receiptMode(ReceiptMode.INTERMEDIATE_ONLY).intermediateReceipts(2).build());
+        start(FAST.toBuilder()
+                .receiptMode(ReceiptMode.INTERMEDIATE_ONLY)
+                .intermediateReceipts(2)
+                .build());
         client.submit("key-1", "order-1", receiver.url());
         await().atMost(Duration.ofSeconds(5)).until(() -> receiver.accepted().size() == 2);
         assertThat(answer("key-1").path("status").asText()).isEqualTo("ACCEPTD");
@@ -92,7 +106,8 @@ class StatusQueryTest {
     void lostCallbacksAreNeverSentButTheirOutcomeIsKnown() throws Exception {
         start(FAST.toBuilder().callbackLossRate(1.0).build());
         client.submit("key-1", "order-1", receiver.url());
-        await().atMost(Duration.ofSeconds(5)).until(() -> "DELIVRD".equals(answer("key-1").path("status").asText()));
+        await().atMost(Duration.ofSeconds(5))
+                .until(() -> "DELIVRD".equals(answer("key-1").path("status").asText()));
         assertThat(receiver.accepted()).isEmpty();
         assertThat(client.callbackLog()).isEmpty();
         assertThat(client.stats().path("callbacksLost").asLong()).isEqualTo(1);

@@ -11,7 +11,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 class SubmitContractTest {
-    private static final SimulatorConfig FAST = SimulatorConfig.builder().latencyMs(0).build();
+    private static final SimulatorConfig FAST =
+            SimulatorConfig.builder().latencyMs(0).build();
 
     private ProviderSimulator simulator;
     private SimulatorClient client;
@@ -88,7 +89,8 @@ class SubmitContractTest {
     void missingIdempotencyKeyIsABadRequest() throws Exception {
         start(FAST);
 
-        HttpResponse<String> response = client.submitRaw("sim-token", null, SimulatorClient.body("+49151", "hi", null, null));
+        HttpResponse<String> response =
+                client.submitRaw("sim-token", null, SimulatorClient.body("+49151", "hi", null, null));
 
         assertThat(response.statusCode()).isEqualTo(400);
         assertThat(response.body()).contains("Idempotency-Key");
@@ -101,8 +103,8 @@ class SubmitContractTest {
         HttpResponse<String> noTo = client.submitRaw("sim-token", "k1", "{\"body\": \"hi\"}");
         HttpResponse<String> noBody = client.submitRaw("sim-token", "k2", "{\"to\": \"+49151\"}");
         HttpResponse<String> notJson = client.submitRaw("sim-token", "k3", "to=+49151");
-        HttpResponse<String> badCallback = client.submitRaw("sim-token", "k4",
-                SimulatorClient.body("+49151", "hi", null, "not a url"));
+        HttpResponse<String> badCallback =
+                client.submitRaw("sim-token", "k4", SimulatorClient.body("+49151", "hi", null, "not a url"));
 
         assertThat(noTo.statusCode()).isEqualTo(400);
         assertThat(noTo.body()).contains("'to'");
@@ -184,8 +186,11 @@ class SubmitContractTest {
         assertThat(client.keys()).isEmpty();
         assertThat(client.callbackLog()).isEmpty();
         var stats = client.stats();
-        stats.properties().forEach(field -> assertThat(field.getValue().asLong()).as(field.getKey()).isZero());
-        assertThat(SimulatorClient.providerId(client.submit("key-1", "order-1", null))).isEqualTo("p0");
+        stats.properties()
+                .forEach(field ->
+                        assertThat(field.getValue().asLong()).as(field.getKey()).isZero());
+        assertThat(SimulatorClient.providerId(client.submit("key-1", "order-1", null)))
+                .isEqualTo("p0");
     }
 
     @Test
@@ -194,9 +199,19 @@ class SubmitContractTest {
 
         var stats = client.stats();
 
-        assertThat(stats.fieldNames()).toIterable().contains("submits", "uniqueKeys", "duplicateSubmits",
-                "accepted", "transientErrors", "permanentErrors", "dropped", "callbacksSent",
-                "callbacksDelivered", "callbacksFailed");
+        assertThat(stats.fieldNames())
+                .toIterable()
+                .contains(
+                        "submits",
+                        "uniqueKeys",
+                        "duplicateSubmits",
+                        "accepted",
+                        "transientErrors",
+                        "permanentErrors",
+                        "dropped",
+                        "callbacksSent",
+                        "callbacksDelivered",
+                        "callbacksFailed");
     }
 
     @Test
@@ -210,7 +225,11 @@ class SubmitContractTest {
 
     @Test
     void theSameSeedRepeatsTheSameSequenceOfOutcomes() throws Exception {
-        SimulatorConfig config = FAST.toBuilder().transientErrorRate(0.3).permanentErrorRate(0.3).seed(42L).build();
+        SimulatorConfig config = FAST.toBuilder()
+                .transientErrorRate(0.3)
+                .permanentErrorRate(0.3)
+                .seed(42L)
+                .build();
 
         List<Integer> first = statusesOfTwentySubmits(config);
         List<Integer> second = statusesOfTwentySubmits(config);
@@ -222,7 +241,7 @@ class SubmitContractTest {
     private static List<Integer> statusesOfTwentySubmits(SimulatorConfig config) throws Exception {
         List<Integer> statuses = new ArrayList<>();
         try (ProviderSimulator seeded = ProviderSimulator.start(config, 0);
-             SimulatorClient seededClient = new SimulatorClient(seeded)) {
+                SimulatorClient seededClient = new SimulatorClient(seeded)) {
             for (int i = 0; i < 20; i++) {
                 statuses.add(seededClient.submit("key-" + i, null, null).statusCode());
             }
@@ -233,7 +252,11 @@ class SubmitContractTest {
     @Test
     void uniformLatencyStaysWithinTheJitter() {
         ActiveConfig active = ActiveConfig.of(SimulatorConfig.builder()
-                .latencyMs(20).latencyJitterMs(5).latencyDistribution(LatencyDistribution.UNIFORM).seed(1L).build());
+                .latencyMs(20)
+                .latencyJitterMs(5)
+                .latencyDistribution(LatencyDistribution.UNIFORM)
+                .seed(1L)
+                .build());
 
         List<Long> samples = new ArrayList<>();
         for (int i = 0; i < 1000; i++) {

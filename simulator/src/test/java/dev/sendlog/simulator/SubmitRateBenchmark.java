@@ -19,8 +19,7 @@ import java.util.concurrent.atomic.LongAdder;
 public final class SubmitRateBenchmark {
     private static final Duration WARM_UP = Duration.ofSeconds(3);
 
-    private SubmitRateBenchmark() {
-    }
+    private SubmitRateBenchmark() {}
 
     private static long pendingCallbacks(SimulatorStats stats) {
         return stats.callbacksSent() - stats.callbacksDelivered() - stats.callbacksFailed();
@@ -34,8 +33,10 @@ public final class SubmitRateBenchmark {
 
         SimulatorConfig config = SimulatorConfig.builder().latencyMs(latencyMs).build();
         try (ProviderSimulator simulator = ProviderSimulator.start(config, 0);
-             CallbackReceiver receiver = CallbackReceiver.start();
-             HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build()) {
+                CallbackReceiver receiver = CallbackReceiver.start();
+                HttpClient http = HttpClient.newBuilder()
+                        .version(HttpClient.Version.HTTP_1_1)
+                        .build()) {
             String callbackUrl = callbacks ? receiver.url() : null;
             URI submitUri = URI.create(simulator.baseUrl() + "/v1/submit");
             AtomicLong keys = new AtomicLong();
@@ -58,7 +59,9 @@ public final class SubmitRateBenchmark {
                                 .build();
                         boolean ok;
                         try {
-                            ok = http.send(request, HttpResponse.BodyHandlers.ofString()).statusCode() == 201;
+                            ok = http.send(request, HttpResponse.BodyHandlers.ofString())
+                                            .statusCode()
+                                    == 201;
                         } catch (Exception e) {
                             ok = false;
                         }
@@ -79,11 +82,18 @@ public final class SubmitRateBenchmark {
             if (callbacks) {
                 SimulatorStats stats = simulator.stats();
                 double drainSeconds = (System.nanoTime() - submitsEndedAt) / 1e9;
-                System.out.printf("callbacks delivered=%d failed=%d pending=%d, drained %.1f s after the submits ended%n",
+                System.out.printf(
+                        "callbacks delivered=%d failed=%d pending=%d, drained %.1f s after the submits ended%n",
                         stats.callbacksDelivered(), stats.callbacksFailed(), pendingCallbacks(stats), drainSeconds);
             }
-            System.out.printf("clients=%d latencyMs=%d callbacks=%s seconds=%d accepted=%d failed=%d rate=%.0f submits/s%n",
-                    clients, latencyMs, callbacks, seconds, accepted.sum(), failed.sum(),
+            System.out.printf(
+                    "clients=%d latencyMs=%d callbacks=%s seconds=%d accepted=%d failed=%d rate=%.0f submits/s%n",
+                    clients,
+                    latencyMs,
+                    callbacks,
+                    seconds,
+                    accepted.sum(),
+                    failed.sum(),
                     accepted.sum() / (double) seconds);
             System.out.println("stats " + Json.MAPPER.writeValueAsString(simulator.stats()));
         }

@@ -22,7 +22,8 @@ class SubmitRecordsTest {
 
     @BeforeEach
     void start() throws IOException {
-        simulator = ProviderSimulator.start(SimulatorConfig.builder().latencyMs(0).build(), 0);
+        simulator =
+                ProviderSimulator.start(SimulatorConfig.builder().latencyMs(0).build(), 0);
         client = new SimulatorClient(simulator);
     }
 

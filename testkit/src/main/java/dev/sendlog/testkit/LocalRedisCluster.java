@@ -25,8 +25,7 @@ public final class LocalRedisCluster implements AutoCloseable {
     private final List<Path> dirs = new ArrayList<>();
     private final List<RedisProcess> nodes = new ArrayList<>();
 
-    private LocalRedisCluster() {
-    }
+    private LocalRedisCluster() {}
 
     public static LocalRedisCluster start(int masters) {
         LocalRedisCluster cluster = new LocalRedisCluster();
@@ -34,7 +33,8 @@ public final class LocalRedisCluster implements AutoCloseable {
             for (int i = 0; i < masters; i++) {
                 Path dir = Directories.createTemp("redis-cluster-node-");
                 cluster.dirs.add(dir);
-                cluster.nodes.add(RedisProcess.start(RedisOptions.inDirectory(dir).asClusterNode()));
+                cluster.nodes.add(
+                        RedisProcess.start(RedisOptions.inDirectory(dir).asClusterNode()));
             }
             cluster.form();
             return cluster;
@@ -56,7 +56,10 @@ public final class LocalRedisCluster implements AutoCloseable {
         }
         try (Node first = new Node(nodes.get(0).endpoint())) {
             for (int i = 1; i < n; i++) {
-                first.commands().clusterMeet(nodes.get(i).endpoint().host(), nodes.get(i).endpoint().port());
+                first.commands()
+                        .clusterMeet(
+                                nodes.get(i).endpoint().host(),
+                                nodes.get(i).endpoint().port());
             }
         }
         long deadline = System.nanoTime() + FORMATION_TIMEOUT.toNanos();
@@ -74,7 +77,8 @@ public final class LocalRedisCluster implements AutoCloseable {
     }
 
     private static boolean formed(String clusterInfo, int masters) {
-        return clusterInfo.contains("cluster_state:ok") && clusterInfo.contains("cluster_known_nodes:" + masters)
+        return clusterInfo.contains("cluster_state:ok")
+                && clusterInfo.contains("cluster_known_nodes:" + masters)
                 && clusterInfo.contains("cluster_slots_assigned:" + SLOTS);
     }
 

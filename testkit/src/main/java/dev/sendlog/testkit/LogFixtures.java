@@ -5,8 +5,8 @@ import dev.sendlog.events.EventCodec;
 import dev.sendlog.events.EventRow;
 import dev.sendlog.events.EventType;
 import dev.sendlog.events.Published;
-import dev.sendlog.events.Scheduled;
 import dev.sendlog.events.RowCodec;
+import dev.sendlog.events.Scheduled;
 import dev.sendlog.events.StoredEvent;
 import dev.sendlog.log.Actors;
 import dev.sendlog.log.Histories;
@@ -59,8 +59,9 @@ public final class LogFixtures {
         }
         Instant sendAt = history.size() > 1 && history.get(1).event() instanceof Scheduled s ? s.sendAt() : null;
         try (Connection c = dataSource.getConnection()) {
-            try (PreparedStatement ps = c.prepareStatement("INSERT INTO messages (id, tenant, shard, recipient, body, gateway, "
-                    + "accepted_at, send_at) VALUES (?, ?, ?, '+4915100000000', 'b', ?, ?, ?)")) {
+            try (PreparedStatement ps =
+                    c.prepareStatement("INSERT INTO messages (id, tenant, shard, recipient, body, gateway, "
+                            + "accepted_at, send_at) VALUES (?, ?, ?, '+4915100000000', 'b', ?, ?, ?)")) {
                 ps.setObject(1, id);
                 ps.setString(2, accepted.tenant());
                 ps.setShort(3, shard);
@@ -138,7 +139,8 @@ public final class LogFixtures {
             String gateway;
             Instant acceptedAt;
             Instant sendAt;
-            try (PreparedStatement ps = c.prepareStatement("SELECT tenant, gateway, accepted_at, send_at FROM messages WHERE id = ?")) {
+            try (PreparedStatement ps =
+                    c.prepareStatement("SELECT tenant, gateway, accepted_at, send_at FROM messages WHERE id = ?")) {
                 ps.setObject(1, id);
                 try (ResultSet rs = ps.executeQuery()) {
                     if (!rs.next()) {

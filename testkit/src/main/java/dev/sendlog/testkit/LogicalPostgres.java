@@ -13,18 +13,20 @@ import java.nio.file.Path;
 public final class LogicalPostgres {
     private static PostgresEndpoint endpoint;
 
-    private LogicalPostgres() {
-    }
+    private LogicalPostgres() {}
 
     public static synchronized PostgresEndpoint endpoint() {
         if (endpoint == null) {
             Path dataDir = Directories.createTemp("sendlog-logical-pg-");
             // The defaults carry wal_level=logical and room for replication slots.
             LocalPostgres postgres = LocalPostgres.start(dataDir, 0, LocalPostgres.DEFAULT_SETTINGS);
-            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-                postgres.close();
-                Directories.deleteRecursively(dataDir);
-            }, "stop-logical-postgres"));
+            Runtime.getRuntime()
+                    .addShutdownHook(new Thread(
+                            () -> {
+                                postgres.close();
+                                Directories.deleteRecursively(dataDir);
+                            },
+                            "stop-logical-postgres"));
             endpoint = postgres.endpoint();
         }
         return endpoint;

@@ -66,7 +66,7 @@ public final class TestDatabase implements AutoCloseable {
         for (int attempt = 1; ; attempt++) {
             String name = NAME_PREFIX + HexFormat.of().toHexDigits(RANDOM.nextLong());
             try (Connection admin = cluster.connect(cluster.adminDatabase());
-                 Statement statement = admin.createStatement()) {
+                    Statement statement = admin.createStatement()) {
                 // template0: a clean database whatever someone installed into template1.
                 statement.execute("CREATE DATABASE " + name + " TEMPLATE template0");
                 LOG.info("Created test database {} on {}:{}", name, cluster.host(), cluster.port());
@@ -126,11 +126,12 @@ public final class TestDatabase implements AutoCloseable {
             pool.close();
         }
         try (Connection admin = cluster.connect(cluster.adminDatabase());
-             Statement statement = admin.createStatement()) {
+                Statement statement = admin.createStatement()) {
             // A logical replication slot keeps its database from being dropped; the test's slots go with it (a
             // consumer still attached is ended first, waiting up to 10 s for it to exit and let go of the slot).
-            statement.execute("SELECT pg_terminate_backend(active_pid, 10000) FROM pg_replication_slots WHERE database = '"
-                    + name + "' AND active");
+            statement.execute(
+                    "SELECT pg_terminate_backend(active_pid, 10000) FROM pg_replication_slots WHERE database = '" + name
+                            + "' AND active");
             statement.execute("SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE database = '"
                     + name + "'");
             statement.execute("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)");

@@ -14,8 +14,7 @@ final class TestEnvironment {
 
     private static Boolean dockerAvailable;
 
-    private TestEnvironment() {
-    }
+    private TestEnvironment() {}
 
     static boolean forceEmbedded() {
         return Boolean.getBoolean(FORCE_EMBEDDED_PROPERTY);

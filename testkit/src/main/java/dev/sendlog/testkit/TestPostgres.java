@@ -42,8 +42,7 @@ public final class TestPostgres {
 
     private static ChosenServer<PostgresEndpoint> chosen;
 
-    private TestPostgres() {
-    }
+    private TestPostgres() {}
 
     public static PostgresEndpoint endpoint() {
         return chosen().endpoint();
@@ -73,9 +72,14 @@ public final class TestPostgres {
             PostgresEndpoint local = new PostgresEndpoint(LOCAL_HOST, LOCAL_PORT, "postgres", "", "postgres");
             try {
                 checkLogin(local);
-                return new ChosenServer<>(local, ServerSource.LOCAL_DEFAULT_PORT, "a server listens on " + LOCAL_HOST + ":" + LOCAL_PORT);
+                return new ChosenServer<>(
+                        local, ServerSource.LOCAL_DEFAULT_PORT, "a server listens on " + LOCAL_HOST + ":" + LOCAL_PORT);
             } catch (SQLException e) {
-                LOG.warn("A server listens on {}:{} but user postgres cannot use it; looking further", LOCAL_HOST, LOCAL_PORT, e);
+                LOG.warn(
+                        "A server listens on {}:{} but user postgres cannot use it; looking further",
+                        LOCAL_HOST,
+                        LOCAL_PORT,
+                        e);
             }
         }
         if (TestEnvironment.dockerAvailable()) {
@@ -94,7 +98,9 @@ public final class TestPostgres {
         if (host.contains(",")) {
             throw new IllegalArgumentException(URL_VARIABLE + " must name one host: " + jdbcUrl);
         }
-        return new PostgresEndpoint(host, Integer.parseInt(port),
+        return new PostgresEndpoint(
+                host,
+                Integer.parseInt(port),
                 TestEnvironment.variable(USER_VARIABLE).orElse("postgres"),
                 TestEnvironment.variable(PASSWORD_VARIABLE).orElse(""),
                 parsed.getProperty("PGDBNAME"));
@@ -102,7 +108,7 @@ public final class TestPostgres {
 
     private static void checkLogin(PostgresEndpoint endpoint) throws SQLException {
         try (Connection connection = endpoint.connect(endpoint.adminDatabase());
-             Statement statement = connection.createStatement()) {
+                Statement statement = connection.createStatement()) {
             statement.execute("SELECT 1");
         }
     }
@@ -112,8 +118,12 @@ public final class TestPostgres {
         container.withCommand(command());
         container.start();
         Runtime.getRuntime().addShutdownHook(new Thread(container::stop, "stop-test-postgres-container"));
-        PostgresEndpoint endpoint = new PostgresEndpoint(container.getHost(), container.getMappedPort(5432),
-                container.getUsername(), container.getPassword(), container.getDatabaseName());
+        PostgresEndpoint endpoint = new PostgresEndpoint(
+                container.getHost(),
+                container.getMappedPort(5432),
+                container.getUsername(),
+                container.getPassword(),
+                container.getDatabaseName());
         return new ChosenServer<>(endpoint, ServerSource.TESTCONTAINERS, "Docker is available; container " + IMAGE);
     }
 
@@ -131,10 +141,14 @@ public final class TestPostgres {
     private static ChosenServer<PostgresEndpoint> embedded(String why) {
         Path dataDir = Directories.createTemp("sendlog-test-pg-");
         LocalPostgres postgres = LocalPostgres.start(dataDir, 0, SERVER_SETTINGS);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            postgres.close();
-            Directories.deleteRecursively(dataDir);
-        }, "stop-test-postgres"));
-        return new ChosenServer<>(postgres.endpoint(), ServerSource.EMBEDDED, why + "; embedded PostgreSQL in " + dataDir);
+        Runtime.getRuntime()
+                .addShutdownHook(new Thread(
+                        () -> {
+                            postgres.close();
+                            Directories.deleteRecursively(dataDir);
+                        },
+                        "stop-test-postgres"));
+        return new ChosenServer<>(
+                postgres.endpoint(), ServerSource.EMBEDDED, why + "; embedded PostgreSQL in " + dataDir);
     }
 }

@@ -40,8 +40,7 @@ public final class TestRedis {
 
     private static ChosenServer<RedisEndpoint> chosen;
 
-    private TestRedis() {
-    }
+    private TestRedis() {}
 
     public static RedisEndpoint endpoint() {
         return chosen().endpoint();
@@ -105,10 +104,13 @@ public final class TestRedis {
         }
         var url = TestEnvironment.variable(URL_VARIABLE);
         if (url.isPresent()) {
-            return new ChosenServer<>(RedisEndpoint.parse(url.get()), ServerSource.ENVIRONMENT, URL_VARIABLE + " is set");
+            return new ChosenServer<>(
+                    RedisEndpoint.parse(url.get()), ServerSource.ENVIRONMENT, URL_VARIABLE + " is set");
         }
         if (Reachability.isOpen(LOCAL_HOST, LOCAL_PORT, PROBE_TIMEOUT)) {
-            return new ChosenServer<>(new RedisEndpoint(LOCAL_HOST, LOCAL_PORT), ServerSource.LOCAL_DEFAULT_PORT,
+            return new ChosenServer<>(
+                    new RedisEndpoint(LOCAL_HOST, LOCAL_PORT),
+                    ServerSource.LOCAL_DEFAULT_PORT,
                     "a server listens on " + LOCAL_HOST + ":" + LOCAL_PORT);
         }
         if (TestEnvironment.dockerAvailable()) {
@@ -118,20 +120,26 @@ public final class TestRedis {
     }
 
     private static ChosenServer<RedisEndpoint> container() {
-        GenericContainer<?> container = new GenericContainer<>(DockerImageName.parse(IMAGE)).withExposedPorts(LOCAL_PORT);
+        GenericContainer<?> container =
+                new GenericContainer<>(DockerImageName.parse(IMAGE)).withExposedPorts(LOCAL_PORT);
         container.start();
         Runtime.getRuntime().addShutdownHook(new Thread(container::stop, "stop-test-redis-container"));
-        return new ChosenServer<>(new RedisEndpoint(container.getHost(), container.getMappedPort(LOCAL_PORT)),
-                ServerSource.TESTCONTAINERS, "Docker is available; container " + IMAGE);
+        return new ChosenServer<>(
+                new RedisEndpoint(container.getHost(), container.getMappedPort(LOCAL_PORT)),
+                ServerSource.TESTCONTAINERS,
+                "Docker is available; container " + IMAGE);
     }
 
     private static ChosenServer<RedisEndpoint> localProcess(String why) {
         Path dataDir = Directories.createTemp("sendlog-test-redis-");
         RedisProcess redis = RedisProcess.start(RedisOptions.inDirectory(dataDir));
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            redis.close();
-            Directories.deleteRecursively(dataDir);
-        }, "stop-test-redis"));
+        Runtime.getRuntime()
+                .addShutdownHook(new Thread(
+                        () -> {
+                            redis.close();
+                            Directories.deleteRecursively(dataDir);
+                        },
+                        "stop-test-redis"));
         return new ChosenServer<>(redis.endpoint(), ServerSource.EMBEDDED, why + "; local redis-server in " + dataDir);
     }
 }

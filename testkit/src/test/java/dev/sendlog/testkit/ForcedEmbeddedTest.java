@@ -14,13 +14,17 @@ import org.junit.jupiter.api.Test;
 class ForcedEmbeddedTest {
     @Test
     void theSwitchSelectsAnEmbeddedPostgresAndATestDatabaseWorksOnIt() throws SQLException {
-        assertThat(Boolean.getBoolean("sendlog.test.forceEmbedded")).as("run by the forced-embedded execution").isTrue();
+        assertThat(Boolean.getBoolean("sendlog.test.forceEmbedded"))
+                .as("run by the forced-embedded execution")
+                .isTrue();
         assertThat(TestPostgres.source()).isEqualTo(ServerSource.EMBEDDED);
         assertThat(TestPostgres.endpoint().port()).isNotEqualTo(5432);
 
         try (TestDatabase database = TestDatabase.create()) {
-            assertThat(TestDatabaseTest.relationKind(database, "message_events")).isEqualTo("p");
-            assertThat(database.jdbcUrl()).contains(":" + TestPostgres.endpoint().port() + "/");
+            assertThat(TestDatabaseTest.relationKind(database, "message_events"))
+                    .isEqualTo("p");
+            assertThat(database.jdbcUrl())
+                    .contains(":" + TestPostgres.endpoint().port() + "/");
         }
     }
 

@@ -36,22 +36,25 @@ class LocalPostgresRestartTest {
     void aSecondStartOnTheSameFolderFindsTheDataOfTheFirst() throws SQLException {
         long firstStartNanos = System.nanoTime();
         try (LocalPostgres first = LocalPostgres.start(dataDir, 0, Map.of())) {
-            LOG.info("First embedded start (with initdb) took {} ms", (System.nanoTime() - firstStartNanos) / 1_000_000);
+            LOG.info(
+                    "First embedded start (with initdb) took {} ms", (System.nanoTime() - firstStartNanos) / 1_000_000);
             execute(first, "CREATE TABLE kept (note text)", "INSERT INTO kept VALUES ('from the first run')");
         }
 
         long secondStartNanos = System.nanoTime();
         try (LocalPostgres second = LocalPostgres.start(dataDir, 0, Map.of("max_connections", "50"))) {
-            LOG.info("Second embedded start (existing data) took {} ms", (System.nanoTime() - secondStartNanos) / 1_000_000);
+            LOG.info(
+                    "Second embedded start (existing data) took {} ms",
+                    (System.nanoTime() - secondStartNanos) / 1_000_000);
             try (Connection connection = second.endpoint().connect("postgres");
-                 Statement statement = connection.createStatement();
-                 ResultSet result = statement.executeQuery("SELECT note FROM kept")) {
+                    Statement statement = connection.createStatement();
+                    ResultSet result = statement.executeQuery("SELECT note FROM kept")) {
                 assertThat(result.next()).isTrue();
                 assertThat(result.getString(1)).isEqualTo("from the first run");
             }
             try (Connection connection = second.endpoint().connect("postgres");
-                 Statement statement = connection.createStatement();
-                 ResultSet result = statement.executeQuery("SHOW max_connections")) {
+                    Statement statement = connection.createStatement();
+                    ResultSet result = statement.executeQuery("SHOW max_connections")) {
                 result.next();
                 assertThat(result.getString(1)).isEqualTo("50");
             }
@@ -60,7 +63,7 @@ class LocalPostgresRestartTest {
 
     private static void execute(LocalPostgres postgres, String... statements) throws SQLException {
         try (Connection connection = postgres.endpoint().connect("postgres");
-             Statement statement = connection.createStatement()) {
+                Statement statement = connection.createStatement()) {
             for (String sql : statements) {
                 statement.execute(sql);
             }

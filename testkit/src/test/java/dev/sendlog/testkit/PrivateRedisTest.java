@@ -28,19 +28,25 @@ class PrivateRedisTest {
 
         REDIS.process().kill();
         assertThat(REDIS.process().isRunning()).isFalse();
-        assertThat(Reachability.isOpen(endpoint.host(), endpoint.port(), Duration.ofMillis(500))).isFalse();
+        assertThat(Reachability.isOpen(endpoint.host(), endpoint.port(), Duration.ofMillis(500)))
+                .isFalse();
 
         REDIS.process().restart();
         assertThat(REDIS.endpoint()).isEqualTo(endpoint);
         assertThat(REDIS.process().pid()).isNotEqualTo(firstPid);
-        withRedis(endpoint, Duration.ofSeconds(5), redis -> assertThat(redis.get("survivor?")).isNull());
+        withRedis(
+                endpoint,
+                Duration.ofSeconds(5),
+                redis -> assertThat(redis.get("survivor?")).isNull());
     }
 
     @Test
     void whilePausedCommandsTimeOutAndAfterResumeTheyWork() {
         RedisClient client = RedisClient.create(RedisURI.builder()
-                .withHost(REDIS.endpoint().host()).withPort(REDIS.endpoint().port())
-                .withTimeout(Duration.ofMillis(300)).build());
+                .withHost(REDIS.endpoint().host())
+                .withPort(REDIS.endpoint().port())
+                .withTimeout(Duration.ofMillis(300))
+                .build());
         try (StatefulRedisConnection<String, String> connection = client.connect()) {
             RedisCommands<String, String> redis = connection.sync();
             redis.set("k", "before");
@@ -52,7 +58,8 @@ class PrivateRedisTest {
                 REDIS.process().resume();
             }
 
-            await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(redis.get("k")).isEqualTo("before"));
+            await().atMost(Duration.ofSeconds(5))
+                    .untilAsserted(() -> assertThat(redis.get("k")).isEqualTo("before"));
         } finally {
             client.shutdown();
         }
@@ -60,20 +67,31 @@ class PrivateRedisTest {
 
     @Test
     void aSmallMaxmemoryRefusesWritesOnceFull() {
-        try (PrivateRedis small = PrivateRedis.withMaxMemoryBytes(4L * 1024 * 1024).start()) {
+        try (PrivateRedis small =
+                PrivateRedis.withMaxMemoryBytes(4L * 1024 * 1024).start()) {
             String kilobyte = "x".repeat(1024);
-            withRedis(small.endpoint(), Duration.ofSeconds(5), redis -> assertThatThrownBy(() -> {
-                for (int i = 0; i < 100_000; i++) {
-                    redis.set("fill:" + i, kilobyte);
-                }
-            }).isInstanceOf(RedisCommandExecutionException.class).hasMessageContaining("OOM"));
+            withRedis(
+                    small.endpoint(),
+                    Duration.ofSeconds(5),
+                    redis -> assertThatThrownBy(() -> {
+                                for (int i = 0; i < 100_000; i++) {
+                                    redis.set("fill:" + i, kilobyte);
+                                }
+                            })
+                            .isInstanceOf(RedisCommandExecutionException.class)
+                            .hasMessageContaining("OOM"));
         }
     }
 
-    private static void withRedis(RedisEndpoint endpoint, Duration timeout,
-                                  java.util.function.Consumer<RedisCommands<String, String>> action) {
+    private static void withRedis(
+            RedisEndpoint endpoint,
+            Duration timeout,
+            java.util.function.Consumer<RedisCommands<String, String>> action) {
         RedisClient client = RedisClient.create(RedisURI.builder()
-                .withHost(endpoint.host()).withPort(endpoint.port()).withTimeout(timeout).build());
+                .withHost(endpoint.host())
+                .withPort(endpoint.port())
+                .withTimeout(timeout)
+                .build());
         try (StatefulRedisConnection<String, String> connection = client.connect()) {
             action.accept(connection.sync());
         } finally {

@@ -47,8 +47,11 @@ class TestDatabaseExtensionTest {
 
         private static void see() throws SQLException {
             NAMES_SEEN.add(DB.database().name());
-            assertThat(TestDatabaseTest.relationKind(DB.database(), "message_events")).isEqualTo("p");
-            assertThat(TestDatabaseTest.databaseExists(DB.database().endpoint(), DB.database().name())).isTrue();
+            assertThat(TestDatabaseTest.relationKind(DB.database(), "message_events"))
+                    .isEqualTo("p");
+            assertThat(TestDatabaseTest.databaseExists(
+                            DB.database().endpoint(), DB.database().name()))
+                    .isTrue();
         }
     }
 }

@@ -27,7 +27,7 @@ class TestDatabaseTest {
             assertThat(relationKind(database, "messages")).isEqualTo("p");
 
             try (Connection connection = database.dataSource().getConnection();
-                 Statement statement = connection.createStatement()) {
+                    Statement statement = connection.createStatement()) {
                 statement.execute("CREATE TABLE scratch (id int PRIMARY KEY, note text)");
                 statement.execute("INSERT INTO scratch VALUES (1, 'written')");
                 try (ResultSet result = statement.executeQuery("SELECT note FROM scratch WHERE id = 1")) {
@@ -71,7 +71,7 @@ class TestDatabaseTest {
 
     static boolean databaseExists(PostgresEndpoint cluster, String name) throws SQLException {
         try (Connection admin = cluster.connect(cluster.adminDatabase());
-             PreparedStatement query = admin.prepareStatement("SELECT 1 FROM pg_database WHERE datname = ?")) {
+                PreparedStatement query = admin.prepareStatement("SELECT 1 FROM pg_database WHERE datname = ?")) {
             query.setString(1, name);
             try (ResultSet result = query.executeQuery()) {
                 return result.next();
@@ -82,9 +82,9 @@ class TestDatabaseTest {
     /** pg_class.relkind of a table in the public schema ('p' = partitioned, 'r' = plain), null if missing. */
     static String relationKind(TestDatabase database, String table) throws SQLException {
         try (Connection connection = database.connect();
-             PreparedStatement query = connection.prepareStatement(
-                     "SELECT c.relkind FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
-                             + "WHERE n.nspname = 'public' AND c.relname = ?")) {
+                PreparedStatement query = connection.prepareStatement(
+                        "SELECT c.relkind FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
+                                + "WHERE n.nspname = 'public' AND c.relname = ?")) {
             query.setString(1, table);
             try (ResultSet result = query.executeQuery()) {
                 return result.next() ? result.getString(1) : null;

@@ -11,8 +11,7 @@ import dev.sendlog.service.auth.Role;
  * we run, not what happened to its message.
  */
 public final class ActorNames {
-    private ActorNames() {
-    }
+    private ActorNames() {}
 
     public static String shown(String actor, Role caller) {
         return caller.seesAllTenants() ? actor : role(actor);

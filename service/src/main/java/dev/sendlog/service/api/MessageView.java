@@ -16,19 +16,43 @@ import java.util.UUID;
  * default, and every message before priorities existed is normal). {@code segments} is what it is charged in: its
  * GSM-7 or UCS-2 parts ({@link Segments}).
  */
-public record MessageView(UUID id, String tenant, String status, String to,
-                          @JsonInclude(JsonInclude.Include.NON_NULL) String from, String reference, String gateway,
-                          String providerId, int attempts, int segments, Instant acceptedAt, Instant updatedAt,
-                          String lastError, @JsonInclude(JsonInclude.Include.NON_NULL) Instant validUntil,
-                          @JsonInclude(JsonInclude.Include.NON_NULL) Instant sendAt,
-                          @JsonInclude(JsonInclude.Include.NON_NULL) String priority) {
+public record MessageView(
+        UUID id,
+        String tenant,
+        String status,
+        String to,
+        @JsonInclude(JsonInclude.Include.NON_NULL) String from,
+        String reference,
+        String gateway,
+        String providerId,
+        int attempts,
+        int segments,
+        Instant acceptedAt,
+        Instant updatedAt,
+        String lastError,
+        @JsonInclude(JsonInclude.Include.NON_NULL) Instant validUntil,
+        @JsonInclude(JsonInclude.Include.NON_NULL) Instant sendAt,
+        @JsonInclude(JsonInclude.Include.NON_NULL) String priority) {
 
     /** @param lanes the configured lanes: a message's priority is the lane of the shard it was stored on */
     public static MessageView of(MessageDetails m, Lanes lanes) {
         Priority priority = lanes.priorityOf(m.row().shard());
-        return new MessageView(m.row().id(), m.row().tenant(), m.state().status().name(), m.row().recipient(),
-                m.row().sender(), m.row().reference(), m.state().gateway(), m.state().providerId(), m.state().claims(),
-                Segments.of(m.row().body()), m.row().acceptedAt(), m.state().updatedAt(), m.state().lastError(),
-                m.row().validUntil(), m.row().sendAt(), priority == Priority.HIGH ? priority.wireName() : null);
+        return new MessageView(
+                m.row().id(),
+                m.row().tenant(),
+                m.state().status().name(),
+                m.row().recipient(),
+                m.row().sender(),
+                m.row().reference(),
+                m.state().gateway(),
+                m.state().providerId(),
+                m.state().claims(),
+                Segments.of(m.row().body()),
+                m.row().acceptedAt(),
+                m.state().updatedAt(),
+                m.state().lastError(),
+                m.row().validUntil(),
+                m.row().sendAt(),
+                priority == Priority.HIGH ? priority.wireName() : null);
     }
 }

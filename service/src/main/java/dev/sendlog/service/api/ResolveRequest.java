@@ -1,7 +1,7 @@
 package dev.sendlog.service.api;
 
-import dev.sendlog.service.db.StorableText;
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.sendlog.service.db.StorableText;
 import dev.sendlog.service.errors.ApiProblem;
 import dev.sendlog.service.errors.FieldError;
 import java.util.ArrayList;
@@ -21,8 +21,10 @@ public record ResolveRequest(String action, String status, String note, UUID mes
 
     public static ResolveRequest parse(JsonNode body) {
         if (body == null || !body.isObject()) {
-            throw ApiProblem.badRequest("the body must be {\"action\": \"apply\", \"status\": ...} or "
-                    + "{\"action\": \"discard\", \"note\": ...}", List.of());
+            throw ApiProblem.badRequest(
+                    "the body must be {\"action\": \"apply\", \"status\": ...} or "
+                            + "{\"action\": \"discard\", \"note\": ...}",
+                    List.of());
         }
         List<FieldError> errors = new ArrayList<>();
         body.fieldNames().forEachRemaining(f -> {
@@ -48,8 +50,12 @@ public record ResolveRequest(String action, String status, String note, UUID mes
             }
         }
         if (!errors.isEmpty()) {
-            throw ApiProblem.badRequest(errors.size() == 1 ? errors.getFirst().field() + " " + errors.getFirst().problem()
-                    : "the resolution has " + errors.size() + " invalid fields", errors);
+            throw ApiProblem.badRequest(
+                    errors.size() == 1
+                            ? errors.getFirst().field() + " "
+                                    + errors.getFirst().problem()
+                            : "the resolution has " + errors.size() + " invalid fields",
+                    errors);
         }
         return new ResolveRequest(action, status, note, messageId);
     }

@@ -1,7 +1,5 @@
 package dev.sendlog.service.api;
 
-import dev.sendlog.service.db.StorableText;
-import dev.sendlog.service.core.SenderIds;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.StreamReadFeature;
@@ -14,6 +12,8 @@ import com.fasterxml.jackson.databind.cfg.JsonNodeFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import dev.sendlog.events.Priority;
 import dev.sendlog.service.core.MessageDraft;
+import dev.sendlog.service.core.SenderIds;
+import dev.sendlog.service.db.StorableText;
 import dev.sendlog.service.errors.ApiProblem;
 import dev.sendlog.service.errors.FieldError;
 import java.io.IOException;
@@ -64,10 +64,20 @@ public final class SubmitParser {
     /** How far ahead a message may be scheduled, as {@code sendAt} (30 days, API.md). */
     public static final long MAX_SEND_AT_SECONDS = 30L * 24 * 3600;
 
-    private static final Set<String> FIELDS = Set.of("to", "body", "reference", "gateway", "from", "validUntil",
-            "ttlSeconds", "sendAt", "metadata", "priority");
-    private static final Set<String> BATCH_ITEM_FIELDS = Set.of("to", "body", "reference", "gateway", "from", "validUntil",
-            "ttlSeconds", "sendAt", "metadata", "priority", "idempotencyKey");
+    private static final Set<String> FIELDS = Set.of(
+            "to", "body", "reference", "gateway", "from", "validUntil", "ttlSeconds", "sendAt", "metadata", "priority");
+    private static final Set<String> BATCH_ITEM_FIELDS = Set.of(
+            "to",
+            "body",
+            "reference",
+            "gateway",
+            "from",
+            "validUntil",
+            "ttlSeconds",
+            "sendAt",
+            "metadata",
+            "priority",
+            "idempotencyKey");
 
     /**
      * Reads request bodies: a duplicated key or anything after the JSON value is an error, and every number that is
@@ -86,7 +96,8 @@ public final class SubmitParser {
     private final InstantSource clock;
     private static final MessageDigest SHA_256 = lookUpSha256();
 
-    private final ObjectMapper canonical = new ObjectMapper().enable(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS)
+    private final ObjectMapper canonical = new ObjectMapper()
+            .enable(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS)
             .disable(SerializationFeature.FLUSH_AFTER_WRITE_VALUE);
 
     private static MessageDigest lookUpSha256() {
@@ -180,9 +191,11 @@ public final class SubmitParser {
         return drafts;
     }
 
-    private MessageDraft item(JsonNode node, String path, Set<String> allowed, String idempotencyKey, List<FieldError> errors) {
+    private MessageDraft item(
+            JsonNode node, String path, Set<String> allowed, String idempotencyKey, List<FieldError> errors) {
         if (node == null || !node.isObject()) {
-            errors.add(new FieldError(path.isEmpty() ? "(body)" : path.substring(0, path.length() - 1), "must be a JSON object"));
+            errors.add(new FieldError(
+                    path.isEmpty() ? "(body)" : path.substring(0, path.length() - 1), "must be a JSON object"));
             return null;
         }
         Iterator<String> names = node.fieldNames();
@@ -194,8 +207,10 @@ public final class SubmitParser {
         }
         String to = text(node, "to", path, 1, MAX_TO, true, errors);
         if (to != null && !recipient.matcher(to).matches()) {
-            errors.add(new FieldError(path + "to", "is not a valid recipient: must match " + recipient.pattern()
-                    + " (E.164 by default: + and 7 to 15 digits)"));
+            errors.add(new FieldError(
+                    path + "to",
+                    "is not a valid recipient: must match " + recipient.pattern()
+                            + " (E.164 by default: + and 7 to 15 digits)"));
         }
         String body = text(node, "body", path, 1, MAX_BODY, true, errors);
         String reference = text(node, "reference", path, 0, MAX_REFERENCE, false, errors);
@@ -216,11 +231,28 @@ public final class SubmitParser {
             return null;
         }
         JsonNode sentGateway = node.get("gateway");
-        return new MessageDraft(to, body, reference, gateway, from, metadataJson, idempotencyKey,
-                hash(to, body, reference, sentGateway == null || sentGateway.isNull() ? null : sentGateway.textValue(),
-                        from, present(node.get("validUntil")), present(node.get("ttlSeconds")),
-                        present(node.get("sendAt")), priority, metadataJson == null ? null : node.get("metadata")), validUntil,
-                sendAt, priority);
+        return new MessageDraft(
+                to,
+                body,
+                reference,
+                gateway,
+                from,
+                metadataJson,
+                idempotencyKey,
+                hash(
+                        to,
+                        body,
+                        reference,
+                        sentGateway == null || sentGateway.isNull() ? null : sentGateway.textValue(),
+                        from,
+                        present(node.get("validUntil")),
+                        present(node.get("ttlSeconds")),
+                        present(node.get("sendAt")),
+                        priority,
+                        metadataJson == null ? null : node.get("metadata")),
+                validUntil,
+                sendAt,
+                priority);
     }
 
     /**
@@ -237,8 +269,12 @@ public final class SubmitParser {
         }
         Instant now = clock.instant();
         if (ttl != null) {
-            if (!ttl.isIntegralNumber() || !ttl.canConvertToLong() || ttl.longValue() < 1 || ttl.longValue() > MAX_TTL_SECONDS) {
-                errors.add(new FieldError(path + "ttlSeconds", "must be a whole number of seconds from 1 to " + MAX_TTL_SECONDS));
+            if (!ttl.isIntegralNumber()
+                    || !ttl.canConvertToLong()
+                    || ttl.longValue() < 1
+                    || ttl.longValue() > MAX_TTL_SECONDS) {
+                errors.add(new FieldError(
+                        path + "ttlSeconds", "must be a whole number of seconds from 1 to " + MAX_TTL_SECONDS));
                 return null;
             }
             return now.plusSeconds(ttl.longValue());
@@ -255,7 +291,8 @@ public final class SubmitParser {
             return null;
         }
         if (at.isAfter(now.plusSeconds(MAX_TTL_SECONDS))) {
-            errors.add(new FieldError(path + "validUntil", "is more than " + MAX_TTL_SECONDS + " seconds (72 hours) ahead"));
+            errors.add(new FieldError(
+                    path + "validUntil", "is more than " + MAX_TTL_SECONDS + " seconds (72 hours) ahead"));
             return null;
         }
         return at;
@@ -268,10 +305,13 @@ public final class SubmitParser {
             return null;
         }
         try {
-            return OffsetDateTime.parse(value.textValue(), DateTimeFormatter.ISO_OFFSET_DATE_TIME).toInstant();
+            return OffsetDateTime.parse(value.textValue(), DateTimeFormatter.ISO_OFFSET_DATE_TIME)
+                    .toInstant();
         } catch (DateTimeException e) {
-            errors.add(new FieldError(field, "is not an RFC 3339 instant with an offset (e.g."
-                    + " 2030-01-31T12:00:00Z or 2030-01-31T13:00:00+01:00)"));
+            errors.add(new FieldError(
+                    field,
+                    "is not an RFC 3339 instant with an offset (e.g."
+                            + " 2030-01-31T12:00:00Z or 2030-01-31T13:00:00+01:00)"));
             return null;
         }
     }
@@ -320,8 +360,8 @@ public final class SubmitParser {
         return value == null || value.isNull() ? null : value;
     }
 
-    private static String text(JsonNode node, String field, String path, int min, int max, boolean required,
-                               List<FieldError> errors) {
+    private static String text(
+            JsonNode node, String field, String path, int min, int max, boolean required, List<FieldError> errors) {
         JsonNode value = node.get(field);
         if (value == null || value.isNull()) {
             if (required) {
@@ -508,8 +548,17 @@ public final class SubmitParser {
      * gateway and rounded numbers, changed their bytes). Written field by field into a digest cloned from one looked up
      * once.
      */
-    private byte[] hash(String to, String body, String reference, String gateway, String from, JsonNode validUntil,
-                        JsonNode ttlSeconds, JsonNode sendAt, Priority priority, JsonNode metadata) {
+    private byte[] hash(
+            String to,
+            String body,
+            String reference,
+            String gateway,
+            String from,
+            JsonNode validUntil,
+            JsonNode ttlSeconds,
+            JsonNode sendAt,
+            Priority priority,
+            JsonNode metadata) {
         MessageDigest digest = sha256();
         OutputStream digesting = new DigestOutputStream(OutputStream.nullOutputStream(), digest);
         try (JsonGenerator out = canonical.getFactory().createGenerator(digesting)) {

@@ -29,7 +29,9 @@ import java.util.Set;
  */
 public final class AdminPortGuard implements Filter {
     /** What a monitor reads; decoded paths, as the servlets are matched. */
-    private static final Set<String> OPEN = Set.of("/healthcheck", "/alarms", "/ping", "/metrics", "/metrics/prometheus");
+    private static final Set<String> OPEN =
+            Set.of("/healthcheck", "/alarms", "/ping", "/metrics", "/metrics/prometheus");
+
     private static final Set<String> LOOPBACK = Set.of("localhost", "127.0.0.1", "[::1]");
 
     private final Set<String> names;
@@ -43,8 +45,12 @@ public final class AdminPortGuard implements Filter {
      * @param allowedHosts more names from the configuration: a host (alone or with the admin port), or {@code host:port}
      *                     as it is, e.g. behind a port mapping
      */
-    public AdminPortGuard(Collection<String> bindHosts, Collection<String> allowedHosts, Authenticator<String, Caller> authenticator,
-                          ObjectMapper json, MetricRegistry metrics) {
+    public AdminPortGuard(
+            Collection<String> bindHosts,
+            Collection<String> allowedHosts,
+            Authenticator<String, Caller> authenticator,
+            ObjectMapper json,
+            MetricRegistry metrics) {
         Set<String> hosts = new HashSet<>(LOOPBACK);
         Set<String> withPort = new HashSet<>();
         for (String bind : bindHosts) {
@@ -72,11 +78,17 @@ public final class AdminPortGuard implements Filter {
     }
 
     @Override
-    public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain) throws IOException, ServletException {
+    public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain)
+            throws IOException, ServletException {
         HttpServletRequest request = (HttpServletRequest) req;
         HttpServletResponse response = (HttpServletResponse) res;
         if (request.getHeader("Origin") != null) {
-            refuse(response, "origin", 403, "Forbidden", "the admin port does not answer requests made by web pages (Origin)");
+            refuse(
+                    response,
+                    "origin",
+                    403,
+                    "Forbidden",
+                    "the admin port does not answer requests made by web pages (Origin)");
             return;
         }
         if (!hostAllowed(request.getHeader("Host"), request.getLocalPort())) {
@@ -99,7 +111,12 @@ public final class AdminPortGuard implements Filter {
         }
         if (caller.isEmpty()) {
             response.setHeader("WWW-Authenticate", "Bearer realm=\"sendlog\"");
-            refuse(response, "unauthorized", 401, "Unauthorized", "an admin key is required: Authorization: Bearer <key>");
+            refuse(
+                    response,
+                    "unauthorized",
+                    401,
+                    "Unauthorized",
+                    "an admin key is required: Authorization: Bearer <key>");
             return;
         }
         if (caller.get().role() != Role.ADMIN) {
@@ -127,7 +144,8 @@ public final class AdminPortGuard implements Filter {
         return (names.contains(h.host()) && h.port() == localPort) || namesWithPort.contains(h.host() + ":" + h.port());
     }
 
-    private void refuse(HttpServletResponse response, String reason, int status, String title, String detail) throws IOException {
+    private void refuse(HttpServletResponse response, String reason, int status, String title, String detail)
+            throws IOException {
         metrics.counter("admin.refused." + reason).inc();
         byte[] body = problemWriter.writeValueAsBytes(Problem.of(status, title, detail));
         response.setStatus(status);

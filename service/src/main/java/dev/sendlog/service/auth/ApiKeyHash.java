@@ -7,8 +7,7 @@ import java.util.HexFormat;
 
 /** Keys are stored as their SHA-256; a stolen table does not give working keys. */
 public final class ApiKeyHash {
-    private ApiKeyHash() {
-    }
+    private ApiKeyHash() {}
 
     public static String of(String key) {
         try {

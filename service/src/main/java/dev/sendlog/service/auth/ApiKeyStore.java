@@ -21,12 +21,10 @@ public final class ApiKeyStore {
     }
 
     /** A key as the configuration gives it; only its hash is stored. */
-    public record ConfiguredKey(String key, String tenant, Role role, String name) {
-    }
+    public record ConfiguredKey(String key, String tenant, Role role, String name) {}
 
     /** What a sync changed. */
-    public record SyncResult(int inserted, int updated, int revoked) {
-    }
+    public record SyncResult(int inserted, int updated, int revoked) {}
 
     /**
      * Makes the table equal {@code configured}, in one transaction: keys no longer configured are deleted (revoked),
@@ -38,8 +36,8 @@ public final class ApiKeyStore {
         for (ConfiguredKey k : configured) {
             if (wanted.put(ApiKeyHash.of(k.key()), k) != null) {
                 // Which of the two was meant is a guess; the key itself is not printed.
-                throw new IllegalArgumentException("auth.keys lists the same key twice (tenant " + k.tenant() + ", role "
-                        + roleName(k.role()) + ")");
+                throw new IllegalArgumentException("auth.keys lists the same key twice (tenant " + k.tenant()
+                        + ", role " + roleName(k.role()) + ")");
             }
         }
         return dsl.transactionResult(cfg -> {
@@ -49,7 +47,11 @@ public final class ApiKeyStore {
             Map<String, ApiKeysRecord> existing = tx.selectFrom(API_KEYS).fetchMap(API_KEYS.KEY_HASH);
             Set<String> removed = new HashSet<>(existing.keySet());
             removed.removeAll(wanted.keySet());
-            int revoked = removed.isEmpty() ? 0 : tx.deleteFrom(API_KEYS).where(API_KEYS.KEY_HASH.in(removed)).execute();
+            int revoked = removed.isEmpty()
+                    ? 0
+                    : tx.deleteFrom(API_KEYS)
+                            .where(API_KEYS.KEY_HASH.in(removed))
+                            .execute();
             int inserted = 0;
             int updated = 0;
             for (Map.Entry<String, ConfiguredKey> e : wanted.entrySet()) {
@@ -62,7 +64,8 @@ public final class ApiKeyStore {
                             .set(API_KEYS.ROLE, roleName(k.role()))
                             .set(API_KEYS.NAME, k.name())
                             .execute();
-                } else if (!row.getTenant().equals(k.tenant()) || !row.getRole().equals(roleName(k.role()))
+                } else if (!row.getTenant().equals(k.tenant())
+                        || !row.getRole().equals(roleName(k.role()))
                         || !row.getName().equals(k.name())) {
                     updated += tx.update(API_KEYS)
                             .set(API_KEYS.TENANT, k.tenant())
@@ -77,8 +80,12 @@ public final class ApiKeyStore {
     }
 
     public Optional<Caller> find(String key) {
-        ApiKeysRecord r = dsl.selectFrom(API_KEYS).where(API_KEYS.KEY_HASH.eq(ApiKeyHash.of(key))).fetchOne();
-        return r == null ? Optional.empty() : Optional.of(new Caller(r.getTenant(), Role.parse(r.getRole()), r.getName()));
+        ApiKeysRecord r = dsl.selectFrom(API_KEYS)
+                .where(API_KEYS.KEY_HASH.eq(ApiKeyHash.of(key)))
+                .fetchOne();
+        return r == null
+                ? Optional.empty()
+                : Optional.of(new Caller(r.getTenant(), Role.parse(r.getRole()), r.getName()));
     }
 
     private static String roleName(Role role) {

@@ -15,16 +15,17 @@ import java.security.Principal;
  */
 @Priority(Priorities.AUTHENTICATION)
 public final class BearerHeaderAuthFilter<P extends Principal> extends AuthFilter<String, P> {
-    private BearerHeaderAuthFilter() {
-    }
+    private BearerHeaderAuthFilter() {}
 
     @Override
     public void filter(ContainerRequestContext request) {
-        if (!authenticate(request, key(request.getHeaders().getFirst(HttpHeaders.AUTHORIZATION)), SecurityContext.BASIC_AUTH)) {
+        if (!authenticate(
+                request, key(request.getHeaders().getFirst(HttpHeaders.AUTHORIZATION)), SecurityContext.BASIC_AUTH)) {
             throw unauthorizedHandler.buildException(prefix, realm);
         }
         // Jersey keeps request properties as the servlet request's attributes: the access log names the caller.
-        request.setProperty(Caller.REQUEST_ATTRIBUTE, request.getSecurityContext().getUserPrincipal());
+        request.setProperty(
+                Caller.REQUEST_ATTRIBUTE, request.getSecurityContext().getUserPrincipal());
     }
 
     private String key(String header) {
@@ -46,7 +47,8 @@ public final class BearerHeaderAuthFilter<P extends Principal> extends AuthFilte
         return header.substring(space + 1);
     }
 
-    public static final class Builder<P extends Principal> extends AuthFilterBuilder<String, P, BearerHeaderAuthFilter<P>> {
+    public static final class Builder<P extends Principal>
+            extends AuthFilterBuilder<String, P, BearerHeaderAuthFilter<P>> {
         @Override
         protected BearerHeaderAuthFilter<P> newInstance() {
             return new BearerHeaderAuthFilter<>();

@@ -1,17 +1,17 @@
 package dev.sendlog.service.chaos;
 
 import dev.sendlog.events.EventCodec;
+import dev.sendlog.events.EventType;
+import dev.sendlog.events.Receipt;
+import dev.sendlog.events.ReceiptSource;
+import dev.sendlog.events.RedriveReason;
+import dev.sendlog.events.Redriven;
 import dev.sendlog.events.RowCodec;
+import dev.sendlog.events.StoredEvent;
 import dev.sendlog.log.Actors;
 import dev.sendlog.log.Histories;
 import dev.sendlog.log.LogRows;
 import dev.sendlog.log.LoggedRow;
-import dev.sendlog.events.EventType;
-import dev.sendlog.events.Receipt;
-import dev.sendlog.events.RedriveReason;
-import dev.sendlog.events.Redriven;
-import dev.sendlog.events.ReceiptSource;
-import dev.sendlog.events.StoredEvent;
 import dev.sendlog.projections.MessageFold;
 import dev.sendlog.projections.MessageState;
 import dev.sendlog.projections.Phase;
@@ -35,19 +35,58 @@ import javax.sql.DataSource;
  * message's state is folded from its history here).
  */
 final class ChaosCheck {
-    record Result(long accepted, long sent, long delivered, long undelivered, long unknown, long rejected, long dead,
-                  long unfinished, long lost, long doubleCharged, long doubleAccepted, long missingKeys, long unchargedSent,
-                  long openCallbacks, long callbacksLost, Controls controls, long finalsByQuery, Gateways gateways) {
+    record Result(
+            long accepted,
+            long sent,
+            long delivered,
+            long undelivered,
+            long unknown,
+            long rejected,
+            long dead,
+            long unfinished,
+            long lost,
+            long doubleCharged,
+            long doubleAccepted,
+            long missingKeys,
+            long unchargedSent,
+            long openCallbacks,
+            long callbacksLost,
+            Controls controls,
+            long finalsByQuery,
+            Gateways gateways) {
         boolean passed() {
-            return lost == 0 && doubleCharged == 0 && doubleAccepted == 0 && missingKeys == 0 && unchargedSent == 0
+            return lost == 0
+                    && doubleCharged == 0
+                    && doubleAccepted == 0
+                    && missingKeys == 0
+                    && unchargedSent == 0
                     && gateways.seenByTwo() == 0
-                    && unfinished == 0 && openCallbacks == 0 && callbacksLost == 0 && controls.breaches() == 0;
+                    && unfinished == 0
+                    && openCallbacks == 0
+                    && callbacksLost == 0
+                    && controls.breaches() == 0;
         }
 
         Result withCallbacksLost(long lostCallbacks) {
-            return new Result(accepted, sent, delivered, undelivered, unknown, rejected, dead, unfinished, lost,
-                    doubleCharged, doubleAccepted, missingKeys, unchargedSent, openCallbacks, lostCallbacks, controls,
-                    finalsByQuery, gateways);
+            return new Result(
+                    accepted,
+                    sent,
+                    delivered,
+                    undelivered,
+                    unknown,
+                    rejected,
+                    dead,
+                    unfinished,
+                    lost,
+                    doubleCharged,
+                    doubleAccepted,
+                    missingKeys,
+                    unchargedSent,
+                    openCallbacks,
+                    lostCallbacks,
+                    controls,
+                    finalsByQuery,
+                    gateways);
         }
     }
 
@@ -56,8 +95,7 @@ final class ChaosCheck {
      * the log says it accepted, the messages that passed from one gateway to another at least once, and the breach: a
      * message whose submit two gateways' providers both recorded (a failover from a gateway that may have had it).
      */
-    record Gateways(Map<String, Long> sentVia, long failedOver, long seenByTwo, List<String> seenByTwoDetails) {
-    }
+    record Gateways(Map<String, Long> sentVia, long failedOver, long seenByTwo, List<String> seenByTwoDetails) {}
 
     /**
      * The message controls (issue 26): how many ended EXPIRED and CANCELLED, and the breaches, each of which fails the
@@ -68,12 +106,16 @@ final class ChaosCheck {
      * A scheduled message the provider first saw before its sendAt is a breach too.
      */
     /** @param breachDetails the first breaches, one line each (message, rule, times), for the run's output */
-    record Controls(long expired, long cancelled, long cancelsAnswered, long breaches, long expiredAfterLostAnswer,
-                    long scheduled, List<String> breachDetails) {
-    }
+    record Controls(
+            long expired,
+            long cancelled,
+            long cancelsAnswered,
+            long breaches,
+            long expiredAfterLostAnswer,
+            long scheduled,
+            List<String> breachDetails) {}
 
-    private ChaosCheck() {
-    }
+    private ChaosCheck() {}
 
     /**
      * Each gateway's provider records (per gateway name: idempotency key to the epoch microseconds of its first accepted
@@ -93,8 +135,13 @@ final class ChaosCheck {
      * @param callbacksLost callbacks the provider gave up on or that reached no inbox row (a stored callback still
      *                      waiting for its outcome is open, not lost; the run passes only once none is open either)
      */
-    static Result check(DataSource ds, Set<String> acceptedIds, ProviderRecords providerRecords, Set<String> cancelledIds,
-                        long callbacksLost) throws Exception {
+    static Result check(
+            DataSource ds,
+            Set<String> acceptedIds,
+            ProviderRecords providerRecords,
+            Set<String> cancelledIds,
+            long callbacksLost)
+            throws Exception {
         Histories assembler = new Histories(new RowCodec(new EventCodec()));
         Actors actors = new Actors(ds);
         Map<UUID, List<StoredEvent>> histories = new HashMap<>();
@@ -103,10 +150,13 @@ final class ChaosCheck {
             c.setAutoCommit(false);
             try (Statement st = c.createStatement()) {
                 st.setFetchSize(10_000);
-                // Every message with its rows and the publications they name, in one pass: the history as the API shows it.
-                try (ResultSet rs = st.executeQuery("SELECT m.id, m.tenant, m.gateway, m.accepted_at, " + LogRows.COLUMNS
-                        + ", m.send_at FROM messages m LEFT JOIN message_events e ON e.message_id = m.id " + LogRows.JOIN_PUBLICATION
-                        + " ORDER BY m.id, e.seq")) {
+                // Every message with its rows and the publications they name, in one pass: the history as the API shows
+                // it.
+                try (ResultSet rs =
+                        st.executeQuery("SELECT m.id, m.tenant, m.gateway, m.accepted_at, " + LogRows.COLUMNS
+                                + ", m.send_at FROM messages m LEFT JOIN message_events e ON e.message_id = m.id "
+                                + LogRows.JOIN_PUBLICATION
+                                + " ORDER BY m.id, e.seq")) {
                     UUID current = null;
                     String tenant = null;
                     String gateway = null;
@@ -116,7 +166,8 @@ final class ChaosCheck {
                     while (rs.next()) {
                         UUID id = rs.getObject(1, UUID.class);
                         if (current != null && !current.equals(id)) {
-                            histories.put(current, assembler.assemble(current, tenant, gateway, acceptedAt, sendAt, logged));
+                            histories.put(
+                                    current, assembler.assemble(current, tenant, gateway, acceptedAt, sendAt, logged));
                             logged = new ArrayList<>();
                         }
                         current = id;
@@ -132,7 +183,8 @@ final class ChaosCheck {
                         }
                     }
                     if (current != null) {
-                        histories.put(current, assembler.assemble(current, tenant, gateway, acceptedAt, sendAt, logged));
+                        histories.put(
+                                current, assembler.assemble(current, tenant, gateway, acceptedAt, sendAt, logged));
                     }
                 }
             }
@@ -141,12 +193,16 @@ final class ChaosCheck {
         // The ledger's key is the message id (EffectKeys.charge): a second charge of one message cannot exist as a row;
         // a charge of a message never accepted by the provider, or a sent one without its charge, is what can go wrong.
         Map<UUID, Long> charges = counts(ds, "SELECT effect_key, count(*) FROM ledger GROUP BY effect_key");
-        Map<UUID, Long> sendAtMicros = counts(ds, "SELECT id, (extract(epoch FROM send_at) * 1000000)::bigint FROM messages"
-                + " WHERE send_at IS NOT NULL");
+        Map<UUID, Long> sendAtMicros = counts(
+                ds,
+                "SELECT id, (extract(epoch FROM send_at) * 1000000)::bigint FROM messages"
+                        + " WHERE send_at IS NOT NULL");
         Map<String, Map<String, Long>> recordsByGateway = providerRecords.fetch();
         // The first submit any provider recorded of each key: what the controls' checks compare times with.
         Map<String, Long> simulatorRecords = new HashMap<>();
-        recordsByGateway.values().forEach(records -> records.forEach((key, micros) -> simulatorRecords.merge(key, micros, Math::min)));
+        recordsByGateway
+                .values()
+                .forEach(records -> records.forEach((key, micros) -> simulatorRecords.merge(key, micros, Math::min)));
         Map<String, Long> sentVia = new java.util.TreeMap<>();
         long failedOver = 0;
         long seenByTwo = 0;
@@ -177,18 +233,24 @@ final class ChaosCheck {
                 continue;
             }
             MessageState s = MessageFold.fold(history);
-            long acceptances = history.stream().filter(e -> e.type() == EventType.PROVIDER_ACCEPTED).count();
+            long acceptances = history.stream()
+                    .filter(e -> e.type() == EventType.PROVIDER_ACCEPTED)
+                    .count();
             if (acceptances > 1) {
                 doubleAccepted++;
             }
             String key = "sendlog-" + id;
-            List<String> recordedBy = recordsByGateway.entrySet().stream().filter(g -> g.getValue().containsKey(key))
-                    .map(Map.Entry::getKey).sorted().toList();
+            List<String> recordedBy = recordsByGateway.entrySet().stream()
+                    .filter(g -> g.getValue().containsKey(key))
+                    .map(Map.Entry::getKey)
+                    .sorted()
+                    .toList();
             if (recordedBy.size() > 1) {
                 seenByTwo++;
                 breach(seenByTwoDetails, id, "submits recorded by " + recordedBy + ": " + types(history));
             }
-            if (history.stream().anyMatch(e -> e.event() instanceof Redriven r && r.reason() == RedriveReason.FAILED_OVER)) {
+            if (history.stream()
+                    .anyMatch(e -> e.event() instanceof Redriven r && r.reason() == RedriveReason.FAILED_OVER)) {
                 failedOver++;
             }
             if (s.providerId() != null) {
@@ -218,8 +280,11 @@ final class ChaosCheck {
             if (s.phase() == Phase.EXPIRED || s.phase() == Phase.CANCELLED) {
                 Long submittedMicros = simulatorRecords.get("sendlog-" + id);
                 EventType ending = s.phase() == Phase.EXPIRED ? EventType.EXPIRED : EventType.CANCELLED;
-                java.time.Instant endedAt = history.stream().filter(e -> e.type() == ending).map(StoredEvent::at)
-                        .findFirst().orElseThrow();
+                java.time.Instant endedAt = history.stream()
+                        .filter(e -> e.type() == ending)
+                        .map(StoredEvent::at)
+                        .findFirst()
+                        .orElseThrow();
                 long endedMicros = java.time.temporal.ChronoUnit.MICROS.between(java.time.Instant.EPOCH, endedAt);
                 if (charges.containsKey(id)) {
                     breaches++;
@@ -230,12 +295,15 @@ final class ChaosCheck {
                     // provider slow under the faults; the request carries validUntil for the provider to honour). A
                     // breach is a submit the provider saw with no claim before the end: a cancelled message is never
                     // claimed, and an expired one is never claimed after it expired.
-                    boolean claimedBefore = history.stream().anyMatch(e -> e.type() == EventType.CLAIMED
-                            && !e.at().isAfter(endedAt));
+                    boolean claimedBefore =
+                            history.stream().anyMatch(e -> e.type() == EventType.CLAIMED && !e.at().isAfter(endedAt));
                     if (s.phase() == Phase.CANCELLED || (submittedMicros > endedMicros && !claimedBefore)) {
                         breaches++;
-                        breach(breachDetails, id, s.phase() + " at " + endedMicros + " us and submitted at " + submittedMicros
-                                + " us: " + types(history));
+                        breach(
+                                breachDetails,
+                                id,
+                                s.phase() + " at " + endedMicros + " us and submitted at " + submittedMicros + " us: "
+                                        + types(history));
                     } else {
                         expiredAfterLostAnswer++;
                     }
@@ -261,12 +329,35 @@ final class ChaosCheck {
             }
         }
         long doubleCharged = charges.values().stream().filter(n -> n > 1).count();
-        long openCallbacks = count(ds, "SELECT count(*) FROM callback_inbox i WHERE NOT EXISTS "
-                + "(SELECT 1 FROM callback_outcomes o WHERE o.inbox_id = i.id)");
-        return new Result(acceptedIds.size(), sent, delivered, undelivered, unknown, rejected, dead, unfinished, lost,
-                doubleCharged, doubleAccepted, missingKeys, unchargedSent, openCallbacks, callbacksLost,
-                new Controls(expired, cancelled, cancelledIds.size(), breaches, expiredAfterLostAnswer, scheduled,
-                        List.copyOf(breachDetails)), finalsByQuery,
+        long openCallbacks = count(
+                ds,
+                "SELECT count(*) FROM callback_inbox i WHERE NOT EXISTS "
+                        + "(SELECT 1 FROM callback_outcomes o WHERE o.inbox_id = i.id)");
+        return new Result(
+                acceptedIds.size(),
+                sent,
+                delivered,
+                undelivered,
+                unknown,
+                rejected,
+                dead,
+                unfinished,
+                lost,
+                doubleCharged,
+                doubleAccepted,
+                missingKeys,
+                unchargedSent,
+                openCallbacks,
+                callbacksLost,
+                new Controls(
+                        expired,
+                        cancelled,
+                        cancelledIds.size(),
+                        breaches,
+                        expiredAfterLostAnswer,
+                        scheduled,
+                        List.copyOf(breachDetails)),
+                finalsByQuery,
                 new Gateways(sentVia, failedOver, seenByTwo, List.copyOf(seenByTwoDetails)));
     }
 
@@ -296,7 +387,9 @@ final class ChaosCheck {
 
     private static Map<UUID, Long> counts(DataSource ds, String sql) throws SQLException {
         Map<UUID, Long> counts = new HashMap<>();
-        try (Connection c = ds.getConnection(); Statement st = c.createStatement(); ResultSet rs = st.executeQuery(sql)) {
+        try (Connection c = ds.getConnection();
+                Statement st = c.createStatement();
+                ResultSet rs = st.executeQuery(sql)) {
             while (rs.next()) {
                 counts.put(rs.getObject(1, UUID.class), rs.getLong(2));
             }
@@ -305,7 +398,9 @@ final class ChaosCheck {
     }
 
     static long count(DataSource ds, String sql) throws SQLException {
-        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(sql); ResultSet rs = ps.executeQuery()) {
+        try (Connection c = ds.getConnection();
+                PreparedStatement ps = c.prepareStatement(sql);
+                ResultSet rs = ps.executeQuery()) {
             rs.next();
             return rs.getLong(1);
         }

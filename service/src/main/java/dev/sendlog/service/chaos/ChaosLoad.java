@@ -29,7 +29,8 @@ final class ChaosLoad implements AutoCloseable {
 
     private final List<String> apis;
     private final int perSecond;
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    private final HttpClient http =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
     private final ExecutorService clients = Executors.newVirtualThreadPerTaskExecutor();
     private final Set<String> accepted = ConcurrentHashMap.newKeySet();
     private final Set<String> neverAccepted = ConcurrentHashMap.newKeySet();
@@ -68,22 +69,33 @@ final class ChaosLoad implements AutoCloseable {
         String validity = n % 10 == 3 ? ",\"ttlSeconds\":2" : "";
         if (n % 10 == 5) {
             // The same sendAt on every retry of this key, so a retried request is the same request (idempotency).
-            validity = ",\"sendAt\":\"" + sendAts.computeIfAbsent(n, k -> java.time.Instant.now().plusSeconds(3)
-                    .truncatedTo(java.time.temporal.ChronoUnit.MILLIS)) + "\"";
+            validity = ",\"sendAt\":\""
+                    + sendAts.computeIfAbsent(
+                            n,
+                            k -> java.time.Instant.now()
+                                    .plusSeconds(3)
+                                    .truncatedTo(java.time.temporal.ChronoUnit.MILLIS))
+                    + "\"";
         }
-        // One in ten takes the high priority lane, and half of the two-second ones too: the lanes are checked like the rest.
+        // One in ten takes the high priority lane, and half of the two-second ones too: the lanes are checked like the
+        // rest.
         String priority = n % 10 == 1 || n % 20 == 13 ? ",\"priority\":\"high\"" : "";
-        // Odd ones go to +4916 numbers, which the chaos run routes to its second gateway first (sim2, then sim); the rest
+        // Odd ones go to +4916 numbers, which the chaos run routes to its second gateway first (sim2, then sim); the
+        // rest
         // are routed sim first, then sim2: failovers run both ways.
-        String body = "{\"to\":\"+491" + (n % 2 == 1 ? "6" : "5") + String.format("%09d", n) + "\",\"body\":\"chaos message " + n + "\",\"reference\":\""
-                + key + "\"" + validity + priority + "}";
+        String body = "{\"to\":\"+491" + (n % 2 == 1 ? "6" : "5") + String.format("%09d", n)
+                + "\",\"body\":\"chaos message " + n + "\",\"reference\":\"" + key + "\"" + validity + priority + "}";
         for (int attempt = 0; attempt < 20; attempt++) {
             String api = apis.get((int) ((n + attempt) % apis.size()));
             try {
-                HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(api + "/v1/messages"))
-                        .timeout(Duration.ofSeconds(15))
-                        .header("Authorization", "Bearer demo-client-key").header("Content-Type", "application/json")
-                        .header("Idempotency-Key", key).POST(HttpRequest.BodyPublishers.ofString(body)).build(),
+                HttpResponse<String> r = http.send(
+                        HttpRequest.newBuilder(URI.create(api + "/v1/messages"))
+                                .timeout(Duration.ofSeconds(15))
+                                .header("Authorization", "Bearer demo-client-key")
+                                .header("Content-Type", "application/json")
+                                .header("Idempotency-Key", key)
+                                .POST(HttpRequest.BodyPublishers.ofString(body))
+                                .build(),
                         HttpResponse.BodyHandlers.ofString());
                 if (r.statusCode() == 202) {
                     JsonNode json = JSON.readTree(r.body());
@@ -114,9 +126,13 @@ final class ChaosLoad implements AutoCloseable {
      */
     private void cancel(String api, String id) {
         try {
-            HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(api + "/v1/messages/" + id + "/cancel"))
-                    .timeout(Duration.ofSeconds(15)).header("Authorization", "Bearer demo-client-key")
-                    .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
+            HttpResponse<String> r = http.send(
+                    HttpRequest.newBuilder(URI.create(api + "/v1/messages/" + id + "/cancel"))
+                            .timeout(Duration.ofSeconds(15))
+                            .header("Authorization", "Bearer demo-client-key")
+                            .POST(HttpRequest.BodyPublishers.noBody())
+                            .build(),
+                    HttpResponse.BodyHandlers.ofString());
             if (r.statusCode() == 200) {
                 cancelled.add(id);
             } else if (r.statusCode() == 409) {

@@ -15,7 +15,12 @@ import java.util.concurrent.ConcurrentHashMap;
  * on a machine where tc and network namespaces are not at hand.
  */
 final class ChaosProxy implements AutoCloseable {
-    enum Mode { NORMAL, DELAY, CUT, REFUSE }
+    enum Mode {
+        NORMAL,
+        DELAY,
+        CUT,
+        REFUSE
+    }
 
     private volatile ServerSocket server;
     private final int port;
@@ -107,7 +112,8 @@ final class ChaosProxy implements AutoCloseable {
 
     private void pipe(Socket from, Socket to) {
         byte[] buffer = new byte[16 * 1024];
-        try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
+        try (InputStream in = from.getInputStream();
+                OutputStream out = to.getOutputStream()) {
             int n;
             while ((n = in.read(buffer)) >= 0) {
                 if (mode == Mode.DELAY && delayMs > 0) {

@@ -48,7 +48,8 @@ public final class ChaosRun {
     private final Duration drainTimeout;
     private final PrintStream out;
     private final Random random;
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    private final HttpClient http =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
     private final Map<String, ServiceProcess> fleet = new LinkedHashMap<>();
     private Path dir;
     private LocalPostgres postgres;
@@ -59,11 +60,19 @@ public final class ChaosRun {
      * route for +4915 numbers, and {@code sim2}, the first for +4916 ones; each is the other's failover.
      */
     private final Map<String, Provider> providers = new LinkedHashMap<>();
+
     private ChaosProxy proxy;
     private ChaosWebhooks webhooks;
     private int faults;
 
-    public ChaosRun(String jar, Duration duration, long seed, int perSecond, Duration drainTimeout, String feed, PrintStream out) {
+    public ChaosRun(
+            String jar,
+            Duration duration,
+            long seed,
+            int perSecond,
+            Duration drainTimeout,
+            String feed,
+            PrintStream out) {
         this.jar = jar;
         this.feed = feed;
         this.duration = duration;
@@ -82,8 +91,14 @@ public final class ChaosRun {
     /** Runs and prints the summary line; returns whether the guarantee held. */
     public boolean run() throws Exception {
         dir = Directories.createTemp("chaos-");
-        out.printf(Locale.ROOT, "chaos: seed %d, %d s of load at %d msg/s, %s feed, files in %s%n", seed, duration.toSeconds(),
-                perSecond, feed, dir);
+        out.printf(
+                Locale.ROOT,
+                "chaos: seed %d, %d s of load at %d msg/s, %s feed, files in %s%n",
+                seed,
+                duration.toSeconds(),
+                perSecond,
+                feed,
+                dir);
         try {
             startInfrastructure();
             startFleet();
@@ -107,31 +122,70 @@ public final class ChaosRun {
             load.close();
             ChaosCheck.Result result = drainAndCheck(load);
             ChaosWebhooks.Result hooks = webhooks.check(dataSource());
-            out.printf(Locale.ROOT, "accepted %d, sent %d, delivered %d, unknown %d, dead %d, lost %d, double-charged %d, faults %d%n",
-                    result.accepted(), result.sent(), result.delivered(), result.unknown(), result.dead(), result.lost(),
-                    result.doubleCharged(), faults);
-            out.printf(Locale.ROOT, "details: undelivered %d, rejected %d, not final %d, two acceptances %d, keys the provider never "
+            out.printf(
+                    Locale.ROOT,
+                    "accepted %d, sent %d, delivered %d, unknown %d, dead %d, lost %d, double-charged %d, faults %d%n",
+                    result.accepted(),
+                    result.sent(),
+                    result.delivered(),
+                    result.unknown(),
+                    result.dead(),
+                    result.lost(),
+                    result.doubleCharged(),
+                    faults);
+            out.printf(
+                    Locale.ROOT,
+                    "details: undelivered %d, rejected %d, not final %d, two acceptances %d, keys the provider never "
                             + "saw %d, sent without exactly one charge %d, callbacks stored and still without outcome %d, callbacks lost %d, requests "
                             + "refused or failed %d (retried with their key), messages never accepted %d%n",
-                    result.undelivered(), result.rejected(), result.unfinished(), result.doubleAccepted(), result.missingKeys(),
-                    result.unchargedSent(), result.openCallbacks(), result.callbacksLost(), load.failedRequests(),
+                    result.undelivered(),
+                    result.rejected(),
+                    result.unfinished(),
+                    result.doubleAccepted(),
+                    result.missingKeys(),
+                    result.unchargedSent(),
+                    result.openCallbacks(),
+                    result.callbacksLost(),
+                    load.failedRequests(),
                     load.neverAccepted().size());
-            out.printf(Locale.ROOT, "finals learned by status query %d of %d%n", result.finalsByQuery(),
+            out.printf(
+                    Locale.ROOT,
+                    "finals learned by status query %d of %d%n",
+                    result.finalsByQuery(),
                     result.delivered() + result.undelivered());
             ChaosCheck.Gateways gateways = result.gateways();
-            out.printf(Locale.ROOT, "gateways: sent via %s, messages failed over %d, submits recorded by two gateways %d%n",
-                    gateways.sentVia(), gateways.failedOver(), gateways.seenByTwo());
+            out.printf(
+                    Locale.ROOT,
+                    "gateways: sent via %s, messages failed over %d, submits recorded by two gateways %d%n",
+                    gateways.sentVia(),
+                    gateways.failedOver(),
+                    gateways.seenByTwo());
             gateways.seenByTwoDetails().forEach(b -> out.println("chaos: two gateways: " + b));
             ChaosCheck.Controls controls = result.controls();
-            out.printf(Locale.ROOT, "controls: expired %d (%d of them seen by the provider from an attempt claimed before they expired: an answer lost,"
+            out.printf(
+                    Locale.ROOT,
+                    "controls: expired %d (%d of them seen by the provider from an attempt claimed before they expired: an answer lost,"
                             + " or a request it processed late), cancelled %d (cancels answered 200: %d, refused 409: %d, failed: %d), scheduled"
                             + " %d, breaches %d%n",
-                    controls.expired(), controls.expiredAfterLostAnswer(), controls.cancelled(), controls.cancelsAnswered(),
-                    load.cancelsRefused(), load.cancelsFailed(), controls.scheduled(), controls.breaches());
+                    controls.expired(),
+                    controls.expiredAfterLostAnswer(),
+                    controls.cancelled(),
+                    controls.cancelsAnswered(),
+                    load.cancelsRefused(),
+                    load.cancelsFailed(),
+                    controls.scheduled(),
+                    controls.breaches());
             controls.breachDetails().forEach(b -> out.println("chaos: breach: " + b));
-            out.printf(Locale.ROOT, "webhooks: delivered %d, still owed %d, dead %d, final events owing none %d, delivered but "
+            out.printf(
+                    Locale.ROOT,
+                    "webhooks: delivered %d, still owed %d, dead %d, final events owing none %d, delivered but "
                             + "never received %d, received more than once %d, failing the receiver's signature check %d%n",
-                    hooks.delivered(), hooks.owed(), hooks.dead(), hooks.notOwed(), hooks.neverReceived(), hooks.duplicates(),
+                    hooks.delivered(),
+                    hooks.owed(),
+                    hooks.dead(),
+                    hooks.notOwed(),
+                    hooks.neverReceived(),
+                    hooks.duplicates(),
                     hooks.unverified());
             boolean passed = result.passed() && hooks.passed();
             if (!passed) {
@@ -146,7 +200,8 @@ public final class ChaosRun {
     private void startInfrastructure() throws Exception {
         postgresPort = port();
         postgres = LocalPostgres.start(dir.resolve("postgres"), postgresPort, Map.of("max_connections", "300"));
-        try (Connection c = postgres.endpoint().connect(LocalPostgres.ADMIN_DATABASE); Statement st = c.createStatement()) {
+        try (Connection c = postgres.endpoint().connect(LocalPostgres.ADMIN_DATABASE);
+                Statement st = c.createStatement()) {
             st.execute("CREATE DATABASE sendlog");
         }
         redis = RedisProcess.start(RedisOptions.inDirectory(dir.resolve("redis")));
@@ -159,13 +214,15 @@ public final class ChaosRun {
     }
 
     /** A gateway's provider: its simulator process (its records, stats and callback log) and the proxy the workers call. */
-    private record Provider(String gateway, ServiceProcess process, int port, ChaosProxy proxy, String token, String secret) {
+    private record Provider(
+            String gateway, ServiceProcess process, int port, ChaosProxy proxy, String token, String secret) {
         String url() {
             return "http://127.0.0.1:" + port;
         }
     }
 
-    private Provider startProvider(String gateway, String name, String token, String secret, long providerSeed) throws Exception {
+    private Provider startProvider(String gateway, String name, String token, String secret, long providerSeed)
+            throws Exception {
         int simulatorPort = port();
         Path simConfig = dir.resolve(name + ".json");
         // Each provider answers 5% of submits 503 (refused before acceptance: a routed message fails over), drops 2% of
@@ -175,9 +232,20 @@ public final class ChaosRun {
                  "dropAfterAcceptRate": 0.02, "idWrapModulus": 1000, "receiptMode": "DUPLICATED", "intermediateReceipts": 1,
                  "receiptDelayMs": 20, "callbackMaxAttempts": 100000, "callbackConcurrency": 32, "callbackLossRate": 0.05,
                  "token": "%s", "callbackSecret": "%s", "seed": %d}""".formatted(token, secret, providerSeed));
-        ServiceProcess process = new ServiceProcess(name, ServiceProcess.javaCommand(jar, List.of("-Xmx256m"),
-                List.of("simulator", "--port", Integer.toString(simulatorPort), "--config", simConfig.toString())),
-                Map.of(), dir.resolve(name + ".log"), simulatorPort);
+        ServiceProcess process = new ServiceProcess(
+                name,
+                ServiceProcess.javaCommand(
+                        jar,
+                        List.of("-Xmx256m"),
+                        List.of(
+                                "simulator",
+                                "--port",
+                                Integer.toString(simulatorPort),
+                                "--config",
+                                simConfig.toString())),
+                Map.of(),
+                dir.resolve(name + ".log"),
+                simulatorPort);
         process.start();
         awaitHttp("http://127.0.0.1:" + simulatorPort + "/v1/stats");
         return new Provider(gateway, process, simulatorPort, new ChaosProxy(simulatorPort), token, secret);
@@ -192,19 +260,29 @@ public final class ChaosRun {
         ObjectMapper yaml = new ObjectMapper(new com.fasterxml.jackson.dataformat.yaml.YAMLFactory());
         Map<String, String> variables = new HashMap<>(System.getenv());
         variables.putAll(environment());
-        String text = new org.apache.commons.text.StringSubstitutor(variables).replace(Files.readString(Path.of("config.yml")));
+        String text = new org.apache.commons.text.StringSubstitutor(variables)
+                .replace(Files.readString(Path.of("config.yml")));
         com.fasterxml.jackson.databind.node.ObjectNode config =
                 (com.fasterxml.jackson.databind.node.ObjectNode) yaml.readTree(text);
         com.fasterxml.jackson.databind.node.ObjectNode gateways = config.withObject("/gateways");
         for (Provider p : providers.values()) {
-            gateways.withObject("/" + p.gateway()).put("baseUrl", "http://127.0.0.1:" + p.proxy().port())
-                    .put("token", p.token()).put("callbackSecret", p.secret()).put("vocabulary", "smpp")
-                    .put("connectTimeoutMs", 2000).put("requestTimeoutMs", 10000)
+            gateways.withObject("/" + p.gateway())
+                    .put("baseUrl", "http://127.0.0.1:" + p.proxy().port())
+                    .put("token", p.token())
+                    .put("callbackSecret", p.secret())
+                    .put("vocabulary", "smpp")
+                    .put("connectTimeoutMs", 2000)
+                    .put("requestTimeoutMs", 10000)
                     // The provider forgets 5% of its callbacks (issue 32): their outcomes are asked for, in seconds.
-                    .put("statusQuery", true).put("queriesPerSecond", 20);
+                    .put("statusQuery", true)
+                    .put("queriesPerSecond", 20);
         }
         com.fasterxml.jackson.databind.node.ArrayNode routes = config.putArray("routes");
-        routes.addObject().put("prefix", "+4916").putArray("gateways").add("sim2").add("sim");
+        routes.addObject()
+                .put("prefix", "+4916")
+                .putArray("gateways")
+                .add("sim2")
+                .add("sim");
         routes.addObject().putArray("gateways").add("sim").add("sim2");
         yaml.writeValue(configFile().toFile(), config);
     }
@@ -235,33 +313,64 @@ public final class ChaosRun {
     }
 
     private void startFleet() throws Exception {
-        for (String name : List.of("api-1", "api-2", "maintenance-1", "poller-1", "poller-2", "send-worker-1", "send-worker-2",
-                "callback-worker-1", "webhook-worker-1")) {
+        for (String name : List.of(
+                "api-1",
+                "api-2",
+                "maintenance-1",
+                "poller-1",
+                "poller-2",
+                "send-worker-1",
+                "send-worker-2",
+                "callback-worker-1",
+                "webhook-worker-1")) {
             ports.put(name, new int[] {port(), port()});
         }
         for (String name : ports.keySet()) {
             String command = name.substring(0, name.lastIndexOf('-'));
             int[] p = ports.get(name);
-            List<String> options = new ArrayList<>(List.of("-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+            List<String> options = new ArrayList<>(List.of(
+                    "-Xmx256m",
+                    "-XX:+UseSerialGC",
+                    "-XX:TieredStopAtLevel=1",
                     "-Djava.io.tmpdir=" + dir.resolve("tmp"),
-                    "-Ddw.server.applicationConnectors[0].port=" + p[0], "-Ddw.server.adminConnectors[0].port=" + p[1],
-                    "-Ddw.publicBaseUrl=" + url("api-1"), "-Ddw.logging.level=WARN",
-                    "-Ddw.database.pools.api=4", "-Ddw.database.pools.pipeline=6", "-Ddw.database.pools.callbacks=8",
+                    "-Ddw.server.applicationConnectors[0].port=" + p[0],
+                    "-Ddw.server.adminConnectors[0].port=" + p[1],
+                    "-Ddw.publicBaseUrl=" + url("api-1"),
+                    "-Ddw.logging.level=WARN",
+                    "-Ddw.database.pools.api=4",
+                    "-Ddw.database.pools.pipeline=6",
+                    "-Ddw.database.pools.callbacks=8",
                     "-Ddw.receipts.concurrency=32",
                     "-Ddw.database.pools.maintenance=2",
-                    "-Ddw.pipeline.leaseTtl=5s", "-Ddw.pipeline.confirmTimeout=5s", "-Ddw.pipeline.claimTimeout=10s",
-                    "-Ddw.pipeline.retryBase=200ms", "-Ddw.pipeline.retryCap=2s", "-Ddw.pipeline.maxAttempts=30",
-                    "-Ddw.pipeline.reconcileWindow=60s", "-Ddw.pipeline.timerIntervalMs=200",
-                    "-Ddw.pipeline.sendWorker.reclaimIdle=10s", "-Ddw.receipts.holdWindow=20s",
+                    "-Ddw.pipeline.leaseTtl=5s",
+                    "-Ddw.pipeline.confirmTimeout=5s",
+                    "-Ddw.pipeline.claimTimeout=10s",
+                    "-Ddw.pipeline.retryBase=200ms",
+                    "-Ddw.pipeline.retryCap=2s",
+                    "-Ddw.pipeline.maxAttempts=30",
+                    "-Ddw.pipeline.reconcileWindow=60s",
+                    "-Ddw.pipeline.timerIntervalMs=200",
+                    "-Ddw.pipeline.sendWorker.reclaimIdle=10s",
+                    "-Ddw.receipts.holdWindow=20s",
                     // Webhook retries in seconds, not hours, so the run drains soon after the receiver's outage.
-                    "-Ddw.webhooks.allowPrivateTargets=true", "-Ddw.webhooks.timeout=2s", "-Ddw.webhooks.connectTimeout=1s",
-                    "-Ddw.webhooks.leaseTimeout=10s", "-Ddw.webhooks.firstRetryWait=200ms", "-Ddw.webhooks.maxRetryWait=5s",
+                    "-Ddw.webhooks.allowPrivateTargets=true",
+                    "-Ddw.webhooks.timeout=2s",
+                    "-Ddw.webhooks.connectTimeout=1s",
+                    "-Ddw.webhooks.leaseTimeout=10s",
+                    "-Ddw.webhooks.firstRetryWait=200ms",
+                    "-Ddw.webhooks.maxRetryWait=5s",
                     "-Ddw.database.pools.webhooks=2",
                     "-Ddw.pipeline.reconcile.queryAfter=5s",
-                    "-Ddw.pipeline.reconcile.grace=10s", "-Ddw.pipeline.reconcile.retryEvery=2s"));
+                    "-Ddw.pipeline.reconcile.grace=10s",
+                    "-Ddw.pipeline.reconcile.retryEvery=2s"));
             Files.createDirectories(dir.resolve("tmp"));
-            ServiceProcess process = new ServiceProcess(name, ServiceProcess.javaCommand(jar, options, List.of(command, configFile().toString())),
-                    environment(), dir.resolve(name + ".log"), p[1]);
+            ServiceProcess process = new ServiceProcess(
+                    name,
+                    ServiceProcess.javaCommand(
+                            jar, options, List.of(command, configFile().toString())),
+                    environment(),
+                    dir.resolve(name + ".log"),
+                    p[1]);
             fleet.put(name, process);
             process.start();
         }
@@ -274,10 +383,21 @@ public final class ChaosRun {
     }
 
     private Map<String, String> environment() {
-        return Map.of("SENDLOG_DATABASE_URL", "jdbc:postgresql://127.0.0.1:" + postgresPort + "/sendlog",
-                "SENDLOG_REDIS_SEND_URI", redis.endpoint().uri(), "SENDLOG_REDIS_CALLBACK_URI", redis.endpoint().uri(),
-                "SENDLOG_REDIS_PREFIX", "chaos:", "SENDLOG_SIMULATOR", "false", "SENDLOG_FEED", feed,
-                "SENDLOG_ACCESS_LOG", "WARN");
+        return Map.of(
+                "SENDLOG_DATABASE_URL",
+                "jdbc:postgresql://127.0.0.1:" + postgresPort + "/sendlog",
+                "SENDLOG_REDIS_SEND_URI",
+                redis.endpoint().uri(),
+                "SENDLOG_REDIS_CALLBACK_URI",
+                redis.endpoint().uri(),
+                "SENDLOG_REDIS_PREFIX",
+                "chaos:",
+                "SENDLOG_SIMULATOR",
+                "false",
+                "SENDLOG_FEED",
+                feed,
+                "SENDLOG_ACCESS_LOG",
+                "WARN");
     }
 
     private String url(String name) {
@@ -294,12 +414,18 @@ public final class ChaosRun {
         return Thread.ofPlatform().name("chaos-webhook-outage").start(() -> {
             try {
                 Thread.sleep(Math.max(0, (start + from - System.nanoTime()) / 1_000_000));
-                out.printf(Locale.ROOT, "chaos: t+%.1fs the webhook receiver down for %d s%n", (System.nanoTime() - start) / 1e9,
+                out.printf(
+                        Locale.ROOT,
+                        "chaos: t+%.1fs the webhook receiver down for %d s%n",
+                        (System.nanoTime() - start) / 1e9,
                         length / 1_000_000_000L);
                 webhooks.down();
                 Thread.sleep(length / 1_000_000);
                 webhooks.up();
-                out.printf(Locale.ROOT, "chaos: t+%.1fs the webhook receiver up again%n", (System.nanoTime() - start) / 1e9);
+                out.printf(
+                        Locale.ROOT,
+                        "chaos: t+%.1fs the webhook receiver up again%n",
+                        (System.nanoTime() - start) / 1e9);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             } catch (java.io.IOException e) {
@@ -321,12 +447,18 @@ public final class ChaosRun {
         return Thread.ofPlatform().name("chaos-gateway-outage").start(() -> {
             try {
                 Thread.sleep(Math.max(0, (start + from - System.nanoTime()) / 1_000_000));
-                out.printf(Locale.ROOT, "chaos: t+%.1fs gateway sim2 refuses connections for %d s%n",
-                        (System.nanoTime() - start) / 1e9, length / 1_000_000_000L);
+                out.printf(
+                        Locale.ROOT,
+                        "chaos: t+%.1fs gateway sim2 refuses connections for %d s%n",
+                        (System.nanoTime() - start) / 1e9,
+                        length / 1_000_000_000L);
                 sim2.refuse();
                 Thread.sleep(length / 1_000_000);
                 sim2.normal();
-                out.printf(Locale.ROOT, "chaos: t+%.1fs gateway sim2 takes connections again%n", (System.nanoTime() - start) / 1e9);
+                out.printf(
+                        Locale.ROOT,
+                        "chaos: t+%.1fs gateway sim2 takes connections again%n",
+                        (System.nanoTime() - start) / 1e9);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             } catch (java.io.IOException e) {
@@ -425,23 +557,32 @@ public final class ChaosRun {
             long callbacksFailed = 0;
             for (Provider p : providers.values()) {
                 JsonNode stats = json(p.url() + "/v1/stats");
-                pending += stats.path("callbacksSent").asLong() - stats.path("callbacksDelivered").asLong()
+                pending += stats.path("callbacksSent").asLong()
+                        - stats.path("callbacksDelivered").asLong()
                         - stats.path("callbacksFailed").asLong();
                 callbacksFailed += stats.path("callbacksFailed").asLong();
             }
             result = ChaosCheck.check(ds, load.accepted(), this::records, load.cancelled(), callbacksFailed);
             long webhooksOwed = ChaosWebhooks.owed(ds);
-            boolean drained = result.unfinished() == 0 && result.openCallbacks() == 0 && pending == 0 && webhooksOwed == 0;
+            boolean drained =
+                    result.unfinished() == 0 && result.openCallbacks() == 0 && pending == 0 && webhooksOwed == 0;
             if (drained || System.nanoTime() > deadline) {
                 if (!drained) {
-                    out.printf(Locale.ROOT, "chaos: drain timed out: %d messages not final, %d callbacks open, %d pending at the "
-                            + "provider, %d webhook deliveries owed%n", result.unfinished(), result.openCallbacks(), pending, webhooksOwed);
+                    out.printf(
+                            Locale.ROOT,
+                            "chaos: drain timed out: %d messages not final, %d callbacks open, %d pending at the "
+                                    + "provider, %d webhook deliveries owed%n",
+                            result.unfinished(),
+                            result.openCallbacks(),
+                            pending,
+                            webhooksOwed);
                 }
                 long inbox = ChaosCheck.count(ds, "SELECT count(*) FROM callback_inbox");
                 long distinctDelivered = distinctDeliveredCallbacks();
                 if (distinctDelivered > inbox) {
                     // A callback the provider saw answered 200 must have an inbox row: its own, or the row of the same
-                    // body sent before (the duplicated receipts of this run are byte for byte the same: one row holds them).
+                    // body sent before (the duplicated receipts of this run are byte for byte the same: one row holds
+                    // them).
                     result = result.withCallbacksLost(result.callbacksLost() + distinctDelivered - inbox);
                 }
                 return result;
@@ -457,13 +598,17 @@ public final class ChaosRun {
     private long distinctDeliveredCallbacks() throws Exception {
         Set<String> distinct = new HashSet<>();
         for (Provider p : providers.values()) {
-            HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(p.url() + "/v1/callbacks/log")).build(),
+            HttpResponse<String> r = http.send(
+                    HttpRequest.newBuilder(URI.create(p.url() + "/v1/callbacks/log"))
+                            .build(),
                     HttpResponse.BodyHandlers.ofString());
             for (String line : r.body().lines().toList()) {
                 JsonNode e = JSON.readTree(line);
                 if (e.path("delivered").asBoolean()) {
-                    distinct.add(p.gateway() + "|" + e.path("id").asText() + "|" + e.path("reference").asText() + "|"
-                            + e.path("status").asText() + "|" + e.path("timestamp").asText());
+                    distinct.add(p.gateway() + "|" + e.path("id").asText() + "|"
+                            + e.path("reference").asText() + "|"
+                            + e.path("status").asText() + "|"
+                            + e.path("timestamp").asText());
                 }
             }
         }
@@ -474,12 +619,15 @@ public final class ChaosRun {
     private Map<String, Map<String, Long>> records() throws Exception {
         Map<String, Map<String, Long>> byGateway = new LinkedHashMap<>();
         for (Provider p : providers.values()) {
-            HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(p.url() + "/v1/records")).build(),
+            HttpResponse<String> r = http.send(
+                    HttpRequest.newBuilder(URI.create(p.url() + "/v1/records")).build(),
                     HttpResponse.BodyHandlers.ofString());
             Map<String, Long> records = new HashMap<>();
             for (String line : r.body().lines().toList()) {
                 JsonNode record = JSON.readTree(line);
-                records.put(record.path("key").asText(), record.path("recordedAtMicros").asLong());
+                records.put(
+                        record.path("key").asText(),
+                        record.path("recordedAtMicros").asLong());
             }
             byGateway.put(p.gateway(), records);
         }
@@ -487,14 +635,18 @@ public final class ChaosRun {
     }
 
     private JsonNode json(String url) throws Exception {
-        return JSON.readTree(http.send(HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.ofString()).body());
+        return JSON.readTree(
+                http.send(HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.ofString())
+                        .body());
     }
 
     private void awaitHttp(String url) throws Exception {
         long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
         while (System.nanoTime() < deadline) {
             try {
-                if (http.send(HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.discarding()).statusCode() == 200) {
+                if (http.send(HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.discarding())
+                                .statusCode()
+                        == 200) {
                     return;
                 }
             } catch (java.io.IOException notYet) {

@@ -3,6 +3,8 @@ package dev.sendlog.service.chaos;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import dev.sendlog.service.webhooks.WebhookSecret;
+import dev.sendlog.service.webhooks.WebhookSignature;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.URI;
@@ -17,8 +19,6 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
-import dev.sendlog.service.webhooks.WebhookSecret;
-import dev.sendlog.service.webhooks.WebhookSignature;
 import javax.sql.DataSource;
 
 /**
@@ -32,7 +32,8 @@ import javax.sql.DataSource;
  */
 final class ChaosWebhooks implements AutoCloseable {
     private static final ObjectMapper JSON = new ObjectMapper();
-    static final String EVENTS = "[\"SENT\",\"DELIVERED\",\"UNDELIVERED\",\"UNKNOWN\",\"REJECTED\",\"DEAD\",\"EXPIRED\",\"CANCELLED\"]";
+    static final String EVENTS =
+            "[\"SENT\",\"DELIVERED\",\"UNDELIVERED\",\"UNKNOWN\",\"REJECTED\",\"DEAD\",\"EXPIRED\",\"CANCELLED\"]";
 
     private final int port;
     /** How far a delivery's signed time may be from the receiver's clock: five minutes, as a client would choose. */
@@ -44,7 +45,8 @@ final class ChaosWebhooks implements AutoCloseable {
     private volatile HttpServer server;
 
     /** What the check found. */
-    record Result(long owed, long delivered, long dead, long notOwed, long neverReceived, long duplicates, long unverified) {
+    record Result(
+            long owed, long delivered, long dead, long notOwed, long neverReceived, long duplicates, long unverified) {
         boolean passed() {
             return owed == 0 && dead == 0 && notOwed == 0 && neverReceived == 0 && unverified == 0;
         }
@@ -102,8 +104,13 @@ final class ChaosWebhooks implements AutoCloseable {
         try {
             byte[] body = exchange.getRequestBody().readAllBytes();
             WebhookSecret key = secret;
-            if (key == null || !WebhookSignature.verify(exchange.getRequestHeaders().getFirst(WebhookSignature.HEADER), body, key,
-                    System.currentTimeMillis() / 1000, TOLERANCE_SECONDS)) {
+            if (key == null
+                    || !WebhookSignature.verify(
+                            exchange.getRequestHeaders().getFirst(WebhookSignature.HEADER),
+                            body,
+                            key,
+                            System.currentTimeMillis() / 1000,
+                            TOLERANCE_SECONDS)) {
                 // Not counted as received: a delivery the client cannot verify is as good as lost.
                 unverified.incrementAndGet();
                 exchange.sendResponseHeaders(400, -1);
@@ -120,11 +127,17 @@ final class ChaosWebhooks implements AutoCloseable {
     /** Registers the receiver for the load's tenant ({@code demo}) through the API, with the admin key. */
     void register(String apiUrl) throws IOException, InterruptedException {
         String body = "{\"url\":\"" + url() + "\",\"events\":" + EVENTS + "}";
-        HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(apiUrl + "/v1/webhook?tenant=demo"))
-                .header("Authorization", "Bearer demo-admin-key").header("Content-Type", "application/json")
-                .PUT(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> r = HttpClient.newHttpClient()
+                .send(
+                        HttpRequest.newBuilder(URI.create(apiUrl + "/v1/webhook?tenant=demo"))
+                                .header("Authorization", "Bearer demo-admin-key")
+                                .header("Content-Type", "application/json")
+                                .PUT(HttpRequest.BodyPublishers.ofString(body))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString());
         if (r.statusCode() != 200) {
-            throw new IllegalStateException("registering the chaos webhook answered " + r.statusCode() + ": " + r.body());
+            throw new IllegalStateException(
+                    "registering the chaos webhook answered " + r.statusCode() + ": " + r.body());
         }
         // Shown once, at the first registration: what the receiver verifies every delivery with.
         secret = WebhookSecret.of(JSON.readTree(r.body()).path("secret").asText());
@@ -139,12 +152,16 @@ final class ChaosWebhooks implements AutoCloseable {
         long owed = owed(ds);
         long dead = ChaosCheck.count(ds, "SELECT count(*) FROM webhook_deliveries WHERE state = 2");
         // Every event that made a message of the tenant final owes a delivery (the registration asks for every final).
-        long notOwed = ChaosCheck.count(ds, "SELECT count(*) FROM message_events e WHERE e.status IS NOT NULL AND e.tenant = 'demo' "
-                + "AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.message_id = e.message_id AND d.seq = e.seq)");
+        long notOwed = ChaosCheck.count(
+                ds,
+                "SELECT count(*) FROM message_events e WHERE e.status IS NOT NULL AND e.tenant = 'demo' "
+                        + "AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.message_id = e.message_id AND d.seq = e.seq)");
         long delivered = 0;
         long neverReceived = 0;
-        try (Connection c = ds.getConnection(); Statement st = c.createStatement();
-             ResultSet rs = st.executeQuery("SELECT message_id::text || ':' || seq FROM webhook_deliveries WHERE state = 1")) {
+        try (Connection c = ds.getConnection();
+                Statement st = c.createStatement();
+                ResultSet rs = st.executeQuery(
+                        "SELECT message_id::text || ':' || seq FROM webhook_deliveries WHERE state = 1")) {
             while (rs.next()) {
                 delivered++;
                 if (!received.containsKey(rs.getString(1))) {

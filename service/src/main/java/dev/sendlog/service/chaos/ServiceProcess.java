@@ -21,7 +21,8 @@ public final class ServiceProcess {
     private final Map<String, String> environment;
     private final Path log;
     private final int adminPort;
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
+    private final HttpClient http =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
     private Process process;
 
     public ServiceProcess(String name, List<String> command, Map<String, String> environment, Path log, int adminPort) {
@@ -42,7 +43,8 @@ public final class ServiceProcess {
     }
 
     public synchronized void start() throws IOException {
-        ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true)
+        ProcessBuilder pb = new ProcessBuilder(command)
+                .redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
         pb.environment().putAll(environment);
         process = pb.start();
@@ -56,8 +58,11 @@ public final class ServiceProcess {
                 return false;
             }
             try {
-                HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + adminPort + "/ping"))
-                        .timeout(Duration.ofSeconds(1)).build(), HttpResponse.BodyHandlers.ofString());
+                HttpResponse<String> r = http.send(
+                        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + adminPort + "/ping"))
+                                .timeout(Duration.ofSeconds(1))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString());
                 if (r.statusCode() == 200) {
                     return true;
                 }
@@ -102,9 +107,11 @@ public final class ServiceProcess {
     }
 
     /** Runs {@code db migrate config.yml} from {@code jar} with {@code environment} and waits for it; its output goes to {@code log}. */
-    public static void migrate(String jar, Map<String, String> environment, Path log) throws IOException, InterruptedException {
+    public static void migrate(String jar, Map<String, String> environment, Path log)
+            throws IOException, InterruptedException {
         ProcessBuilder pb = new ProcessBuilder(javaCommand(jar, List.of(), List.of("db", "migrate", "config.yml")))
-                .redirectErrorStream(true).redirectOutput(log.toFile());
+                .redirectErrorStream(true)
+                .redirectOutput(log.toFile());
         pb.environment().putAll(environment);
         if (pb.start().waitFor() != 0) {
             throw new IllegalStateException("migration failed; see " + log);

@@ -18,28 +18,52 @@ import net.sourceforge.argparse4j.inf.Subparser;
  */
 public final class ChaosCommand extends Command {
     public ChaosCommand() {
-        super("chaos", "Runs the pipeline as separate processes under a seeded fault schedule and checks nothing was lost");
+        super(
+                "chaos",
+                "Runs the pipeline as separate processes under a seeded fault schedule and checks nothing was lost");
     }
 
     @Override
     public void configure(Subparser subparser) {
         subparser.addArgument("--seconds").type(Integer.class).setDefault(120).help("seconds of load under faults");
-        subparser.addArgument("--seed").type(Long.class).help("the fault schedule's seed (printed; random when absent)");
+        subparser
+                .addArgument("--seed")
+                .type(Long.class)
+                .help("the fault schedule's seed (printed; random when absent)");
         subparser.addArgument("--rate").type(Integer.class).setDefault(30).help("messages per second");
-        subparser.addArgument("--feed").choices("polling", "cdc").setDefault("polling")
+        subparser
+                .addArgument("--feed")
+                .choices("polling", "cdc")
+                .setDefault("polling")
                 .help("how the pollers find work: polling the log, or change data capture from a replication slot");
-        subparser.addArgument("--drain-seconds").type(Integer.class).setDefault(300).help("how long to wait for the drain");
-        subparser.addArgument("--keep-files").action(Arguments.storeTrue())
+        subparser
+                .addArgument("--drain-seconds")
+                .type(Integer.class)
+                .setDefault(300)
+                .help("how long to wait for the drain");
+        subparser
+                .addArgument("--keep-files")
+                .action(Arguments.storeTrue())
                 .help("keep the run's files after a pass too (a failed run always keeps them)");
     }
 
     @Override
     public void run(Bootstrap<?> bootstrap, Namespace namespace) throws Exception {
         Long seed = namespace.getLong("seed");
-        String jar = Path.of(ChaosCommand.class.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
-        ChaosRun chaos = new ChaosRun(jar, Duration.ofSeconds(namespace.getInt("seconds")),
-                seed == null ? System.nanoTime() : seed, namespace.getInt("rate"),
-                Duration.ofSeconds(namespace.getInt("drain_seconds")), namespace.getString("feed"), System.out);
+        String jar = Path.of(ChaosCommand.class
+                        .getProtectionDomain()
+                        .getCodeSource()
+                        .getLocation()
+                        .toURI())
+                .toString();
+        ChaosRun chaos = new ChaosRun(
+                jar,
+                Duration.ofSeconds(namespace.getInt("seconds")),
+                seed == null ? System.nanoTime() : seed,
+                namespace.getInt("rate"),
+                Duration.ofSeconds(namespace.getInt("drain_seconds")),
+                namespace.getString("feed"),
+                System.out);
         boolean ok = chaos.run();
         if (ok && !namespace.getBoolean("keep_files")) {
             try {

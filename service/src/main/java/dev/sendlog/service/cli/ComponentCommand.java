@@ -16,14 +16,18 @@ import net.sourceforge.argparse4j.inf.Namespace;
 public final class ComponentCommand extends ServerCommand<SendlogConfiguration> {
     private final Set<Components> components;
 
-    public ComponentCommand(Application<SendlogConfiguration> application, String name, String description,
-                            Set<Components> components) {
+    public ComponentCommand(
+            Application<SendlogConfiguration> application,
+            String name,
+            String description,
+            Set<Components> components) {
         super(application, name, description);
         this.components = EnumSet.copyOf(components);
     }
 
     @Override
-    protected void run(Bootstrap<SendlogConfiguration> bootstrap, Namespace namespace, SendlogConfiguration configuration)
+    protected void run(
+            Bootstrap<SendlogConfiguration> bootstrap, Namespace namespace, SendlogConfiguration configuration)
             throws Exception {
         configuration.components = EnumSet.copyOf(components);
         configuration.simulator.enabled = false;

@@ -12,18 +12,19 @@ import java.util.regex.Pattern;
 final class DatabaseAdmin {
     private static final Pattern URL = Pattern.compile("(jdbc:postgresql://[^/]+/)([a-z_][a-z0-9_]*)(\\?.*)?");
 
-    private DatabaseAdmin() {
-    }
+    private DatabaseAdmin() {}
 
     static void run(String action, DatabaseTarget target) throws SQLException {
         Matcher m = URL.matcher(target.jdbcUrl());
         if (!m.matches()) {
-            throw new IllegalArgumentException("db " + action + " needs database.url like jdbc:postgresql://host:port/name "
-                    + "with a lower-case name, was '" + target.jdbcUrl() + "'");
+            throw new IllegalArgumentException(
+                    "db " + action + " needs database.url like jdbc:postgresql://host:port/name "
+                            + "with a lower-case name, was '" + target.jdbcUrl() + "'");
         }
         String name = m.group(2);
         String admin = m.group(1) + "postgres" + (m.group(3) == null ? "" : m.group(3));
-        try (Connection c = DriverManager.getConnection(admin, target.user(), target.password()); Statement st = c.createStatement()) {
+        try (Connection c = DriverManager.getConnection(admin, target.user(), target.password());
+                Statement st = c.createStatement()) {
             if (action.equals("drop")) {
                 st.execute("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)");
                 System.out.println("dropped database " + name);

@@ -13,7 +13,9 @@ import org.postgresql.ds.PGSimpleDataSource;
 /** {@code db migrate [config.yml]}: applies the Flyway migrations and exits. */
 public final class DbCommand extends ConfiguredCommand<SendlogConfiguration> {
     public DbCommand() {
-        super("db", "Database tasks: db create|migrate|drop <config.yml> (create/drop: the database named in database.url)");
+        super(
+                "db",
+                "Database tasks: db create|migrate|drop <config.yml> (create/drop: the database named in database.url)");
     }
 
     @Override
@@ -27,7 +29,8 @@ public final class DbCommand extends ConfiguredCommand<SendlogConfiguration> {
             throws Exception {
         String action = namespace.getString("action");
         if (!action.equals("migrate")) {
-            DatabaseAdmin.run(action, new DatabaseTarget(config.database.url, config.database.user, config.database.password));
+            DatabaseAdmin.run(
+                    action, new DatabaseTarget(config.database.url, config.database.user, config.database.password));
             return;
         }
         try (LocalInfrastructure local = new LocalInfrastructure(config)) {

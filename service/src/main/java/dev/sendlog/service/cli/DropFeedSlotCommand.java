@@ -20,24 +20,31 @@ import org.postgresql.ds.PGSimpleDataSource;
  */
 public final class DropFeedSlotCommand extends ConfiguredCommand<SendlogConfiguration> {
     public DropFeedSlotCommand() {
-        super("drop-feed-slot", "Drops the change-data-capture replication slot (pipeline.cdc.slot) so it no longer retains WAL");
+        super(
+                "drop-feed-slot",
+                "Drops the change-data-capture replication slot (pipeline.cdc.slot) so it no longer retains WAL");
     }
 
     @Override
     public void configure(Subparser subparser) {
         super.configure(subparser);
-        subparser.addArgument("--force").action(Arguments.storeTrue())
+        subparser
+                .addArgument("--force")
+                .action(Arguments.storeTrue())
                 .help("end the replication connection of a poller still reading the slot, then drop it");
     }
 
     @Override
-    protected void run(Bootstrap<SendlogConfiguration> bootstrap, Namespace namespace, SendlogConfiguration config) throws Exception {
+    protected void run(Bootstrap<SendlogConfiguration> bootstrap, Namespace namespace, SendlogConfiguration config)
+            throws Exception {
         try (LocalInfrastructure local = new LocalInfrastructure(config)) {
             DatabaseTarget target = local.database();
             PGSimpleDataSource ds = target.unpooled();
-            FeedSlot slot = new FeedSlot(DSL.using(ds, SQLDialect.POSTGRES), config.pipeline.cdc.slot, config.pipeline.cdc.publication);
+            FeedSlot slot = new FeedSlot(
+                    DSL.using(ds, SQLDialect.POSTGRES), config.pipeline.cdc.slot, config.pipeline.cdc.publication);
             boolean dropped = slot.drop(Boolean.TRUE.equals(namespace.getBoolean("force")));
-            System.out.println(dropped ? "dropped replication slot " + slot.name() : "no replication slot named " + slot.name());
+            System.out.println(
+                    dropped ? "dropped replication slot " + slot.name() : "no replication slot named " + slot.name());
         }
     }
 }

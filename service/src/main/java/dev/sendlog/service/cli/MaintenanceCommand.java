@@ -28,15 +28,20 @@ public final class MaintenanceCommand extends ConfiguredCommand<SendlogConfigura
     }
 
     public static MaintenanceCommand compact() {
-        return new MaintenanceCommand("compact", "Folds every day older than compaction.retentionDays into snapshots, once", false);
+        return new MaintenanceCommand(
+                "compact", "Folds every day older than compaction.retentionDays into snapshots, once", false);
     }
 
     public static MaintenanceCommand rebuildProjection() {
-        return new MaintenanceCommand("rebuild-projection", "Folds every history again and corrects the final index (what search by status reads) from it", true);
+        return new MaintenanceCommand(
+                "rebuild-projection",
+                "Folds every history again and corrects the final index (what search by status reads) from it",
+                true);
     }
 
     @Override
-    protected void run(Bootstrap<SendlogConfiguration> bootstrap, Namespace namespace, SendlogConfiguration config) throws Exception {
+    protected void run(Bootstrap<SendlogConfiguration> bootstrap, Namespace namespace, SendlogConfiguration config)
+            throws Exception {
         try (LocalInfrastructure local = new LocalInfrastructure(config)) {
             DatabaseTarget target = local.database();
             PGSimpleDataSource ds = target.unpooled();
@@ -46,9 +51,14 @@ public final class MaintenanceCommand extends ConfiguredCommand<SendlogConfigura
                 long n = ProjectionRebuild.rebuild(dsl, new MessageReader(dsl, EventStore.of(ds)));
                 System.out.println("final index rebuilt from the log: " + n + " rows corrected");
             } else {
-                Compactor compactor = new Compactor(ds, codec, Duration.ofMillis(config.compaction.lockTimeout.toMilliseconds()), s -> { });
-                var days = new CompactionJob(compactor, InstantSource.system(), config.compaction.retentionDays,
-                        bootstrap.getMetricRegistry()).compact();
+                Compactor compactor = new Compactor(
+                        ds, codec, Duration.ofMillis(config.compaction.lockTimeout.toMilliseconds()), s -> {});
+                var days = new CompactionJob(
+                                compactor,
+                                InstantSource.system(),
+                                config.compaction.retentionDays,
+                                bootstrap.getMetricRegistry())
+                        .compact();
                 System.out.println("compacted days: " + days);
             }
         }

@@ -27,14 +27,18 @@ public final class SimulatorCommand extends Command {
     public void run(Bootstrap<?> bootstrap, Namespace namespace) throws Exception {
         ObjectMapper mapper = bootstrap.getObjectMapper();
         String configPath = namespace.getString("config");
-        SimulatorConfig config = configPath == null ? SimulatorConfig.defaults()
+        SimulatorConfig config = configPath == null
+                ? SimulatorConfig.defaults()
                 : mapper.readValue(Files.readAllBytes(Path.of(configPath)), SimulatorConfig.class);
         ProviderSimulator simulator = ProviderSimulator.start(config, namespace.getInt("port"));
         CountDownLatch stopped = new CountDownLatch(1);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            simulator.close();
-            stopped.countDown();
-        }, "simulator-shutdown"));
+        Runtime.getRuntime()
+                .addShutdownHook(new Thread(
+                        () -> {
+                            simulator.close();
+                            stopped.countDown();
+                        },
+                        "simulator-shutdown"));
         System.out.println("simulator listening on " + simulator.baseUrl());
         stopped.await();
     }

@@ -14,6 +14,7 @@ import java.util.TreeMap;
 public class GatewaySettings {
     /** The values config.yml ships for the demo gateway and its simulator: known to anyone who read the file. */
     public static final String DEMO_TOKEN = "sim-token";
+
     public static final String DEMO_CALLBACK_SECRET = "sim-secret";
 
     @NotBlank
@@ -52,12 +53,15 @@ public class GatewaySettings {
         new TreeMap<>(gateways).forEach((name, g) -> {
             String env = name.toUpperCase(Locale.ROOT).replaceAll("[^A-Z0-9]", "_");
             if (DEMO_TOKEN.equals(g.token)) {
-                warnings.add("DEMO GATEWAY TOKEN in use: gateways." + name + ".token is the value config.yml ships; set "
-                        + "SENDLOG_GATEWAY_" + env + "_TOKEN (or the setting) before real use");
+                warnings.add(
+                        "DEMO GATEWAY TOKEN in use: gateways." + name + ".token is the value config.yml ships; set "
+                                + "SENDLOG_GATEWAY_" + env + "_TOKEN (or the setting) before real use");
             }
             if (DEMO_CALLBACK_SECRET.equals(g.callbackSecret)) {
-                warnings.add("DEMO CALLBACK SECRET in use: gateways." + name + ".callbackSecret is the value config.yml ships, "
-                        + "so anyone can sign callbacks; set SENDLOG_CALLBACK_" + env + "_SECRET (or the setting) before real use");
+                warnings.add("DEMO CALLBACK SECRET in use: gateways." + name
+                        + ".callbackSecret is the value config.yml ships, "
+                        + "so anyone can sign callbacks; set SENDLOG_CALLBACK_" + env
+                        + "_SECRET (or the setting) before real use");
             }
         });
         return warnings;

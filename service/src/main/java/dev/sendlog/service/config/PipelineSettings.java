@@ -149,7 +149,10 @@ public class PipelineSettings {
     @JsonProperty
     public CdcSettings cdc = new CdcSettings();
 
-    public enum Feed { POLLING, CDC }
+    public enum Feed {
+        POLLING,
+        CDC
+    }
 
     /** Group commit of the pipeline's appends (claims, results, timers). */
     @Min(1)

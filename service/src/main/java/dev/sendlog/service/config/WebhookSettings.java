@@ -116,7 +116,8 @@ public class WebhookSettings {
     }
 
     @JsonIgnore
-    @AssertTrue(message = "webhooks.secretKey must be empty or base64 of exactly 32 bytes (e.g. `openssl rand -base64 32`)")
+    @AssertTrue(
+            message = "webhooks.secretKey must be empty or base64 of exactly 32 bytes (e.g. `openssl rand -base64 32`)")
     public boolean isSecretKeyWellFormed() {
         return secretKey == null || secretKey.isEmpty() || decodeSecretKey(secretKey) != null;
     }
@@ -146,9 +147,10 @@ public class WebhookSettings {
     /** A warning when the shipped development key is in use, naming the setting and its variable, never the key. */
     public List<String> devKeyWarnings() {
         return DEV_SECRET_KEY.equals(secretKey == null ? null : secretKey.trim())
-                ? List.of("DEVELOPMENT WEBHOOK KEY in use: webhooks.secretKey is the value config.yml ships, so the stored webhook "
-                        + "secrets are readable by anyone with the database; set SENDLOG_WEBHOOK_SECRET_KEY (base64 of 32 random "
-                        + "bytes) before real use")
+                ? List.of(
+                        "DEVELOPMENT WEBHOOK KEY in use: webhooks.secretKey is the value config.yml ships, so the stored webhook "
+                                + "secrets are readable by anyone with the database; set SENDLOG_WEBHOOK_SECRET_KEY (base64 of 32 random "
+                                + "bytes) before real use")
                 : List.of();
     }
 }

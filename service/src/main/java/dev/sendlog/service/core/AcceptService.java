@@ -21,8 +21,13 @@ public final class AcceptService {
     private final Routes routes;
 
     /** @param groupCommitter null to write each submission in its own transaction on the caller's thread */
-    public AcceptService(AcceptWriter writer, GroupCommit<Submission> groupCommitter, long waitMs, Faults faults,
-                         SenderPolicy senders, Routes routes) {
+    public AcceptService(
+            AcceptWriter writer,
+            GroupCommit<Submission> groupCommitter,
+            long waitMs,
+            Faults faults,
+            SenderPolicy senders,
+            Routes routes) {
         this.writer = writer;
         this.groupCommitter = groupCommitter;
         this.waitMs = waitMs;
@@ -32,7 +37,8 @@ public final class AcceptService {
     }
 
     public List<AcceptedItem> submit(String tenant, List<MessageDraft> drafts, boolean batch) {
-        Submission submission = new Submission(tenant, routes.apply(tenant, senders.apply(tenant, drafts, batch)), batch);
+        Submission submission =
+                new Submission(tenant, routes.apply(tenant, senders.apply(tenant, drafts, batch)), batch);
         if (groupCommitter == null) {
             writer.write(List.of(submission));
         } else if (!groupCommitter.offer(submission)) {
@@ -43,7 +49,8 @@ public final class AcceptService {
             outcome = submission.outcome().get(waitMs, TimeUnit.MILLISECONDS);
         } catch (TimeoutException e) {
             // The write may still commit later; a retry with the same Idempotency-Key returns that message.
-            throw ApiProblem.unavailable("the commit did not finish in " + waitMs + " ms; retry with the same Idempotency-Key",
+            throw ApiProblem.unavailable(
+                    "the commit did not finish in " + waitMs + " ms; retry with the same Idempotency-Key",
                     RETRY_AFTER_SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -56,10 +63,13 @@ public final class AcceptService {
                 faults.at(FaultPoint.AFTER_ACCEPT_COMMIT);
                 yield c.items();
             }
-            case SubmissionOutcome.KeyConflict k -> throw ApiProblem.conflict(
-                    "an Idempotency-Key was used before with a different request; nothing was accepted", k.errors());
+            case SubmissionOutcome.KeyConflict k ->
+                throw ApiProblem.conflict(
+                        "an Idempotency-Key was used before with a different request; nothing was accepted",
+                        k.errors());
             case SubmissionOutcome.Unavailable u -> throw ApiProblem.unavailable(u.reason(), RETRY_AFTER_SECONDS);
-            case SubmissionOutcome.Failed f -> throw new IllegalStateException("accept failed: " + f.reason(), f.cause());
+            case SubmissionOutcome.Failed f ->
+                throw new IllegalStateException("accept failed: " + f.reason(), f.cause());
         };
     }
 }

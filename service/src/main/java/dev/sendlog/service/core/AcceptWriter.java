@@ -1,13 +1,13 @@
 package dev.sendlog.service.core;
 
-import dev.sendlog.service.db.SqlFailures;
 import static dev.sendlog.schema.jooq.Tables.IDEMPOTENCY_KEYS;
 import static dev.sendlog.schema.jooq.Tables.MESSAGES;
 
 import dev.sendlog.events.Lanes;
-import dev.sendlog.events.Priority;
 import dev.sendlog.events.MessageIds;
+import dev.sendlog.events.Priority;
 import dev.sendlog.log.Histories;
+import dev.sendlog.service.db.SqlFailures;
 import dev.sendlog.service.errors.FieldError;
 import java.sql.PreparedStatement;
 import java.time.Duration;
@@ -64,7 +64,8 @@ public final class AcceptWriter {
     public void write(List<Submission> submissions) {
         for (int attempt = 1; ; attempt++) {
             try {
-                Map<Submission, SubmissionOutcome> outcomes = dsl.transactionResult(cfg -> writeInTransaction(cfg.dsl(), submissions));
+                Map<Submission, SubmissionOutcome> outcomes =
+                        dsl.transactionResult(cfg -> writeInTransaction(cfg.dsl(), submissions));
                 outcomes.forEach((s, o) -> s.outcome().complete(o));
                 return;
             } catch (RuntimeException e) {
@@ -73,17 +74,29 @@ public final class AcceptWriter {
                 }
                 if (SqlFailures.isUnavailable(e)) {
                     String reason = SqlFailures.isMissingPartition(e)
-                            ? "no partition exists for today's messages" : "the database is unreachable";
-                    LOG.warn("accept unavailable submissions={} reason=\"{}\" error=\"{}\"", submissions.size(), reason, e.toString());
+                            ? "no partition exists for today's messages"
+                            : "the database is unreachable";
+                    LOG.warn(
+                            "accept unavailable submissions={} reason=\"{}\" error=\"{}\"",
+                            submissions.size(),
+                            reason,
+                            e.toString());
                     submissions.forEach(s -> s.outcome().complete(new SubmissionOutcome.Unavailable(reason)));
                     return;
                 }
                 if (submissions.size() > 1) {
-                    LOG.warn("accept batch failed, retrying each submission alone submissions={}", submissions.size(), e);
+                    LOG.warn(
+                            "accept batch failed, retrying each submission alone submissions={}",
+                            submissions.size(),
+                            e);
                     submissions.forEach(s -> write(List.of(s)));
                     return;
                 }
-                LOG.error("accept failed tenant={} messages={}", submissions.getFirst().tenant(), submissions.getFirst().size(), e);
+                LOG.error(
+                        "accept failed tenant={} messages={}",
+                        submissions.getFirst().tenant(),
+                        submissions.getFirst().size(),
+                        e);
                 submissions.forEach(s -> s.outcome().complete(new SubmissionOutcome.Failed(e.toString(), e)));
                 return;
             }
@@ -120,13 +133,15 @@ public final class AcceptWriter {
             for (int i = 0; i < s.size(); i++) {
                 MessageDraft d = s.drafts().get(i);
                 UUID id = assigned.get(i);
-                Existing prior = d.idempotencyKey() == null ? null : existing.get(new KeyRef(s.tenant(), d.idempotencyKey()));
+                Existing prior =
+                        d.idempotencyKey() == null ? null : existing.get(new KeyRef(s.tenant(), d.idempotencyKey()));
                 if (prior == null) {
                     items.add(new AcceptedItem(id, now, false));
                 } else if (Arrays.equals(prior.requestHash(), d.requestHash())) {
                     items.add(new AcceptedItem(prior.messageId(), prior.acceptedAt(), true));
                 } else {
-                    conflicts.add(new FieldError(s.batch() ? "messages[" + i + "].idempotencyKey" : "Idempotency-Key",
+                    conflicts.add(new FieldError(
+                            s.batch() ? "messages[" + i + "].idempotencyKey" : "Idempotency-Key",
                             "was used before with a different request (message " + prior.messageId() + ")"));
                 }
             }
@@ -154,7 +169,8 @@ public final class AcceptWriter {
         if (!messages.isEmpty()) {
             insertMessages(tx, messages, now);
             if (messages.stream().anyMatch(m -> lanes.priorityOf(m.shard()) == Priority.HIGH)) {
-                // Wakes the high lane's pollers at commit (dispatch.HighWorkSignal); one per transaction, whatever it holds.
+                // Wakes the high lane's pollers at commit (dispatch.HighWorkSignal); one per transaction, whatever it
+                // holds.
                 tx.execute("NOTIFY " + HIGH_WORK_CHANNEL);
             }
         }
@@ -171,18 +187,25 @@ public final class AcceptWriter {
         if (keyed.isEmpty()) {
             return existing;
         }
-        InsertValuesStep5<?, String, String, UUID, byte[], Instant> insert = tx.insertInto(IDEMPOTENCY_KEYS,
-                IDEMPOTENCY_KEYS.TENANT, IDEMPOTENCY_KEYS.CLIENT_KEY, IDEMPOTENCY_KEYS.MESSAGE_ID,
-                IDEMPOTENCY_KEYS.REQUEST_HASH, IDEMPOTENCY_KEYS.EXPIRES_AT);
+        InsertValuesStep5<?, String, String, UUID, byte[], Instant> insert = tx.insertInto(
+                IDEMPOTENCY_KEYS,
+                IDEMPOTENCY_KEYS.TENANT,
+                IDEMPOTENCY_KEYS.CLIENT_KEY,
+                IDEMPOTENCY_KEYS.MESSAGE_ID,
+                IDEMPOTENCY_KEYS.REQUEST_HASH,
+                IDEMPOTENCY_KEYS.EXPIRES_AT);
         List<Map.Entry<KeyRef, Keyed>> sorted = new ArrayList<>(keyed.entrySet());
         sorted.sort(Map.Entry.comparingByKey());
         for (Map.Entry<KeyRef, Keyed> e : sorted) {
-            insert = insert.values(e.getKey().tenant(), e.getKey().key(), e.getValue().messageId(),
-                    e.getValue().requestHash(), now.plus(idempotencyTtl));
+            insert = insert.values(
+                    e.getKey().tenant(),
+                    e.getKey().key(),
+                    e.getValue().messageId(),
+                    e.getValue().requestHash(),
+                    now.plus(idempotencyTtl));
         }
         Set<KeyRef> claimed = new HashSet<>();
-        for (Record2<String, String> r : insert
-                .onConflict(IDEMPOTENCY_KEYS.TENANT, IDEMPOTENCY_KEYS.CLIENT_KEY)
+        for (Record2<String, String> r : insert.onConflict(IDEMPOTENCY_KEYS.TENANT, IDEMPOTENCY_KEYS.CLIENT_KEY)
                 .doUpdate()
                 .set(IDEMPOTENCY_KEYS.MESSAGE_ID, DSL.excluded(IDEMPOTENCY_KEYS.MESSAGE_ID))
                 .set(IDEMPOTENCY_KEYS.REQUEST_HASH, DSL.excluded(IDEMPOTENCY_KEYS.REQUEST_HASH))
@@ -201,12 +224,17 @@ public final class AcceptWriter {
         if (taken.isEmpty()) {
             return existing;
         }
-        for (Record5<String, String, UUID, byte[], Instant> r : tx.select(IDEMPOTENCY_KEYS.TENANT,
-                        IDEMPOTENCY_KEYS.CLIENT_KEY, IDEMPOTENCY_KEYS.MESSAGE_ID, IDEMPOTENCY_KEYS.REQUEST_HASH,
+        for (Record5<String, String, UUID, byte[], Instant> r : tx.select(
+                        IDEMPOTENCY_KEYS.TENANT,
+                        IDEMPOTENCY_KEYS.CLIENT_KEY,
+                        IDEMPOTENCY_KEYS.MESSAGE_ID,
+                        IDEMPOTENCY_KEYS.REQUEST_HASH,
                         MESSAGES.ACCEPTED_AT)
                 .from(IDEMPOTENCY_KEYS)
-                .leftJoin(MESSAGES).on(MESSAGES.ID.eq(IDEMPOTENCY_KEYS.MESSAGE_ID))
-                .where(DSL.row(IDEMPOTENCY_KEYS.TENANT, IDEMPOTENCY_KEYS.CLIENT_KEY).in(taken))
+                .leftJoin(MESSAGES)
+                .on(MESSAGES.ID.eq(IDEMPOTENCY_KEYS.MESSAGE_ID))
+                .where(DSL.row(IDEMPOTENCY_KEYS.TENANT, IDEMPOTENCY_KEYS.CLIENT_KEY)
+                        .in(taken))
                 .fetch()) {
             UUID messageId = r.value3();
             Instant acceptedAt = r.value5() != null ? r.value5() : MessageIds.instantOf(messageId);
@@ -214,8 +242,8 @@ public final class AcceptWriter {
         }
         if (existing.size() != taken.size()) {
             // A key vanished between the conflict and the read (it expired and was purged): run the work again.
-            throw new org.jooq.exception.DataAccessException("idempotency key vanished",
-                    new java.sql.SQLException("idempotency key vanished; retry", "40001"));
+            throw new org.jooq.exception.DataAccessException(
+                    "idempotency key vanished", new java.sql.SQLException("idempotency key vanished; retry", "40001"));
         }
         return existing;
     }
@@ -224,10 +252,12 @@ public final class AcceptWriter {
         if (released.isEmpty()) {
             return;
         }
-        List<Row2<String, String>> rows = released.stream().map(r -> DSL.row(r.tenant(), r.key())).toList();
+        List<Row2<String, String>> rows =
+                released.stream().map(r -> DSL.row(r.tenant(), r.key())).toList();
         List<UUID> ours = released.stream().map(r -> keyed.get(r).messageId()).toList();
         tx.deleteFrom(IDEMPOTENCY_KEYS)
-                .where(DSL.row(IDEMPOTENCY_KEYS.TENANT, IDEMPOTENCY_KEYS.CLIENT_KEY).in(rows))
+                .where(DSL.row(IDEMPOTENCY_KEYS.TENANT, IDEMPOTENCY_KEYS.CLIENT_KEY)
+                        .in(rows))
                 .and(IDEMPOTENCY_KEYS.MESSAGE_ID.in(ours))
                 .execute();
     }
@@ -293,7 +323,9 @@ public final class AcceptWriter {
             routed[i] = m.draft().routed() ? Boolean.TRUE : null;
             metadata[i] = m.draft().metadataJson();
             senders[i] = m.draft().from();
-            validUntil[i] = m.draft().validUntil() == null ? null : m.draft().validUntil().toString();
+            validUntil[i] = m.draft().validUntil() == null
+                    ? null
+                    : m.draft().validUntil().toString();
             Instant at = m.draft().sendAt();
             sendAt[i] = at == null ? null : at.toString();
             boolean isScheduled = Histories.isScheduled(at, acceptedAt);
@@ -339,8 +371,7 @@ public final class AcceptWriter {
         });
     }
 
-    private record NewMessage(UUID id, String tenant, short shard, MessageDraft draft) {
-    }
+    private record NewMessage(UUID id, String tenant, short shard, MessageDraft draft) {}
 
     private record KeyRef(String tenant, String key) implements Comparable<KeyRef> {
         @Override
@@ -350,9 +381,7 @@ public final class AcceptWriter {
         }
     }
 
-    private record Keyed(Submission submission, UUID messageId, byte[] requestHash) {
-    }
+    private record Keyed(Submission submission, UUID messageId, byte[] requestHash) {}
 
-    private record Existing(UUID messageId, byte[] requestHash, Instant acceptedAt) {
-    }
+    private record Existing(UUID messageId, byte[] requestHash, Instant acceptedAt) {}
 }

@@ -33,8 +33,10 @@ public final class AdminActions {
         MessageDetails m = reader.find(id).orElseThrow(() -> ApiProblem.notFound("no message " + id));
         Optional<Redriven> redrive = Decisions.adminRedrive(m.state());
         if (redrive.isEmpty()) {
-            throw ApiProblem.conflict("a message in status " + m.state().status()
-                    + " cannot be re-driven; only DEAD, UNKNOWN before it was sent, or RETRYING", List.of());
+            throw ApiProblem.conflict(
+                    "a message in status " + m.state().status()
+                            + " cannot be re-driven; only DEAD, UNKNOWN before it was sent, or RETRYING",
+                    List.of());
         }
         NewEvent event = new NewEvent(id, m.state().nextSeq(), m.row().shard(), actor, clock.instant(), redrive.get())
                 .deciding(m.state(), m.row().tenant());

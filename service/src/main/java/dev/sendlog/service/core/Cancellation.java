@@ -40,16 +40,21 @@ public final class Cancellation {
      */
     public MessageDetails cancel(UUID id, String actor, Predicate<String> mayCancel) {
         for (int i = 0; i < MAX_DECISIONS; i++) {
-            MessageDetails m = reader.find(id).filter(d -> mayCancel.test(d.row().tenant()))
+            MessageDetails m = reader.find(id)
+                    .filter(d -> mayCancel.test(d.row().tenant()))
                     .orElseThrow(() -> ApiProblem.notFound("no message " + id));
             if (m.state().phase() == Phase.CANCELLED) {
                 return m;
             }
             var cancel = Decisions.cancel(m.state());
             if (cancel.isEmpty()) {
-                throw ApiProblem.conflict("the message is " + m.state().status() + (m.state().isWaiting()
-                        ? " after a worker claimed it, which may have reached the provider" : "")
-                        + ": only a message no worker has claimed yet (SCHEDULED or ACCEPTED) can be cancelled", List.of());
+                throw ApiProblem.conflict(
+                        "the message is " + m.state().status()
+                                + (m.state().isWaiting()
+                                        ? " after a worker claimed it, which may have reached the provider"
+                                        : "")
+                                + ": only a message no worker has claimed yet (SCHEDULED or ACCEPTED) can be cancelled",
+                        List.of());
             }
             Cancelled cancelled = cancel.get();
             NewEvent event = new NewEvent(id, m.state().nextSeq(), m.row().shard(), actor, clock.instant(), cancelled)

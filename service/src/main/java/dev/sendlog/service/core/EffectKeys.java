@@ -8,8 +8,7 @@ import java.util.UUID;
  * the key can fire: two paths computing two keys for one effect is how double charges happen.
  */
 public final class EffectKeys {
-    private EffectKeys() {
-    }
+    private EffectKeys() {}
 
     /** The provider submit: the Idempotency-Key header of every submit of this message, on every attempt. */
     public static String providerSubmit(UUID messageId) {

@@ -59,8 +59,14 @@ public final class GroupCommit<T extends GroupCommit.Item> implements Managed {
      * @param name   metric prefix and thread name, e.g. {@code accept}
      * @param writer writes a batch in one transaction and completes every item
      */
-    public GroupCommit(String name, Consumer<List<T>> writer, int writers, int maxBatchSize, int maxWaitMs,
-                       int queueCapacity, MetricRegistry metrics) {
+    public GroupCommit(
+            String name,
+            Consumer<List<T>> writer,
+            int writers,
+            int maxBatchSize,
+            int maxWaitMs,
+            int queueCapacity,
+            MetricRegistry metrics) {
         this.name = name;
         this.writer = writer;
         this.writers = writers;
@@ -103,7 +109,8 @@ public final class GroupCommit<T extends GroupCommit.Item> implements Managed {
     public void start() {
         running = true;
         for (int i = 0; i < writers; i++) {
-            threads.add(Thread.ofPlatform().name(name + "-writer-" + i).daemon(true).start(this::loop));
+            threads.add(
+                    Thread.ofPlatform().name(name + "-writer-" + i).daemon(true).start(this::loop));
         }
     }
 

@@ -10,8 +10,7 @@ public final class LogText {
     /** Long enough for any field we log (a callback field is at most 256 characters), short enough to keep a line. */
     static final int MAX_CHARS = 512;
 
-    private LogText() {
-    }
+    private LogText() {}
 
     public static String escape(String text) {
         if (text == null) {
@@ -28,10 +27,14 @@ public final class LogText {
                 case '\r' -> out.append("\\r");
                 case '\t' -> out.append("\\t");
                 default -> {
-                    boolean pairedHigh = Character.isHighSurrogate(c) && i + 1 < text.length()
+                    boolean pairedHigh = Character.isHighSurrogate(c)
+                            && i + 1 < text.length()
                             && Character.isLowSurrogate(text.charAt(i + 1));
-                    boolean pairedLow = Character.isLowSurrogate(c) && i > 0 && Character.isHighSurrogate(text.charAt(i - 1));
-                    if (Character.isISOControl(c) || c == '\u2028' || c == '\u2029'
+                    boolean pairedLow =
+                            Character.isLowSurrogate(c) && i > 0 && Character.isHighSurrogate(text.charAt(i - 1));
+                    if (Character.isISOControl(c)
+                            || c == '\u2028'
+                            || c == '\u2029'
                             || (Character.isSurrogate(c) && !pairedHigh && !pairedLow)) {
                         out.append(String.format("\\u%04x", (int) c));
                     } else {

@@ -47,6 +47,7 @@ public final class MessageReader {
 
     /** Messages examined at most for one page of a search by a status in flight (each is folded). */
     static final int IN_FLIGHT_SCAN_MAX = 2_000;
+
     private static final int SCAN_CHUNK = 250;
 
     private final DSLContext dsl;
@@ -75,8 +76,7 @@ public final class MessageReader {
     }
 
     /** Messages and which of some publications are recorded (committed): the send worker's claim read, one round trip. */
-    public record Found(Map<UUID, MessageDetails> messages, java.util.Set<Long> recordedPublications) {
-    }
+    public record Found(Map<UUID, MessageDetails> messages, java.util.Set<Long> recordedPublications) {}
 
     /** As {@link #findMany(Collection)}, and which of {@code publications} are recorded, in the same round trip. */
     public Found findMany(Collection<UUID> ids, Collection<Long> publications) {
@@ -102,11 +102,19 @@ public final class MessageReader {
                             if (row != null) {
                                 found.put(row.id(), details(row, rows));
                             }
-                            row = new MessageRow(id, rs.getString(2), rs.getString(3), rs.getString(4), rs.getString(5),
-                                    rs.getString(6), rs.getObject(7, OffsetDateTime.class).toInstant(),
-                                    rs.getString(9 + LogRows.COUNT), instant(rs.getObject(10 + LogRows.COUNT, OffsetDateTime.class)),
+                            row = new MessageRow(
+                                    id,
+                                    rs.getString(2),
+                                    rs.getString(3),
+                                    rs.getString(4),
+                                    rs.getString(5),
+                                    rs.getString(6),
+                                    rs.getObject(7, OffsetDateTime.class).toInstant(),
+                                    rs.getString(9 + LogRows.COUNT),
+                                    instant(rs.getObject(10 + LogRows.COUNT, OffsetDateTime.class)),
                                     instant(rs.getObject(11 + LogRows.COUNT, OffsetDateTime.class)),
-                                    rs.getShort(12 + LogRows.COUNT), rs.getBoolean(13 + LogRows.COUNT));
+                                    rs.getShort(12 + LogRows.COUNT),
+                                    rs.getBoolean(13 + LogRows.COUNT));
                             rows = new ArrayList<>();
                         }
                         if (first) {
@@ -135,8 +143,8 @@ public final class MessageReader {
     }
 
     private MessageDetails details(MessageRow row, List<LoggedRow> rows) {
-        List<StoredEvent> history = events.histories().assemble(row.id(), row.tenant(), row.gateway(), row.acceptedAt(),
-                row.sendAt(), rows);
+        List<StoredEvent> history = events.histories()
+                .assemble(row.id(), row.tenant(), row.gateway(), row.acceptedAt(), row.sendAt(), rows);
         return new MessageDetails(row, history, MessageFold.fold(history));
     }
 
@@ -174,8 +182,12 @@ public final class MessageReader {
     }
 
     private SearchResult byMessages(SearchQuery q) {
-        List<UUID> ids = dsl.select(MESSAGES.ID).from(MESSAGES).where(messageFilters(q, q.before()))
-                .orderBy(MESSAGES.ID.desc()).limit(q.limit() + 1).fetch(MESSAGES.ID);
+        List<UUID> ids = dsl.select(MESSAGES.ID)
+                .from(MESSAGES)
+                .where(messageFilters(q, q.before()))
+                .orderBy(MESSAGES.ID.desc())
+                .limit(q.limit() + 1)
+                .fetch(MESSAGES.ID);
         return page(ids, findMany(ids), q.limit(), null);
     }
 
@@ -238,7 +250,8 @@ public final class MessageReader {
         String from = "message_events e" + (join ? " JOIN messages m ON m.id = e.message_id" : "");
         String sql;
         if (q.tenant() != null) {
-            sql = "SELECT e.message_id FROM " + from + " WHERE e.tenant = ? AND " + where + " ORDER BY e.message_id DESC LIMIT " + limit;
+            sql = "SELECT e.message_id FROM " + from + " WHERE e.tenant = ? AND " + where
+                    + " ORDER BY e.message_id DESC LIMIT " + limit;
             args.addFirst(q.tenant());
         } else {
             // Every tenant: the index leads with the tenant, so walk its tenants (a loose index scan) and merge their
@@ -269,8 +282,12 @@ public final class MessageReader {
         UUID before = q.before();
         int examined = 0;
         while (examined < IN_FLIGHT_SCAN_MAX) {
-            List<UUID> ids = dsl.select(MESSAGES.ID).from(MESSAGES).where(messageFilters(q, before))
-                    .orderBy(MESSAGES.ID.desc()).limit(SCAN_CHUNK).fetch(MESSAGES.ID);
+            List<UUID> ids = dsl.select(MESSAGES.ID)
+                    .from(MESSAGES)
+                    .where(messageFilters(q, before))
+                    .orderBy(MESSAGES.ID.desc())
+                    .limit(SCAN_CHUNK)
+                    .fetch(MESSAGES.ID);
             if (ids.isEmpty()) {
                 return new SearchResult(items, null);
             }

@@ -11,6 +11,16 @@ import java.util.UUID;
  * {@code gateway}: the gateway it was accepted for; a failover may have moved it since (its state's gateway says where
  * it is now). {@code routed}: a route with more gateways chose it, so it may fail over along that route (issue 29).
  */
-public record MessageRow(UUID id, String tenant, String recipient, String reference, String gateway, String body,
-                         Instant acceptedAt, String sender, Instant validUntil, Instant sendAt, short shard, boolean routed) {
-}
+public record MessageRow(
+        UUID id,
+        String tenant,
+        String recipient,
+        String reference,
+        String gateway,
+        String body,
+        Instant acceptedAt,
+        String sender,
+        Instant validUntil,
+        Instant sendAt,
+        short shard,
+        boolean routed) {}

@@ -14,14 +14,15 @@ import java.util.concurrent.TimeUnit;
 public final class Metrics {
     public static final int WINDOW_SECONDS = 60;
 
-    private Metrics() {
-    }
+    private Metrics() {}
 
     public static Timer timer(MetricRegistry registry, String name) {
-        return registry.timer(name, () -> new Timer(new SlidingTimeWindowArrayReservoir(WINDOW_SECONDS, TimeUnit.SECONDS)));
+        return registry.timer(
+                name, () -> new Timer(new SlidingTimeWindowArrayReservoir(WINDOW_SECONDS, TimeUnit.SECONDS)));
     }
 
     public static Histogram histogram(MetricRegistry registry, String name) {
-        return registry.histogram(name, () -> new Histogram(new SlidingTimeWindowArrayReservoir(WINDOW_SECONDS, TimeUnit.SECONDS)));
+        return registry.histogram(
+                name, () -> new Histogram(new SlidingTimeWindowArrayReservoir(WINDOW_SECONDS, TimeUnit.SECONDS)));
     }
 }

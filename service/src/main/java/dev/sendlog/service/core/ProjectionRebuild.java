@@ -28,8 +28,7 @@ public final class ProjectionRebuild {
     private static final Logger LOG = LoggerFactory.getLogger(ProjectionRebuild.class);
     private static final int BATCH = 500;
 
-    private ProjectionRebuild() {
-    }
+    private ProjectionRebuild() {}
 
     /** Returns how many rows' marks were corrected. */
     public static long rebuild(DSLContext dsl, MessageReader reader) {
@@ -37,8 +36,12 @@ public final class ProjectionRebuild {
         long messages = 0;
         UUID after = new UUID(0, 0);
         while (true) {
-            List<UUID> ids = dsl.select(MESSAGES.ID).from(MESSAGES).where(MESSAGES.ID.gt(after)).orderBy(MESSAGES.ID)
-                    .limit(BATCH).fetch(MESSAGES.ID);
+            List<UUID> ids = dsl.select(MESSAGES.ID)
+                    .from(MESSAGES)
+                    .where(MESSAGES.ID.gt(after))
+                    .orderBy(MESSAGES.ID)
+                    .limit(BATCH)
+                    .fetch(MESSAGES.ID);
             if (ids.isEmpty()) {
                 LOG.info("final index rebuilt messages={} rows_corrected={}", messages, corrected);
                 return corrected;
@@ -56,8 +59,12 @@ public final class ProjectionRebuild {
                 for (int seq : union(want, have)) {
                     if (!Objects.equals(want.get(seq), have.get(seq))) {
                         FinalStatus s = want.get(seq);
-                        corrected += dsl.execute("UPDATE message_events SET status = ?, tenant = ? WHERE message_id = ? AND seq = ?",
-                                s == null ? null : s.code(), s == null ? null : d.row().tenant(), id, seq);
+                        corrected += dsl.execute(
+                                "UPDATE message_events SET status = ?, tenant = ? WHERE message_id = ? AND seq = ?",
+                                s == null ? null : s.code(),
+                                s == null ? null : d.row().tenant(),
+                                id,
+                                seq);
                     }
                 }
             }
@@ -72,7 +79,8 @@ public final class ProjectionRebuild {
         for (StoredEvent e : history) {
             if (state == null) {
                 state = MessageFold.fold(List.of(e));
-                if (e.event() instanceof dev.sendlog.events.Compacted && state.status().isFinal()) {
+                if (e.event() instanceof dev.sendlog.events.Compacted
+                        && state.status().isFinal()) {
                     marks.put(e.seq(), FinalStatus.ofName(state.status().name()));
                 }
                 continue;
@@ -86,7 +94,8 @@ public final class ProjectionRebuild {
 
     private static Map<UUID, Map<Integer, FinalStatus>> storedMarks(DSLContext dsl, List<UUID> ids) {
         Map<UUID, Map<Integer, FinalStatus>> marks = new HashMap<>();
-        dsl.resultQuery("SELECT message_id, seq, status FROM message_events WHERE message_id = ANY(?) AND status IS NOT NULL",
+        dsl.resultQuery(
+                        "SELECT message_id, seq, status FROM message_events WHERE message_id = ANY(?) AND status IS NOT NULL",
                         (Object) ids.toArray(UUID[]::new))
                 .forEach(r -> marks.computeIfAbsent(r.get(0, UUID.class), k -> new HashMap<>())
                         .put(r.get(1, Integer.class), FinalStatus.ofCode(r.get(2, Short.class))));

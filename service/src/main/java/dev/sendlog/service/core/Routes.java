@@ -65,7 +65,10 @@ public final class Routes {
                 continue;
             }
             List<String> route = route(tenant, d.to());
-            out.add(route == null ? d.withGateway(defaultGateway, false) : d.withGateway(route.getFirst(), route.size() > 1));
+            out.add(
+                    route == null
+                            ? d.withGateway(defaultGateway, false)
+                            : d.withGateway(route.getFirst(), route.size() > 1));
         }
         return out;
     }

@@ -8,5 +8,4 @@ import java.util.UUID;
  * A page may hold fewer items than the limit and still have a next one: a search by a status in flight examines a
  * bounded number of messages per page.
  */
-public record SearchResult(List<MessageDetails> items, UUID next) {
-}
+public record SearchResult(List<MessageDetails> items, UUID next) {}

@@ -23,8 +23,7 @@ public final class Segments {
             + "¡ABCDEFGHIJKLMNOPQRSTUVWXYZÄÖÑÜ§¿abcdefghijklmnopqrstuvwxyzäöñüà";
     private static final String GSM_EXTENDED = "^{}\\[~]|€\f";
 
-    private Segments() {
-    }
+    private Segments() {}
 
     /** The number of segments {@code body} is sent (and charged) as. */
     public static int of(String body) {

@@ -16,16 +16,20 @@ public final class SenderIds {
     private static final Pattern INTERNATIONAL = Pattern.compile("\\+[1-9][0-9]{6,14}");
     private static final Pattern SHORT_CODE = Pattern.compile("[0-9]{3,8}");
 
-    private SenderIds() {
-    }
+    private SenderIds() {}
 
     public static boolean isValid(String from) {
-        return ALPHANUMERIC.matcher(from).matches() || INTERNATIONAL.matcher(from).matches()
+        return ALPHANUMERIC.matcher(from).matches()
+                || INTERNATIONAL.matcher(from).matches()
                 || SHORT_CODE.matcher(from).matches();
     }
 
     /** The kind of a valid sender id: what the number plan of an SMPP source address follows from. */
-    public enum Kind { ALPHANUMERIC, INTERNATIONAL, SHORT_CODE }
+    public enum Kind {
+        ALPHANUMERIC,
+        INTERNATIONAL,
+        SHORT_CODE
+    }
 
     public static Kind kindOf(String from) {
         if (INTERNATIONAL.matcher(from).matches()) {

@@ -15,8 +15,7 @@ import java.util.Set;
  * with a default sender that is not a valid sender id, or not in its own tenant's list, does not start.
  */
 public final class SenderPolicy {
-    private record Tenant(String defaultSender, Set<String> allowed) {
-    }
+    private record Tenant(String defaultSender, Set<String> allowed) {}
 
     private final Map<String, Tenant> tenants;
 
@@ -32,7 +31,8 @@ public final class SenderPolicy {
             if (t.defaultSender != null && !SenderIds.isValid(t.defaultSender)) {
                 problems.add("tenants." + name + ".defaultSender: '" + t.defaultSender + "' " + SenderIds.RULE);
             } else if (t.defaultSender != null && !t.senders.isEmpty() && !t.senders.contains(t.defaultSender)) {
-                problems.add("tenants." + name + ".defaultSender: '" + t.defaultSender + "' is not in its senders list");
+                problems.add(
+                        "tenants." + name + ".defaultSender: '" + t.defaultSender + "' is not in its senders list");
             }
             built.put(name, new Tenant(t.defaultSender, Set.copyOf(t.senders)));
         });
@@ -54,14 +54,16 @@ public final class SenderPolicy {
             MessageDraft d = drafts.get(i);
             String from = d.from() != null ? d.from() : t.defaultSender();
             if (d.from() != null && !t.allowed().isEmpty() && !t.allowed().contains(d.from())) {
-                errors.add(new FieldError((batch ? "messages[" + i + "]." : "") + "from",
-                        "is not one of this tenant's sender ids: " + t.allowed().stream().sorted().toList()));
+                errors.add(new FieldError(
+                        (batch ? "messages[" + i + "]." : "") + "from",
+                        "is not one of this tenant's sender ids: "
+                                + t.allowed().stream().sorted().toList()));
             }
             out.add(from == d.from() ? d : d.withFrom(from));
         }
         if (!errors.isEmpty()) {
-            throw ApiProblem.badRequest(batch ? "the batch is invalid; nothing was accepted" : "the message is invalid",
-                    errors);
+            throw ApiProblem.badRequest(
+                    batch ? "the batch is invalid; nothing was accepted" : "the message is invalid", errors);
         }
         return out;
     }

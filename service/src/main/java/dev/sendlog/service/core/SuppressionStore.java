@@ -23,24 +23,24 @@ import org.jooq.impl.DSL;
 public final class SuppressionStore {
     /** The LISTEN/NOTIFY channel a change is announced on; the payload is the change's id. */
     public static final String CHANNEL = "sendlog_suppressions";
+
     public static final String ADD = "ADD";
     public static final String REMOVE = "REMOVE";
     private static final SuppressionChanges T = SUPPRESSION_CHANGES;
 
     /** A listed recipient: why, since when and by whom (its latest change). */
-    public record Entry(String recipient, String reason, Instant since, String actor) {
-    }
+    public record Entry(String recipient, String reason, Instant since, String actor) {}
 
     /** One recorded change. {@code reason} may be null on a REMOVE. */
-    public record Change(long id, String tenant, String recipient, String action, String reason, String actor, Instant at) {
+    public record Change(
+            long id, String tenant, String recipient, String action, String reason, String actor, Instant at) {
         public boolean adds() {
             return ADD.equals(action);
         }
     }
 
     /** What a PUT did: the entry as listed now, and whether this call added it (false: it was already listed). */
-    public record Added(Entry entry, boolean added) {
-    }
+    public record Added(Entry entry, boolean added) {}
 
     private final DSLContext dsl;
     private final InstantSource clock;
@@ -99,14 +99,22 @@ public final class SuppressionStore {
                 .where(latest.field(T.ACTION).eq(ADD))
                 .orderBy(latest.field(T.RECIPIENT))
                 .limit(limit)
-                .fetch(r -> entry(change(r, latest.field(T.ID), latest.field(T.TENANT), latest.field(T.RECIPIENT),
-                        latest.field(T.ACTION), latest.field(T.REASON), latest.field(T.ACTOR), latest.field(T.AT))));
+                .fetch(r -> entry(change(
+                        r,
+                        latest.field(T.ID),
+                        latest.field(T.TENANT),
+                        latest.field(T.RECIPIENT),
+                        latest.field(T.ACTION),
+                        latest.field(T.REASON),
+                        latest.field(T.ACTOR),
+                        latest.field(T.AT))));
     }
 
     /** Up to {@code limit} changes of one recipient of {@code tenant}, newest first, older than {@code beforeId} if given. */
     public List<Change> history(String tenant, String recipient, Long beforeId, int limit) {
         return dsl.selectFrom(T)
-                .where(T.TENANT.eq(tenant)).and(T.RECIPIENT.eq(recipient))
+                .where(T.TENANT.eq(tenant))
+                .and(T.RECIPIENT.eq(recipient))
                 .and(beforeId == null ? DSL.noCondition() : T.ID.lt(beforeId))
                 .orderBy(T.ID.desc())
                 .limit(limit)
@@ -115,7 +123,10 @@ public final class SuppressionStore {
 
     /** Up to {@code limit} changes of every tenant after change {@code afterId}, in id order (a cache catching up). */
     public List<Change> changesAfter(long afterId, int limit) {
-        return dsl.selectFrom(T).where(T.ID.gt(afterId)).orderBy(T.ID).limit(limit)
+        return dsl.selectFrom(T)
+                .where(T.ID.gt(afterId))
+                .orderBy(T.ID)
+                .limit(limit)
                 .fetch(r -> change(r, T.ID, T.TENANT, T.RECIPIENT, T.ACTION, T.REASON, T.ACTOR, T.AT));
     }
 
@@ -143,7 +154,8 @@ public final class SuppressionStore {
 
     private static Optional<Change> latest(DSLContext ctx, String tenant, String recipient) {
         return ctx.selectFrom(T)
-                .where(T.TENANT.eq(tenant)).and(T.RECIPIENT.eq(recipient))
+                .where(T.TENANT.eq(tenant))
+                .and(T.RECIPIENT.eq(recipient))
                 .orderBy(T.ID.desc())
                 .limit(1)
                 .fetchOptional(r -> change(r, T.ID, T.TENANT, T.RECIPIENT, T.ACTION, T.REASON, T.ACTOR, T.AT));
@@ -165,9 +177,16 @@ public final class SuppressionStore {
         return new Entry(c.recipient(), c.reason(), c.at(), c.actor());
     }
 
-    private static Change change(Record r, org.jooq.Field<Long> id, org.jooq.Field<String> tenant,
-                                 org.jooq.Field<String> recipient, org.jooq.Field<String> action,
-                                 org.jooq.Field<String> reason, org.jooq.Field<String> actor, org.jooq.Field<Instant> at) {
-        return new Change(r.get(id), r.get(tenant), r.get(recipient), r.get(action), r.get(reason), r.get(actor), r.get(at));
+    private static Change change(
+            Record r,
+            org.jooq.Field<Long> id,
+            org.jooq.Field<String> tenant,
+            org.jooq.Field<String> recipient,
+            org.jooq.Field<String> action,
+            org.jooq.Field<String> reason,
+            org.jooq.Field<String> actor,
+            org.jooq.Field<Instant> at) {
+        return new Change(
+                r.get(id), r.get(tenant), r.get(recipient), r.get(action), r.get(reason), r.get(actor), r.get(at));
     }
 }

@@ -3,5 +3,4 @@ package dev.sendlog.service.db;
 import java.util.UUID;
 
 /** Identifies one appended event. */
-public record AppendKey(UUID messageId, int seq) {
-}
+public record AppendKey(UUID messageId, int seq) {}

@@ -11,7 +11,6 @@ import dev.sendlog.log.LogRows;
 import dev.sendlog.log.LoggedRow;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
@@ -57,8 +56,8 @@ public final class EventStore {
      * message's status to one its tenant's registration asks for: one round trip, one transaction, so an event and the
      * delivery it owes commit together or not at all. Used only for a batch in which some event changes a status.
      */
-    private static final String APPEND_WITH_WEBHOOKS_SQL = "WITH t AS MATERIALIZED (SELECT * FROM " + UNNEST + "),\n"
-            + """
+    private static final String APPEND_WITH_WEBHOOKS_SQL =
+            "WITH t AS MATERIALIZED (SELECT * FROM " + UNNEST + "),\n" + """
             owed AS (INSERT INTO webhook_deliveries (message_id, seq, tenant, status, event_at, owed_since, due_at,
                                                      provider_status, error_code)
                      SELECT t.m, t.s, t.wt, t.ws, t.at::timestamptz, t.at::timestamptz, t.at::timestamptz, t.wp, t.we
@@ -70,8 +69,8 @@ public final class EventStore {
             SELECT k.m, k.s FROM unnest(?::uuid[], ?::int4[]) AS k(m, s)
             WHERE EXISTS (SELECT 1 FROM message_events e WHERE e.message_id = k.m AND e.seq = k.s)""";
 
-    private static final String READ_SQL = "SELECT " + LogRows.COLUMNS + " FROM message_events e " + LogRows.JOIN_PUBLICATION
-            + " WHERE e.message_id = ANY(?) ORDER BY e.message_id, e.seq";
+    private static final String READ_SQL = "SELECT " + LogRows.COLUMNS + " FROM message_events e "
+            + LogRows.JOIN_PUBLICATION + " WHERE e.message_id = ANY(?) ORDER BY e.message_id, e.seq";
 
     private final Histories histories;
     private final Actors actors;
@@ -253,7 +252,9 @@ public final class EventStore {
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
                         LoggedRow row = LogRows.read(rs, 1, actors);
-                        byMessage.computeIfAbsent(row.messageId(), k -> new ArrayList<>()).add(row);
+                        byMessage
+                                .computeIfAbsent(row.messageId(), k -> new ArrayList<>())
+                                .add(row);
                     }
                 }
             }
@@ -269,5 +270,4 @@ public final class EventStore {
         }
         return events;
     }
-
 }

@@ -31,7 +31,10 @@ public final class LocalInfrastructure implements Managed, AutoCloseable {
             } else {
                 PostgresHandle handle = LocalServices.postgres(Path.of(config.localStateDir));
                 startedHere.add(handle);
-                database = new DatabaseTarget(handle.jdbcUrl(), handle.endpoint().user(), handle.endpoint().password());
+                database = new DatabaseTarget(
+                        handle.jdbcUrl(),
+                        handle.endpoint().user(),
+                        handle.endpoint().password());
             }
         }
         return database;

@@ -20,8 +20,17 @@ import java.util.UUID;
  * @param statusAfter the status this event moves the message to, when it changes it (null otherwise): a status webhook
  *                    delivery is owed for it, in the same statement, if the tenant's registration asks for that status
  */
-public record NewEvent(UUID messageId, int seq, short shard, String actor, Instant at, MessageEvent event,
-                       Long publication, FinalStatus finalStatus, String tenant, MessageStatus statusAfter) {
+public record NewEvent(
+        UUID messageId,
+        int seq,
+        short shard,
+        String actor,
+        Instant at,
+        MessageEvent event,
+        Long publication,
+        FinalStatus finalStatus,
+        String tenant,
+        MessageStatus statusAfter) {
     public NewEvent {
         Objects.requireNonNull(messageId, "messageId");
         Objects.requireNonNull(event, "event");

@@ -18,7 +18,8 @@ import javax.sql.DataSource;
  */
 public final class PoolBudget {
     /** The lines of the budget, for the log and the error. */
-    public record Budget(List<String> lines, int databaseConnections, int maxConnections, int reserved, int inUseByOthers) {
+    public record Budget(
+            List<String> lines, int databaseConnections, int maxConnections, int reserved, int inUseByOthers) {
         /** This process's pools fit in max_connections less the reserve (on paper, whatever else is connected now). */
         public boolean fits() {
             return databaseConnections <= maxConnections - reserved;
@@ -31,32 +32,34 @@ public final class PoolBudget {
 
         public String describe() {
             return String.join("; ", lines) + " => database total " + databaseConnections + " of max_connections "
-                    + maxConnections + " less " + reserved + " reserved (other sessions hold " + inUseByOthers + " now)";
+                    + maxConnections + " less " + reserved + " reserved (other sessions hold " + inUseByOthers
+                    + " now)";
         }
     }
 
-    private PoolBudget() {
-    }
+    private PoolBudget() {}
 
     public static Budget compute(SendlogConfiguration config, DataSource probe) throws SQLException {
         int max;
         int others;
-        try (Connection c = probe.getConnection(); Statement st = c.createStatement()) {
+        try (Connection c = probe.getConnection();
+                Statement st = c.createStatement()) {
             try (ResultSet rs = st.executeQuery("SHOW max_connections")) {
                 rs.next();
                 max = Integer.parseInt(rs.getString(1));
             }
             // Sessions of other sendlog processes of this database are counted too: they are the same budget.
-            try (ResultSet rs = st.executeQuery("SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend' "
-                    + "AND pid <> pg_backend_pid()")) {
+            try (ResultSet rs =
+                    st.executeQuery("SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend' "
+                            + "AND pid <> pg_backend_pid()")) {
                 rs.next();
                 others = rs.getInt(1);
             }
         }
         DatabaseSettingsView d = new DatabaseSettingsView(config);
         List<String> lines = new ArrayList<>();
-        lines.add("db pools api " + d.api + " + pipeline " + d.pipeline + " + callbacks " + d.callbacks + " + maintenance "
-                + d.maintenance + " + webhooks " + d.webhooks + " + migration/probe 1");
+        lines.add("db pools api " + d.api + " + pipeline " + d.pipeline + " + callbacks " + d.callbacks
+                + " + maintenance " + d.maintenance + " + webhooks " + d.webhooks + " + migration/probe 1");
         int redis = 0;
         if (config.components.contains(Components.POLLER) || config.components.contains(Components.SEND_WORKER)) {
             redis += 4 + 3; // and the high lane's stream: publish, read, acknowledge
@@ -81,7 +84,8 @@ public final class PoolBudget {
             listeners += 1;
             lines.add("high work listener 1 (LISTEN, outside the pools)");
         }
-        lines.add("webhook deliveries " + config.webhooks.concurrency + " in flight, " + config.webhooks.perEndpointConcurrency
+        lines.add("webhook deliveries " + config.webhooks.concurrency + " in flight, "
+                + config.webhooks.perEndpointConcurrency
                 + " per endpoint (webhooks pool, held only for short statements)");
         int total = d.api + d.pipeline + d.callbacks + d.maintenance + d.webhooks + 1 + listeners;
         return new Budget(lines, total, max, config.database.reservedConnections, others);
@@ -90,7 +94,11 @@ public final class PoolBudget {
     /** The pool sizes this process opens (every role's pool is opened whatever the components, so all count). */
     private record DatabaseSettingsView(int api, int pipeline, int callbacks, int maintenance, int webhooks) {
         DatabaseSettingsView(SendlogConfiguration c) {
-            this(c.database.pools.api, c.database.pools.pipeline, c.database.pools.callbacks, c.database.pools.maintenance,
+            this(
+                    c.database.pools.api,
+                    c.database.pools.pipeline,
+                    c.database.pools.callbacks,
+                    c.database.pools.maintenance,
                     c.database.pools.webhooks);
         }
     }

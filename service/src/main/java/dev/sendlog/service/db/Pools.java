@@ -38,7 +38,8 @@ public final class Pools implements AutoCloseable {
             config.addDataSourceProperty("ApplicationName", "sendlog-" + instance + "-" + role.key());
             // Explicit, so that ReadCommittedConnections can answer jOOQ's question for the isolation level itself.
             config.setTransactionIsolation("TRANSACTION_READ_COMMITTED");
-            config.setConnectionInitSql("SET idle_in_transaction_session_timeout = " + settings.idleInTransactionTimeoutMs);
+            config.setConnectionInitSql(
+                    "SET idle_in_transaction_session_timeout = " + settings.idleInTransactionTimeoutMs);
             HikariDataSource ds = new HikariDataSource(config);
             pools.put(role, ds);
             contexts.put(role, DSL.using(new ReadCommittedConnections(ds), SQLDialect.POSTGRES, jooqSettings()));

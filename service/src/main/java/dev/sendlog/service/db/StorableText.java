@@ -7,8 +7,7 @@ package dev.sendlog.service.db;
  * instead of failing in the database or being stored changed.
  */
 public final class StorableText {
-    private StorableText() {
-    }
+    private StorableText() {}
 
     /** Why PostgreSQL could not store (or compare) the text verbatim, or null when it can. */
     public static String problem(String text) {

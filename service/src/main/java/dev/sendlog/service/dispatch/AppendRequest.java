@@ -13,8 +13,9 @@ import java.util.concurrent.CompletableFuture;
  * for an event that sets a deadline before its publication's next check, the wake that brings the check forward. The
  * future yields the events that won their seq, or fails when nothing was written.
  */
-public record AppendRequest(List<NewEvent> events, Charge charge, PublicationWake wake,
-                            CompletableFuture<Set<AppendKey>> result) implements GroupCommit.Item {
+public record AppendRequest(
+        List<NewEvent> events, Charge charge, PublicationWake wake, CompletableFuture<Set<AppendKey>> result)
+        implements GroupCommit.Item {
 
     public AppendRequest(List<NewEvent> events, Charge charge, PublicationWake wake) {
         this(List.copyOf(events), charge, wake, new CompletableFuture<>());

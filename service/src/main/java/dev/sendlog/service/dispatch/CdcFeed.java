@@ -97,8 +97,15 @@ public final class CdcFeed {
     private volatile boolean holding;
     private volatile Connection connection;
 
-    public CdcFeed(DatabaseTarget target, DSLContext dsl, FeedSlot slot, WorkPublisher publisher,
-                   PipelineSettings.CdcSettings settings, String actor, Duration leaseTtl, MetricRegistry metrics) {
+    public CdcFeed(
+            DatabaseTarget target,
+            DSLContext dsl,
+            FeedSlot slot,
+            WorkPublisher publisher,
+            PipelineSettings.CdcSettings settings,
+            String actor,
+            Duration leaseTtl,
+            MetricRegistry metrics) {
         this.target = target;
         this.dsl = dsl;
         this.slot = slot;
@@ -134,8 +141,10 @@ public final class CdcFeed {
                     pause(leaseTtl.toMillis() / 3);
                     continue;
                 }
-                LOG.warn("cdc feed failed; reconnecting in {} ms (the slot replays from its confirmed position): {}",
-                        failurePauseMs, e.toString());
+                LOG.warn(
+                        "cdc feed failed; reconnecting in {} ms (the slot replays from its confirmed position): {}",
+                        failurePauseMs,
+                        e.toString());
                 pause(failurePauseMs);
                 failurePauseMs = Math.min(5_000, failurePauseMs * 2);
             } finally {
@@ -157,8 +166,12 @@ public final class CdcFeed {
         if (!slot.exists()) {
             slot.markNotCaughtUp();
             try {
-                pg.getReplicationAPI().createReplicationSlot().logical().withSlotName(slot.name())
-                        .withOutputPlugin("pgoutput").make();
+                pg.getReplicationAPI()
+                        .createReplicationSlot()
+                        .logical()
+                        .withSlotName(slot.name())
+                        .withOutputPlugin("pgoutput")
+                        .make();
                 LOG.info("created replication slot {}", slot.name());
             } catch (PSQLException e) {
                 if (!DUPLICATE_OBJECT.equals(e.getSQLState())) {
@@ -166,7 +179,9 @@ public final class CdcFeed {
                 }
             }
         }
-        PGReplicationStream stream = pg.getReplicationAPI().replicationStream().logical()
+        PGReplicationStream stream = pg.getReplicationAPI()
+                .replicationStream()
+                .logical()
                 .withSlotName(slot.name())
                 .withSlotOption("proto_version", 1)
                 .withSlotOption("publication_names", slot.publication())
@@ -221,13 +236,14 @@ public final class CdcFeed {
                         publish(running, stream, rows, epoch, lastCommitEnd);
                     }
                 }
-                case PgOutput.Ignored ignored -> { }
+                case PgOutput.Ignored ignored -> {}
             }
         }
     }
 
-    private void publish(BooleanSupplier running, PGReplicationStream stream, List<TailRow> rows, long epoch,
-                         LogSequenceNumber upTo) throws SQLException {
+    private void publish(
+            BooleanSupplier running, PGReplicationStream stream, List<TailRow> rows, long epoch, LogSequenceNumber upTo)
+            throws SQLException {
         while (publisher.streamFull(Priority.NORMAL) && running.getAsBoolean()) {
             stream.forceUpdateStatus(); // keeps the server from timing the connection out while workers catch up
             pause(200);
@@ -249,7 +265,7 @@ public final class CdcFeed {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (true) {
             try {
-                publisher.publish(rows, shard -> epoch, tx -> { });
+                publisher.publish(rows, shard -> epoch, tx -> {});
                 return;
             } catch (WorkPublisher.NotVisibleYet e) {
                 notVisibleYet.inc();
@@ -287,33 +303,49 @@ public final class CdcFeed {
                 pause(200);
             }
             List<TailRow> page = new ArrayList<>();
-            dsl.resultQuery(OWED_WORK_SQL, afterId, afterSeq, (int) Math.min(CATCH_UP_PAGE, room)).forEach(r -> page.add(new TailRow(
-                    r.get(0, Short.class), r.get(1, UUID.class), r.get(2, Integer.class),
-                    new TailCursor(r.get(3, Long.class), r.get(4, Long.class)), r.get(5, Integer.class),
-                    r.get(6, OffsetDateTime.class).toInstant())));
+            dsl.resultQuery(OWED_WORK_SQL, afterId, afterSeq, (int) Math.min(CATCH_UP_PAGE, room))
+                    .forEach(r -> page.add(new TailRow(
+                            r.get(0, Short.class),
+                            r.get(1, UUID.class),
+                            r.get(2, Integer.class),
+                            new TailCursor(r.get(3, Long.class), r.get(4, Long.class)),
+                            r.get(5, Integer.class),
+                            r.get(6, OffsetDateTime.class).toInstant())));
             if (page.isEmpty()) {
                 break;
             }
-            total += publisher.publish(page, shard -> epoch, tx -> { });
+            total += publisher.publish(page, shard -> epoch, tx -> {});
             stream.forceUpdateStatus();
             afterId = page.getLast().messageId();
             afterSeq = page.getLast().seq();
         }
         caughtUp.inc(total);
-        LOG.info("cdc feed caught up slot={}: published {} work events committed before the slot existed", slot.name(), total);
+        LOG.info(
+                "cdc feed caught up slot={}: published {} work events committed before the slot existed",
+                slot.name(),
+                total);
         return true;
     }
 
     /** A new message: its row is its acceptance, the work of attempt 1 at seq 1. */
     private static TailRow acceptedRow(Map<String, String> v) {
-        return new TailRow(Short.parseShort(v.get("shard")), UUID.fromString(v.get("id")), 1,
-                new TailCursor(Long.parseLong(v.get("xid")), Long.parseLong(v.get("position"))), 1, timestamp(v.get("accepted_at")));
+        return new TailRow(
+                Short.parseShort(v.get("shard")),
+                UUID.fromString(v.get("id")),
+                1,
+                new TailCursor(Long.parseLong(v.get("xid")), Long.parseLong(v.get("position"))),
+                1,
+                timestamp(v.get("accepted_at")));
     }
 
     private static TailRow redrivenRow(Map<String, String> v) {
-        return new TailRow(Short.parseShort(v.get("shard")), UUID.fromString(v.get("message_id")),
-                Integer.parseInt(v.get("seq")), new TailCursor(Long.parseLong(v.get("xid")), Long.parseLong(v.get("position"))),
-                Integer.parseInt(v.get("attempt")), timestamp(v.get("at")));
+        return new TailRow(
+                Short.parseShort(v.get("shard")),
+                UUID.fromString(v.get("message_id")),
+                Integer.parseInt(v.get("seq")),
+                new TailCursor(Long.parseLong(v.get("xid")), Long.parseLong(v.get("position"))),
+                Integer.parseInt(v.get("attempt")),
+                timestamp(v.get("at")));
     }
 
     /** A timestamptz in PostgreSQL's text form ({@code 2026-11-30 16:05:01.123456+00}). */

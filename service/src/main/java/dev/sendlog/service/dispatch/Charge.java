@@ -8,5 +8,4 @@ import java.util.UUID;
  * {@link dev.sendlog.service.core.EffectKeys#charge}; the tenant, gateway and provider id are the message's and the
  * event's facts, not repeated here.
  */
-public record Charge(UUID messageId, int units, Instant at) {
-}
+public record Charge(UUID messageId, int units, Instant at) {}

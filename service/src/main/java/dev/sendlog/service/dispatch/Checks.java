@@ -27,9 +27,13 @@ public final class Checks {
         this.suppressed = suppressed;
         this.recipient = Pattern.compile(settings.recipientPattern);
         this.maxBodyChars = settings.maxBodyChars;
-        this.blockedExact = Set.copyOf(settings.blockedRecipients.stream().filter(b -> !b.endsWith("*")).toList());
-        this.blockedPrefixes = settings.blockedRecipients.stream().filter(b -> b.endsWith("*"))
-                .map(b -> b.substring(0, b.length() - 1)).toList();
+        this.blockedExact = Set.copyOf(settings.blockedRecipients.stream()
+                .filter(b -> !b.endsWith("*"))
+                .toList());
+        this.blockedPrefixes = settings.blockedRecipients.stream()
+                .filter(b -> b.endsWith("*"))
+                .map(b -> b.substring(0, b.length() - 1))
+                .toList();
         this.blockedTenants = Set.copyOf(settings.blockedTenants);
     }
 

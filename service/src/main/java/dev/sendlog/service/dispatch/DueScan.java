@@ -85,8 +85,10 @@ final class DueScan {
 
     private boolean inTransaction(DSLContext tx, Instant now) {
         Map<UUID, String> taken = new LinkedHashMap<>();
-        tx.resultQuery(TAKE_SQL, now.toString(), PER_ROUND).forEach(r ->
-                taken.put(r.get(1, UUID.class), r.get(0, OffsetDateTime.class).toInstant().toString()));
+        tx.resultQuery(TAKE_SQL, now.toString(), PER_ROUND)
+                .forEach(r -> taken.put(
+                        r.get(1, UUID.class),
+                        r.get(0, OffsetDateTime.class).toInstant().toString()));
         if (taken.isEmpty()) {
             return false;
         }
@@ -110,7 +112,8 @@ final class DueScan {
             if (fire.isEmpty()) {
                 continue; // not due by the fold (a clock between processes behind): the row stays for a later round
             }
-            NewEvent event = new NewEvent(id, s.nextSeq(), d.row().shard(), ACTOR, now, fire.get()).deciding(s, d.row().tenant());
+            NewEvent event = new NewEvent(id, s.nextSeq(), d.row().shard(), ACTOR, now, fire.get())
+                    .deciding(s, d.row().tenant());
             events.add(event);
             handled.add(id);
         }
@@ -126,8 +129,7 @@ final class DueScan {
                     expired.inc();
                     LOG.info("scheduled message expired before its time message_id={}", e.messageId());
                 }
-                default -> {
-                }
+                default -> {}
             }
         }
         return taken.size() == PER_ROUND;

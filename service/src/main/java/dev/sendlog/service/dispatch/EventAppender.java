@@ -45,6 +45,7 @@ public final class EventAppender implements Managed {
             SELECT k, u, a::timestamptz FROM unnest(?::uuid[], ?::int4[], ?::text[]) AS x(k, u, a)""";
     /** Only after a refused charge: keep the ones that are new, count the rest. */
     private static final String CHARGE_NEW_SQL = CHARGE_SQL + " ON CONFLICT (effect_key) DO NOTHING";
+
     private static final String WAKE_SQL = """
             UPDATE publications p SET check_at = w.at::timestamptz
             FROM unnest(?::int8[], ?::text[]) AS w(id, at)
@@ -78,7 +79,9 @@ public final class EventAppender implements Managed {
         try {
             return request.result().get(WAIT_MS, TimeUnit.MILLISECONDS);
         } catch (ExecutionException e) {
-            throw e.getCause() instanceof AppendFailedException a ? a : new AppendFailedException("append failed", e.getCause());
+            throw e.getCause() instanceof AppendFailedException a
+                    ? a
+                    : new AppendFailedException("append failed", e.getCause());
         } catch (TimeoutException e) {
             throw new AppendFailedException("the append did not commit within " + WAIT_MS + " ms", e);
         } catch (InterruptedException e) {
@@ -99,8 +102,8 @@ public final class EventAppender implements Managed {
             try {
                 Set<AppendKey> skip = Set.copyOf(lost);
                 boolean newOnly = chargeNewOnly;
-                Map<AppendRequest, Set<AppendKey>> results = dsl.transactionResult(cfg ->
-                        writeInTransaction(cfg.dsl(), batch, skip, newOnly));
+                Map<AppendRequest, Set<AppendKey>> results =
+                        dsl.transactionResult(cfg -> writeInTransaction(cfg.dsl(), batch, skip, newOnly));
                 results.forEach((r, keys) -> r.result().complete(keys));
                 return;
             } catch (RuntimeException e) {
@@ -116,14 +119,15 @@ public final class EventAppender implements Managed {
                     continue;
                 }
                 LOG.warn("append failed requests={} error=\"{}\"", batch.size(), e.toString());
-                batch.forEach(r -> r.result().completeExceptionally(new AppendFailedException("append failed: " + e, e)));
+                batch.forEach(
+                        r -> r.result().completeExceptionally(new AppendFailedException("append failed: " + e, e)));
                 return;
             }
         }
     }
 
-    private Map<AppendRequest, Set<AppendKey>> writeInTransaction(DSLContext tx, List<AppendRequest> batch, Set<AppendKey> lost,
-                                                                  boolean chargeNewOnly) {
+    private Map<AppendRequest, Set<AppendKey>> writeInTransaction(
+            DSLContext tx, List<AppendRequest> batch, Set<AppendKey> lost, boolean chargeNewOnly) {
         // Of two events for one seq in the group, the first wins: the second lost its race as if written after it.
         Set<AppendKey> taken = new HashSet<>(lost);
         List<NewEvent> all = new ArrayList<>();
@@ -206,7 +210,9 @@ public final class EventAppender implements Managed {
     /** A unique violation on the ledger's key: a charge that is already there. */
     private static boolean isLedgerConflict(Throwable t) {
         for (Throwable c = t; c != null; c = c.getCause()) {
-            if (c instanceof PSQLException p && UNIQUE_VIOLATION.equals(p.getSQLState()) && p.getServerErrorMessage() != null
+            if (c instanceof PSQLException p
+                    && UNIQUE_VIOLATION.equals(p.getSQLState())
+                    && p.getServerErrorMessage() != null
                     && String.valueOf(p.getServerErrorMessage().getConstraint()).startsWith("ledger")) {
                 return true;
             }

@@ -37,6 +37,7 @@ public final class Failover {
         final AtomicLong downUntil = new AtomicLong();
         /** System.nanoTime() when the current probe was let through; 0 when none is out. */
         final AtomicLong probingSince = new AtomicLong();
+
         final Counter failovers;
         final Counter markedDown;
 
@@ -56,8 +57,9 @@ public final class Failover {
     public Failover(Routes routes, Map<String, GatewaySettings> gateways, MetricRegistry metrics) {
         this.routes = routes;
         Map<String, Health> built = new HashMap<>();
-        gateways.forEach((name, g) -> built.put(name, new Health(name, g.downAfterFailures,
-                Duration.ofMillis(g.probeAfter.toMilliseconds()), metrics)));
+        gateways.forEach((name, g) -> built.put(
+                name,
+                new Health(name, g.downAfterFailures, Duration.ofMillis(g.probeAfter.toMilliseconds()), metrics)));
         this.health = Map.copyOf(built);
     }
 
@@ -120,7 +122,10 @@ public final class Failover {
             long until = System.nanoTime() + h.probeAfterNanos;
             if (h.downUntil.getAndSet(until == 0 ? 1 : until) == 0) {
                 h.markedDown.inc();
-                LOG.warn("gateway {} marked down after {} failed submits in a row; probed again in {} ms", gateway, run,
+                LOG.warn(
+                        "gateway {} marked down after {} failed submits in a row; probed again in {} ms",
+                        gateway,
+                        run,
                         h.probeAfterNanos / 1_000_000);
             }
         }

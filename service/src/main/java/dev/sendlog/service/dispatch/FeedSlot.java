@@ -51,18 +51,23 @@ public final class FeedSlot {
     public void prepare() {
         String walLevel = String.valueOf(dsl.fetchValue("SHOW wal_level"));
         if (!"logical".equals(walLevel)) {
-            throw new IllegalStateException("pipeline.feed is cdc, but this PostgreSQL runs with wal_level = " + walLevel
-                    + "; logical decoding needs wal_level = logical (set it in postgresql.conf and restart the server), "
-                    + "or set pipeline.feed: polling");
+            throw new IllegalStateException(
+                    "pipeline.feed is cdc, but this PostgreSQL runs with wal_level = " + walLevel
+                            + "; logical decoding needs wal_level = logical (set it in postgresql.conf and restart the server), "
+                            + "or set pipeline.feed: polling");
         }
         int slots = Integer.parseInt(String.valueOf(dsl.fetchValue("SHOW max_replication_slots")));
         if (slots < 1) {
-            throw new IllegalStateException("pipeline.feed is cdc, but max_replication_slots = 0 on this PostgreSQL; raise it");
+            throw new IllegalStateException(
+                    "pipeline.feed is cdc, but max_replication_slots = 0 on this PostgreSQL; raise it");
         }
         if (dsl.fetchExists(dsl.selectOne().from("pg_publication").where("pubname = ?", publication))) {
-            if (!dsl.fetchExists(dsl.selectOne().from("pg_publication_tables")
+            if (!dsl.fetchExists(dsl.selectOne()
+                    .from("pg_publication_tables")
                     .where("pubname = ? AND tablename = 'messages'", publication))) {
-                LOG.info("publication {} predates the lean log; it now names messages and the REDRIVEN rows", publication);
+                LOG.info(
+                        "publication {} predates the lean log; it now names messages and the REDRIVEN rows",
+                        publication);
                 alter();
             }
             return;
@@ -74,8 +79,10 @@ public final class FeedSlot {
                 throw e;
             }
             // Some servers refuse the row filter on this column; then every insert is sent and the feed filters.
-            LOG.warn("the server refused the publication's row filter ({}); publishing every insert into message_events, "
-                    + "the feed keeps the work events", e.getMessage());
+            LOG.warn(
+                    "the server refused the publication's row filter ({}); publishing every insert into message_events, "
+                            + "the feed keeps the work events",
+                    e.getMessage());
             create("");
         }
     }
@@ -111,18 +118,22 @@ public final class FeedSlot {
 
     /** Before the slot is (re)created: what was committed before it exists must be published once more. */
     public void markNotCaughtUp() {
-        dsl.execute("INSERT INTO feed_slots (slot_name) VALUES (?) "
-                + "ON CONFLICT (slot_name) DO UPDATE SET caught_up_at = NULL", slot);
+        dsl.execute(
+                "INSERT INTO feed_slots (slot_name) VALUES (?) "
+                        + "ON CONFLICT (slot_name) DO UPDATE SET caught_up_at = NULL",
+                slot);
     }
 
     /** A process took the slot: the next epoch, and whether the catch-up is still owed. */
-    public record Taken(long epoch, boolean caughtUp) {
-    }
+    public record Taken(long epoch, boolean caughtUp) {}
 
     public Taken take(String holder) {
-        Record r = dsl.fetchOne("INSERT INTO feed_slots (slot_name, epoch, holder, taken_at) VALUES (?, 1, ?, now()) "
-                + "ON CONFLICT (slot_name) DO UPDATE SET epoch = feed_slots.epoch + 1, holder = excluded.holder, "
-                + "taken_at = excluded.taken_at RETURNING epoch, caught_up_at", slot, holder);
+        Record r = dsl.fetchOne(
+                "INSERT INTO feed_slots (slot_name, epoch, holder, taken_at) VALUES (?, 1, ?, now()) "
+                        + "ON CONFLICT (slot_name) DO UPDATE SET epoch = feed_slots.epoch + 1, holder = excluded.holder, "
+                        + "taken_at = excluded.taken_at RETURNING epoch, caught_up_at",
+                slot,
+                holder);
         return new Taken(r.get(0, Long.class), r.get(1) != null);
     }
 
@@ -131,9 +142,15 @@ public final class FeedSlot {
     }
 
     /** The slot as the server sees it. */
-    public record State(boolean active, Integer activePid, String walStatus, long retainedWalBytes, long lagBytes,
-                        String holder, long epoch, Instant takenAt) {
-    }
+    public record State(
+            boolean active,
+            Integer activePid,
+            String walStatus,
+            long retainedWalBytes,
+            long lagBytes,
+            String holder,
+            long epoch,
+            Instant takenAt) {}
 
     public Optional<State> state() {
         Record r = dsl.fetchOne("""
@@ -146,8 +163,14 @@ public final class FeedSlot {
         if (r == null) {
             return Optional.empty();
         }
-        return Optional.of(new State(r.get(0, Boolean.class), r.get(1, Integer.class), r.get(2, String.class),
-                r.get(3, Long.class), r.get(4, Long.class), r.get(5, String.class), r.get(6, Long.class),
+        return Optional.of(new State(
+                r.get(0, Boolean.class),
+                r.get(1, Integer.class),
+                r.get(2, String.class),
+                r.get(3, Long.class),
+                r.get(4, Long.class),
+                r.get(5, String.class),
+                r.get(6, Long.class),
                 r.get(7, Instant.class)));
     }
 
@@ -163,8 +186,9 @@ public final class FeedSlot {
         }
         if (state.get().active()) {
             if (!force) {
-                throw new IllegalStateException("slot " + slot + " is being read by backend pid " + state.get().activePid()
-                        + " (" + state.get().holder() + "); stop that poller first, or pass --force");
+                throw new IllegalStateException("slot " + slot + " is being read by backend pid "
+                        + state.get().activePid() + " (" + state.get().holder()
+                        + "); stop that poller first, or pass --force");
             }
             dsl.fetch("SELECT pg_terminate_backend(?, 10000)", state.get().activePid());
         }

@@ -98,7 +98,8 @@ public final class HighWorkSignal implements Managed {
 
     private void run() {
         while (running) {
-            try (Connection c = listenSource.getConnection(); Statement st = c.createStatement()) {
+            try (Connection c = listenSource.getConnection();
+                    Statement st = c.createStatement()) {
                 listenConnection = c;
                 st.execute("LISTEN " + AcceptWriter.HIGH_WORK_CHANNEL);
                 listening = true;
@@ -112,7 +113,9 @@ public final class HighWorkSignal implements Managed {
                 }
             } catch (SQLException | RuntimeException e) {
                 if (running) {
-                    LOG.warn("high work listener down; the high poller reads every {} ms until it is back: {}", unheardMs,
+                    LOG.warn(
+                            "high work listener down; the high poller reads every {} ms until it is back: {}",
+                            unheardMs,
                             e.toString());
                 }
             } finally {

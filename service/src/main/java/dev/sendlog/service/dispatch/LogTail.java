@@ -48,6 +48,7 @@ public final class LogTail {
                 LIMIT ?
             ) w
             ORDER BY c.shard, w.xid, w.position""";
+
     private static final String WORK_SQL = WORK_TEMPLATE.formatted(
             "AND m.xid < pg_snapshot_xmin(pg_current_snapshot())::text::bigint",
             "AND e.xid < pg_snapshot_xmin(pg_current_snapshot())::text::bigint");
@@ -94,16 +95,28 @@ public final class LogTail {
             c.setAutoCommit(true);
             try (PreparedStatement ps = c.prepareStatement(sql)) {
                 ps.setArray(1, c.createArrayOf("int2", shards.toArray(Short[]::new)));
-                ps.setArray(2, c.createArrayOf("int8", cursors.stream().map(TailCursor::xid).toArray(Long[]::new)));
-                ps.setArray(3, c.createArrayOf("int8", cursors.stream().map(TailCursor::position).toArray(Long[]::new)));
+                ps.setArray(
+                        2,
+                        c.createArrayOf(
+                                "int8", cursors.stream().map(TailCursor::xid).toArray(Long[]::new)));
+                ps.setArray(
+                        3,
+                        c.createArrayOf(
+                                "int8",
+                                cursors.stream().map(TailCursor::position).toArray(Long[]::new)));
                 ps.setInt(4, perShard);
                 ps.setInt(5, perShard);
                 ps.setInt(6, perShard);
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
-                        rows.add(new TailRow(rs.getShort(1), rs.getObject(2, UUID.class), rs.getInt(3),
-                                new TailCursor(rs.getLong(4), rs.getLong(5)), rs.getInt(6),
-                                rs.getObject(7, java.time.OffsetDateTime.class).toInstant(), rs.getBoolean(8)));
+                        rows.add(new TailRow(
+                                rs.getShort(1),
+                                rs.getObject(2, UUID.class),
+                                rs.getInt(3),
+                                new TailCursor(rs.getLong(4), rs.getLong(5)),
+                                rs.getInt(6),
+                                rs.getObject(7, java.time.OffsetDateTime.class).toInstant(),
+                                rs.getBoolean(8)));
                         xmin = rs.getLong(9);
                     }
                 }

@@ -16,25 +16,19 @@ import java.util.Map;
  */
 final class PgOutput {
     /** What one message was. */
-    sealed interface Message permits Begin, Commit, Insert, Ignored {
-    }
+    sealed interface Message permits Begin, Commit, Insert, Ignored {}
 
-    record Begin(long finalLsn, int xid) implements Message {
-    }
+    record Begin(long finalLsn, int xid) implements Message {}
 
     /** {@code endLsn} is the position to confirm once everything up to this commit is handled. */
-    record Commit(long commitLsn, long endLsn) implements Message {
-    }
+    record Commit(long commitLsn, long endLsn) implements Message {}
 
     /** One inserted row, as text by column name ({@code null} for SQL NULL). */
-    record Insert(String table, Map<String, String> values) implements Message {
-    }
+    record Insert(String table, Map<String, String> values) implements Message {}
 
-    record Ignored(char type) implements Message {
-    }
+    record Ignored(char type) implements Message {}
 
-    private record Relation(String table, List<String> columns) {
-    }
+    private record Relation(String table, List<String> columns) {}
 
     private final Map<Integer, Relation> relations = new HashMap<>();
 
@@ -73,25 +67,29 @@ final class PgOutput {
                 int id = buffer.getInt();
                 Relation relation = relations.get(id);
                 if (relation == null) {
-                    throw new IllegalStateException("pgoutput: INSERT into relation " + id + " before its RELATION message");
+                    throw new IllegalStateException(
+                            "pgoutput: INSERT into relation " + id + " before its RELATION message");
                 }
                 char marker = (char) buffer.get();
                 if (marker != 'N') {
-                    throw new IllegalStateException("pgoutput: INSERT carries tuple marker '" + marker + "', expected 'N'");
+                    throw new IllegalStateException(
+                            "pgoutput: INSERT carries tuple marker '" + marker + "', expected 'N'");
                 }
                 yield new Insert(relation.table(), tuple(buffer, relation));
             }
             case 'O', 'Y', 'T' -> new Ignored(type);
-            default -> throw new IllegalStateException("pgoutput: unexpected message type '" + type
-                    + "' (the publication sends inserts only, protocol version 1)");
+            default ->
+                throw new IllegalStateException("pgoutput: unexpected message type '" + type
+                        + "' (the publication sends inserts only, protocol version 1)");
         };
     }
 
     private static Map<String, String> tuple(ByteBuffer buffer, Relation relation) {
         int count = buffer.getShort();
         if (count != relation.columns().size()) {
-            throw new IllegalStateException("pgoutput: a row of " + relation.table() + " has " + count
-                    + " columns, its RELATION message named " + relation.columns().size());
+            throw new IllegalStateException(
+                    "pgoutput: a row of " + relation.table() + " has " + count + " columns, its RELATION message named "
+                            + relation.columns().size());
         }
         Map<String, String> values = new HashMap<>();
         for (int i = 0; i < count; i++) {
@@ -103,8 +101,10 @@ final class PgOutput {
                     buffer.get(bytes);
                     yield new String(bytes, StandardCharsets.UTF_8);
                 }
-                default -> throw new IllegalStateException("pgoutput: column " + relation.columns().get(i) + " of "
-                        + relation.table() + " comes as '" + kind + "'; only text and null are expected in an insert");
+                default ->
+                    throw new IllegalStateException(
+                            "pgoutput: column " + relation.columns().get(i) + " of " + relation.table() + " comes as '"
+                                    + kind + "'; only text and null are expected in an insert");
             };
             values.put(relation.columns().get(i), value);
         }

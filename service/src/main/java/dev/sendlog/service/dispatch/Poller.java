@@ -3,23 +3,23 @@ package dev.sendlog.service.dispatch;
 import com.codahale.metrics.Counter;
 import com.codahale.metrics.Histogram;
 import com.codahale.metrics.MetricRegistry;
-import dev.sendlog.service.core.Metrics;
 import com.codahale.metrics.Timer;
-import dev.sendlog.service.config.PipelineSettings;
-import dev.sendlog.service.core.Faults;
-import dev.sendlog.log.Actors;
 import dev.sendlog.events.Lanes;
 import dev.sendlog.events.Priority;
-import java.util.EnumSet;
-import java.util.Set;
+import dev.sendlog.log.Actors;
+import dev.sendlog.service.config.PipelineSettings;
+import dev.sendlog.service.core.Faults;
+import dev.sendlog.service.core.Metrics;
 import java.sql.SQLException;
 import java.time.InstantSource;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Consumer;
 import org.jooq.DSLContext;
 
@@ -44,6 +44,7 @@ public final class Poller {
     private final Counter backpressureWaits;
     /** Tail rows read only to be left because their lane's stream was full: the waste the length check avoids. */
     private final Counter droppedRows;
+
     private final Lanes lanes;
     private final Set<Priority> polled;
     /** The lanes whose stream the last batch found full: the next one asks their stream before it reads their tail. */
@@ -53,6 +54,7 @@ public final class Poller {
      * {@link LogTail#workAhead}); its cursors still move only over fenced rows.
      */
     private final boolean readAhead;
+
     private final HighWorkSignal signal;
     /**
      * The work (message/seq) published ahead of the fence, and its shard: skipped when read again, forgotten once the
@@ -66,15 +68,35 @@ public final class Poller {
      *               change-data-capture feed, whose slot is one ordered stream that a full normal stream holds back
      *               ({@link #follow} keeps the other lanes' cursors)
      */
-    public Poller(ShardLeases leases, LogTail tail, DSLContext dsl, Actors actors, SendStreams streams, Set<Priority> polled,
-                  PipelineSettings settings, InstantSource clock, String actor, Faults faults, MetricRegistry metrics) {
+    public Poller(
+            ShardLeases leases,
+            LogTail tail,
+            DSLContext dsl,
+            Actors actors,
+            SendStreams streams,
+            Set<Priority> polled,
+            PipelineSettings settings,
+            InstantSource clock,
+            String actor,
+            Faults faults,
+            MetricRegistry metrics) {
         this(leases, tail, dsl, actors, streams, polled, settings, clock, actor, faults, metrics, null);
     }
 
     /** @param signal what wakes this poller when its tail is empty; null: it reads again after {@code idlePollMs} */
-    public Poller(ShardLeases leases, LogTail tail, DSLContext dsl, Actors actors, SendStreams streams, Set<Priority> polled,
-                  PipelineSettings settings, InstantSource clock, String actor, Faults faults, MetricRegistry metrics,
-                  HighWorkSignal signal) {
+    public Poller(
+            ShardLeases leases,
+            LogTail tail,
+            DSLContext dsl,
+            Actors actors,
+            SendStreams streams,
+            Set<Priority> polled,
+            PipelineSettings settings,
+            InstantSource clock,
+            String actor,
+            Faults faults,
+            MetricRegistry metrics,
+            HighWorkSignal signal) {
         this.signal = signal;
         this.leases = leases;
         this.tail = tail;
@@ -83,7 +105,8 @@ public final class Poller {
         // The high lane is a trickle beside the normal one: re-reading its few rows past the fence costs little, and
         // its latency must not be the oldest open transaction's age (the normal lane's full-rate commits).
         this.readAhead = this.polled.equals(Set.of(Priority.HIGH));
-        this.publisher = new WorkPublisher(dsl, actors, streams, polled, settings, clock, actor, faults, false, metrics);
+        this.publisher =
+                new WorkPublisher(dsl, actors, streams, polled, settings, clock, actor, faults, false, metrics);
         this.settings = settings;
         this.dsl = dsl;
         this.claimTimer = Metrics.timer(metrics, "poller.claim");
@@ -133,11 +156,14 @@ public final class Poller {
             }
         }
         boolean allFull = open.isEmpty();
-        List<Short> shards = owned.keySet().stream().filter(s -> open.contains(lanes.priorityOf(s))).toList();
+        List<Short> shards = owned.keySet().stream()
+                .filter(s -> open.contains(lanes.priorityOf(s)))
+                .toList();
         if (shards.isEmpty()) {
             return new Batch(0, 0, allFull, allFull);
         }
-        List<TailCursor> cursors = shards.stream().map(s -> owned.get(s).publishCursor()).toList();
+        List<TailCursor> cursors =
+                shards.stream().map(s -> owned.get(s).publishCursor()).toList();
         int perShard = Math.max(50, settings.pollBatchSize / shards.size());
         List<TailRow> read;
         LogTail.Ahead ahead = null;
@@ -163,8 +189,11 @@ public final class Poller {
         if (!full.isEmpty()) {
             backpressureWaits.inc();
         }
-        List<TailRow> rows = full.isEmpty() ? read
-                : read.stream().filter(r -> !full.contains(lanes.priorityOf(r.shard()))).toList();
+        List<TailRow> rows = full.isEmpty()
+                ? read
+                : read.stream()
+                        .filter(r -> !full.contains(lanes.priorityOf(r.shard())))
+                        .toList();
         droppedRows.inc(read.size() - rows.size());
         if (rows.isEmpty()) {
             boolean nothingOpen = full.containsAll(open);
@@ -232,11 +261,14 @@ public final class Poller {
             return 0;
         }
         // The lanes this poller does not publish: their work comes from the slot.
-        List<Short> shards = owned.keySet().stream().filter(s -> !polled.contains(lanes.priorityOf(s))).toList();
+        List<Short> shards = owned.keySet().stream()
+                .filter(s -> !polled.contains(lanes.priorityOf(s)))
+                .toList();
         if (shards.isEmpty()) {
             return 0;
         }
-        List<TailCursor> cursors = shards.stream().map(s -> owned.get(s).publishCursor()).toList();
+        List<TailCursor> cursors =
+                shards.stream().map(s -> owned.get(s).publishCursor()).toList();
         int perShard = Math.max(50, settings.pollBatchSize / shards.size());
         List<TailRow> rows = tail.work(shards, cursors, perShard);
         if (rows.isEmpty()) {
@@ -250,7 +282,8 @@ public final class Poller {
             if (blocked.contains(row.shard())) {
                 continue;
             }
-            boolean handled = row.scheduled() || published.contains(row.messageId() + "/" + row.seq())
+            boolean handled = row.scheduled()
+                    || published.contains(row.messageId() + "/" + row.seq())
                     || latest.getOrDefault(row.messageId(), row.seq()) > row.seq();
             if (handled) {
                 advanced.put(row.shard(), row.cursor());

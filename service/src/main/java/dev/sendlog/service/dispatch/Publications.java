@@ -39,16 +39,28 @@ public final class Publications {
     }
 
     /** One publication as the timers read it: its messages, the work event of each, and each shard's epoch. */
-    public record Publication(long id, Instant publishedAt, Instant confirmBy, String actor, List<UUID> messageIds,
-                              List<Integer> seqs, List<Long> epochs) {
-    }
+    public record Publication(
+            long id,
+            Instant publishedAt,
+            Instant confirmBy,
+            String actor,
+            List<UUID> messageIds,
+            List<Integer> seqs,
+            List<Long> epochs) {}
 
     /**
      * Records a publication in {@code tx}: the messages put on the stream, the work event each was published for, and
      * each one's shard epoch. Its first check is at its confirm deadline.
      */
-    public static void record(DSLContext tx, long id, Instant publishedAt, Instant confirmBy, int actorId, UUID[] messageIds,
-                              Integer[] seqs, Long[] epochs) {
+    public static void record(
+            DSLContext tx,
+            long id,
+            Instant publishedAt,
+            Instant confirmBy,
+            int actorId,
+            UUID[] messageIds,
+            Integer[] seqs,
+            Long[] epochs) {
         tx.connection(c -> {
             try (PreparedStatement ps = c.prepareStatement(INSERT_SQL)) {
                 ps.setLong(1, id);
@@ -123,9 +135,13 @@ public final class Publications {
                 ps.setInt(3, limit);
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
-                        due.add(new Publication(rs.getLong(1), rs.getObject(2, OffsetDateTime.class).toInstant(),
-                                rs.getObject(3, OffsetDateTime.class).toInstant(), actors.name(rs.getInt(4)),
-                                List.of((UUID[]) array(rs.getArray(5))), List.of((Integer[]) array(rs.getArray(6))),
+                        due.add(new Publication(
+                                rs.getLong(1),
+                                rs.getObject(2, OffsetDateTime.class).toInstant(),
+                                rs.getObject(3, OffsetDateTime.class).toInstant(),
+                                actors.name(rs.getInt(4)),
+                                List.of((UUID[]) array(rs.getArray(5))),
+                                List.of((Integer[]) array(rs.getArray(6))),
                                 List.of((Long[]) array(rs.getArray(7)))));
                     }
                 }

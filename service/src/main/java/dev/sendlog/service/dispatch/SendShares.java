@@ -19,8 +19,7 @@ final class SendShares {
     private final Map<String, Meter> gatewaySubmits = new ConcurrentHashMap<>();
     private final Map<String, Tenant> tenants = new ConcurrentHashMap<>();
 
-    private record Tenant(Meter calls, Counter inFlight) {
-    }
+    private record Tenant(Meter calls, Counter inFlight) {}
 
     SendShares(MetricRegistry metrics) {
         this.metrics = metrics;
@@ -28,9 +27,14 @@ final class SendShares {
 
     /** A provider call about to be made for {@code tenant} through {@code gateway}; close it when the call has ended. */
     Call start(String tenant, String gateway) {
-        gatewaySubmits.computeIfAbsent(gateway, g -> metrics.meter("gateway." + g + ".send.calls")).mark();
-        Tenant t = tenants.computeIfAbsent(tenant, n -> new Tenant(metrics.meter("tenant." + n + ".send.calls"),
-                metrics.counter("tenant." + n + ".calls.in.flight")));
+        gatewaySubmits
+                .computeIfAbsent(gateway, g -> metrics.meter("gateway." + g + ".send.calls"))
+                .mark();
+        Tenant t = tenants.computeIfAbsent(
+                tenant,
+                n -> new Tenant(
+                        metrics.meter("tenant." + n + ".send.calls"),
+                        metrics.counter("tenant." + n + ".calls.in.flight")));
         t.calls().mark();
         t.inFlight().inc();
         return new Call(t.inFlight());

@@ -2,7 +2,6 @@ package dev.sendlog.service.dispatch;
 
 import com.codahale.metrics.Counter;
 import com.codahale.metrics.MetricRegistry;
-import dev.sendlog.service.core.Metrics;
 import com.codahale.metrics.Timer;
 import dev.sendlog.events.AttemptFailed;
 import dev.sendlog.events.Claimed;
@@ -13,6 +12,7 @@ import dev.sendlog.events.ProviderAccepted;
 import dev.sendlog.events.RedriveReason;
 import dev.sendlog.events.Redriven;
 import dev.sendlog.events.Rejected;
+import dev.sendlog.events.StoredEvent;
 import dev.sendlog.projections.Decisions;
 import dev.sendlog.projections.Limits;
 import dev.sendlog.projections.MessageFold;
@@ -20,26 +20,26 @@ import dev.sendlog.projections.MessageState;
 import dev.sendlog.projections.Phase;
 import dev.sendlog.service.core.EffectKeys;
 import dev.sendlog.service.core.FaultPoint;
-import dev.sendlog.service.core.LogText;
 import dev.sendlog.service.core.Faults;
+import dev.sendlog.service.core.LogText;
 import dev.sendlog.service.core.MessageDetails;
 import dev.sendlog.service.core.MessageReader;
 import dev.sendlog.service.core.MessageRow;
+import dev.sendlog.service.core.Metrics;
 import dev.sendlog.service.core.Segments;
+import dev.sendlog.service.db.AppendKey;
 import dev.sendlog.service.db.NewEvent;
 import dev.sendlog.service.provider.GatewayRate;
 import dev.sendlog.service.provider.Provider;
 import dev.sendlog.service.provider.StatusAnswer;
 import dev.sendlog.service.provider.Submit;
 import dev.sendlog.service.provider.SubmitOutcome;
-import dev.sendlog.service.queue.StreamConsumer;
 import dev.sendlog.service.queue.SendJob;
+import dev.sendlog.service.queue.StreamConsumer;
 import dev.sendlog.service.queue.StreamEntry;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
-import dev.sendlog.events.StoredEvent;
-import dev.sendlog.service.db.AppendKey;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -91,6 +91,7 @@ public final class SendWorker {
     private final Counter throttled;
     /** Per gateway without a rate of its own: until when (epoch ms) its last 429's Retry-After holds every job back. */
     private final Map<String, AtomicLong> unratedPauseUntilMs = new java.util.concurrent.ConcurrentHashMap<>();
+
     private final Checks checks;
     private final Backoff backoff;
     private final Limits limits;
@@ -129,25 +130,75 @@ public final class SendWorker {
      * A send worker that takes {@code consumer}'s reads. The handler is registered only once the worker is whole: a
      * constructor that registered it would let the consumer's reader call a worker whose fields are not set yet.
      */
-    public static SendWorker attach(StreamConsumer consumer, MessageReader reader, EventAppender appender,
-                                    Map<String, Provider> providers, Checks checks, Backoff backoff, Limits limits,
-                                    String publicBaseUrl, InstantSource clock, String actor, Faults faults,
-                                    int providerConcurrency, MetricRegistry metrics) {
-        return attach(consumer, reader, appender, providers, Map.of(), Failover.none("sim"), checks, backoff, limits,
-                publicBaseUrl, clock, actor, faults, providerConcurrency, metrics);
+    public static SendWorker attach(
+            StreamConsumer consumer,
+            MessageReader reader,
+            EventAppender appender,
+            Map<String, Provider> providers,
+            Checks checks,
+            Backoff backoff,
+            Limits limits,
+            String publicBaseUrl,
+            InstantSource clock,
+            String actor,
+            Faults faults,
+            int providerConcurrency,
+            MetricRegistry metrics) {
+        return attach(
+                consumer,
+                reader,
+                appender,
+                providers,
+                Map.of(),
+                Failover.none("sim"),
+                checks,
+                backoff,
+                limits,
+                publicBaseUrl,
+                clock,
+                actor,
+                faults,
+                providerConcurrency,
+                metrics);
     }
 
     /**
      * As above, with the rates of the gateways that have one ({@code gateways.<name>.maxPerSecond}) and the routes and
      * gateway health that decide failovers (issue 29).
      */
-    public static SendWorker attach(StreamConsumer consumer, MessageReader reader, EventAppender appender,
-                                    Map<String, Provider> providers, Map<String, GatewayRate> rates, Failover failover,
-                                    Checks checks, Backoff backoff, Limits limits, String publicBaseUrl,
-                                    InstantSource clock, String actor, Faults faults, int providerConcurrency,
-                                    MetricRegistry metrics) {
-        SendWorker worker = new SendWorker(consumer, reader, appender, providers, rates, failover, checks, backoff, limits,
-                publicBaseUrl, clock, actor, faults, providerConcurrency, metrics, event -> { });
+    public static SendWorker attach(
+            StreamConsumer consumer,
+            MessageReader reader,
+            EventAppender appender,
+            Map<String, Provider> providers,
+            Map<String, GatewayRate> rates,
+            Failover failover,
+            Checks checks,
+            Backoff backoff,
+            Limits limits,
+            String publicBaseUrl,
+            InstantSource clock,
+            String actor,
+            Faults faults,
+            int providerConcurrency,
+            MetricRegistry metrics) {
+        SendWorker worker = new SendWorker(
+                consumer,
+                reader,
+                appender,
+                providers,
+                rates,
+                failover,
+                checks,
+                backoff,
+                limits,
+                publicBaseUrl,
+                clock,
+                actor,
+                faults,
+                providerConcurrency,
+                metrics,
+                event -> {});
         consumer.onEntries(worker::claimAndDispatch);
         return worker;
     }
@@ -160,22 +211,59 @@ public final class SendWorker {
      * at that seq there, as a concurrent writer would, so the append loses its race for real (a unique violation on the
      * event's key); production passes nothing that acts.
      */
-    static SendWorker attach(StreamConsumer consumer, MessageReader reader, EventAppender appender,
-                             Map<String, Provider> providers, Checks checks, Backoff backoff, Limits limits,
-                             String publicBaseUrl, InstantSource clock, String actor, Faults faults,
-                             int providerConcurrency, MetricRegistry metrics,
-                             java.util.function.Consumer<NewEvent> beforeResultAppend) {
-        SendWorker worker = new SendWorker(consumer, reader, appender, providers, Map.of(), Failover.none("sim"), checks,
-                backoff, limits, publicBaseUrl, clock, actor, faults, providerConcurrency, metrics, beforeResultAppend);
+    static SendWorker attach(
+            StreamConsumer consumer,
+            MessageReader reader,
+            EventAppender appender,
+            Map<String, Provider> providers,
+            Checks checks,
+            Backoff backoff,
+            Limits limits,
+            String publicBaseUrl,
+            InstantSource clock,
+            String actor,
+            Faults faults,
+            int providerConcurrency,
+            MetricRegistry metrics,
+            java.util.function.Consumer<NewEvent> beforeResultAppend) {
+        SendWorker worker = new SendWorker(
+                consumer,
+                reader,
+                appender,
+                providers,
+                Map.of(),
+                Failover.none("sim"),
+                checks,
+                backoff,
+                limits,
+                publicBaseUrl,
+                clock,
+                actor,
+                faults,
+                providerConcurrency,
+                metrics,
+                beforeResultAppend);
         consumer.onEntries(worker::claimAndDispatch);
         return worker;
     }
 
-    private SendWorker(StreamConsumer consumer, MessageReader reader, EventAppender appender, Map<String, Provider> providers,
-                       Map<String, GatewayRate> rates, Failover failover, Checks checks, Backoff backoff, Limits limits,
-                       String publicBaseUrl, InstantSource clock,
-                       String actor, Faults faults, int providerConcurrency, MetricRegistry metrics,
-                       java.util.function.Consumer<NewEvent> beforeResultAppend) {
+    private SendWorker(
+            StreamConsumer consumer,
+            MessageReader reader,
+            EventAppender appender,
+            Map<String, Provider> providers,
+            Map<String, GatewayRate> rates,
+            Failover failover,
+            Checks checks,
+            Backoff backoff,
+            Limits limits,
+            String publicBaseUrl,
+            InstantSource clock,
+            String actor,
+            Faults faults,
+            int providerConcurrency,
+            MetricRegistry metrics,
+            java.util.function.Consumer<NewEvent> beforeResultAppend) {
         this.faults = faults;
         this.consumer = consumer;
         this.reader = reader;
@@ -213,7 +301,8 @@ public final class SendWorker {
         this.publications = new Publications(reader.dsl());
         this.unpublished = metrics.counter("send.jobs.publication.not.recorded");
         // Per lane ("send", "send-high"): each lane's worker has its own provider-call bound.
-        metrics.registerGauge(consumer.name() + ".provider.in.flight", () -> providerConcurrency - providerCalls.availablePermits());
+        metrics.registerGauge(
+                consumer.name() + ".provider.in.flight", () -> providerConcurrency - providerCalls.availablePermits());
         metrics.registerGauge(consumer.name() + ".provider.bound", () -> providerConcurrency);
         this.shares = new SendShares(metrics);
     }
@@ -238,7 +327,10 @@ public final class SendWorker {
                     finished.add(entry);
                 }
             } catch (IllegalArgumentException e) {
-                LOG.error("dropping a stream entry that is not a send job entry_id={} fields={}", entry.id(), entry.fields());
+                LOG.error(
+                        "dropping a stream entry that is not a send job entry_id={} fields={}",
+                        entry.id(),
+                        entry.fields());
                 finished.add(entry);
             }
         }
@@ -247,7 +339,8 @@ public final class SendWorker {
         List<StreamEntry> notYetRecorded = new ArrayList<>();
         List<StreamEntry> waitingForRate = new ArrayList<>();
         try (Timer.Context ignored = claimTimer.time()) {
-            MessageReader.Found read = reader.findMany(firstPerMessage.keySet(),
+            MessageReader.Found read = reader.findMany(
+                    firstPerMessage.keySet(),
                     jobsOf.values().stream().map(SendJob::publication).toList());
             Map<UUID, MessageDetails> found = read.messages();
             Set<Long> recorded = new java.util.HashSet<>(read.recordedPublications());
@@ -258,7 +351,8 @@ public final class SendWorker {
                 }
             });
             if (!unseen.isEmpty()) {
-                // The poller commits a moment after its jobs reach the stream, and a worker that reads at once often sees
+                // The poller commits a moment after its jobs reach the stream, and a worker that reads at once often
+                // sees
                 // them first: wait for the batch's publications together (one query a round), not job by job.
                 recorded.addAll(publications.awaitRecorded(unseen, BATCH_PUBLICATION_WAIT));
             }
@@ -286,7 +380,8 @@ public final class SendWorker {
                     finished.add(e.getKey());
                     continue;
                 }
-                // The gateway's rate is taken before the claim, not after it: a claim promises a call soon (its deadline
+                // The gateway's rate is taken before the claim, not after it: a claim promises a call soon (its
+                // deadline
                 // re-drives it). A job whose tokens are not there now waits for them on a thread of its own, unclaimed
                 // and holding its permit, and is claimed once it has them (waitForRateThenClaim).
                 GatewayRate rate = rates.get(details.state().gateway());
@@ -300,8 +395,8 @@ public final class SendWorker {
                 }
                 claims.put(e.getKey(), claim.get());
                 if (claim.get().event() instanceof Claimed c) {
-                    candidates.put(e.getKey(), new ClaimResult(details, evolve(details.state(), claim.get()), c,
-                            rateTaken));
+                    candidates.put(
+                            e.getKey(), new ClaimResult(details, evolve(details.state(), claim.get()), c, rateTaken));
                 }
             }
             // A claim that expires before its publication's confirm deadline (claimTimeout shorter than confirmTimeout)
@@ -318,7 +413,8 @@ public final class SendWorker {
                 }
             });
         } catch (RuntimeException e) {
-            // Nothing claimed: the entries stay pending and come back (reclaimed, or published again by the confirm timer).
+            // Nothing claimed: the entries stay pending and come back (reclaimed, or published again by the confirm
+            // timer).
             LOG.warn("claiming {} jobs failed; they stay pending: {}", jobsOf.size(), e.toString());
             consumer.finished(finished);
             consumer.abandoned(entries.subList(0, entries.size() - finished.size()));
@@ -327,12 +423,16 @@ public final class SendWorker {
         consumer.finished(finished);
         waitingForRate.forEach(entry -> consumer.dispatch(entry, () -> waitForRateThenClaim(jobsOf.get(entry))));
         claimed.forEach((entry, result) -> consumer.dispatch(entry, () -> finishClaimed(jobsOf.get(entry), result)));
-        lost.forEach(entry -> consumer.dispatch(entry, () -> claimAlone(jobsOf.get(entry), false)
-                .map(r -> finishClaimed(jobsOf.get(entry), r))
-                .orElse(true)));
-        notYetRecorded.forEach(entry -> consumer.dispatch(entry, () -> claimAlone(jobsOf.get(entry), true)
-                .map(r -> finishClaimed(jobsOf.get(entry), r))
-                .orElse(true)));
+        lost.forEach(entry -> consumer.dispatch(
+                entry,
+                () -> claimAlone(jobsOf.get(entry), false)
+                        .map(r -> finishClaimed(jobsOf.get(entry), r))
+                        .orElse(true)));
+        notYetRecorded.forEach(entry -> consumer.dispatch(
+                entry,
+                () -> claimAlone(jobsOf.get(entry), true)
+                        .map(r -> finishClaimed(jobsOf.get(entry), r))
+                        .orElse(true)));
     }
 
     /**
@@ -347,10 +447,13 @@ public final class SendWorker {
         if (claim.isEmpty()) {
             return Optional.empty();
         }
-        MessageEvent event = Decisions.expiry(state, details.row().validUntil(), now).<MessageEvent>map(x -> x)
+        MessageEvent event = Decisions.expiry(state, details.row().validUntil(), now)
+                .<MessageEvent>map(x -> x)
                 .orElse(claim.get());
-        return Optional.of(new NewEvent(job.messageId(), state.nextSeq(), details.row().shard(), actor, now,
-                event).withPublication(job.publication()).deciding(state, details.row().tenant()));
+        return Optional.of(
+                new NewEvent(job.messageId(), state.nextSeq(), details.row().shard(), actor, now, event)
+                        .withPublication(job.publication())
+                        .deciding(state, details.row().tenant()));
     }
 
     private void expiredAtClaim(NewEvent event) {
@@ -376,7 +479,10 @@ public final class SendWorker {
         if (refusal.isPresent()) {
             if (recordUnlessMovedOn(job, message.row(), state, refusal.get(), shard)) {
                 rejected.inc();
-                LOG.info("message rejected by check message_id={} reason=\"{}\"", job.messageId(), refusal.get().lastError());
+                LOG.info(
+                        "message rejected by check message_id={} reason=\"{}\"",
+                        job.messageId(),
+                        refusal.get().lastError());
             }
             return true;
         }
@@ -384,15 +490,20 @@ public final class SendWorker {
         String gateway = state.gateway();
         Provider provider = providers.get(gateway);
         if (provider == null) {
-            if (recordUnlessMovedOn(job, message.row(), state, new Rejected(Rejected.STAGE_CHECK, "gateway "
-                    + gateway + " is not configured"), shard)) {
+            if (recordUnlessMovedOn(
+                    job,
+                    message.row(),
+                    state,
+                    new Rejected(Rejected.STAGE_CHECK, "gateway " + gateway + " is not configured"),
+                    shard)) {
                 rejected.inc();
             }
             return true;
         }
         String nextGateway = failover.next(message.row(), gateway);
         if (nextGateway != null && failover.isDown(gateway)) {
-            Optional<Redriven> moved = Decisions.failover(state, nextGateway, "gateway " + gateway + " is marked down; not called");
+            Optional<Redriven> moved =
+                    Decisions.failover(state, nextGateway, "gateway " + gateway + " is marked down; not called");
             if (moved.isPresent()) {
                 return recordFailover(job, message, state, moved.get(), gateway, shard);
             }
@@ -403,7 +514,8 @@ public final class SendWorker {
         // A call starts no later than halfway to the claim deadline (waiting for the gateway's rate, or after a 429):
         // past that the job is handed back, the same attempt owed again, before the timers would re-drive a claim
         // whose call may still come.
-        Instant latestStart = clock.instant().plus(Duration.between(clock.instant(), claim.deadline()).dividedBy(2));
+        Instant latestStart = clock.instant()
+                .plus(Duration.between(clock.instant(), claim.deadline()).dividedBy(2));
         boolean asked = false;
         boolean rateTaken = claimed.rateTaken();
         boolean waited = false;
@@ -422,8 +534,10 @@ public final class SendWorker {
                     }
                 }
                 if (!granted) {
-                    LOG.info("gateway {} rate kept the job waiting past half its claim time; handed back message_id={}",
-                            gateway, job.messageId());
+                    LOG.info(
+                            "gateway {} rate kept the job waiting past half its claim time; handed back message_id={}",
+                            gateway,
+                            job.messageId());
                     return handBack(job, message, state, shard);
                 }
             }
@@ -450,8 +564,10 @@ public final class SendWorker {
                 // The wait (the gateway's rate, a 429's pause) ran past half the claim time by the pipeline's clock (a
                 // paused process, a slow host): the timers may re-drive the claim at any moment and a call now could
                 // overlap the next attempt's, one key submitted twice. Handed back instead, the provider not called.
-                LOG.info("a wait for gateway {} ran past half the claim time; handed back message_id={}",
-                        gateway, job.messageId());
+                LOG.info(
+                        "a wait for gateway {} ran past half the claim time; handed back message_id={}",
+                        gateway,
+                        job.messageId());
                 return handBack(job, message, state, shard);
             }
             try {
@@ -473,16 +589,25 @@ public final class SendWorker {
             try (Timer.Context ignored = providerTimer.time()) {
                 String key = EffectKeys.providerSubmit(job.messageId());
                 Optional<String> taken = !asked && claim.attempt() > 1 && provider.answersStatusQueries()
-                        ? alreadyTaken(provider, key, job.messageId()) : Optional.empty();
+                        ? alreadyTaken(provider, key, job.messageId())
+                        : Optional.empty();
                 asked = true;
-                outcome = taken.<SubmitOutcome>map(SubmitOutcome.Accepted::new).orElseGet(() -> provider.submit(new Submit(
-                        message.row().recipient(), message.row().body(), job.messageId().toString(),
-                        publicBaseUrl + "/v1/callbacks/" + gateway, key,
-                        message.row().sender(), message.row().validUntil())));
-                if (outcome instanceof SubmitOutcome.Transient && claim.attempt() >= limits.maxAttempts()
+                outcome = taken.<SubmitOutcome>map(SubmitOutcome.Accepted::new)
+                        .orElseGet(() -> provider.submit(new Submit(
+                                message.row().recipient(),
+                                message.row().body(),
+                                job.messageId().toString(),
+                                publicBaseUrl + "/v1/callbacks/" + gateway,
+                                key,
+                                message.row().sender(),
+                                message.row().validUntil())));
+                if (outcome instanceof SubmitOutcome.Transient
+                        && claim.attempt() >= limits.maxAttempts()
                         && provider.answersStatusQueries()) {
-                    // The last attempt: no retry will ask, so ask now whether its answer was lost before the message is DEAD.
-                    outcome = alreadyTaken(provider, key, job.messageId()).<SubmitOutcome>map(SubmitOutcome.Accepted::new)
+                    // The last attempt: no retry will ask, so ask now whether its answer was lost before the message is
+                    // DEAD.
+                    outcome = alreadyTaken(provider, key, job.messageId())
+                            .<SubmitOutcome>map(SubmitOutcome.Accepted::new)
                             .orElse(outcome);
                 }
             } finally {
@@ -495,7 +620,8 @@ public final class SendWorker {
             if (!(outcome instanceof SubmitOutcome.Throttled t)) {
                 break;
             }
-            // Refused for its rate: the provider certainly does not have it, so this is no failed attempt. A gateway with
+            // Refused for its rate: the provider certainly does not have it, so this is no failed attempt. A gateway
+            // with
             // a rate of its own slows down (every process) and the next take waits for it; one without pauses every job
             // of this process for the Retry-After (or a second), this one included, before they submit again.
             throttled.inc();
@@ -504,7 +630,8 @@ public final class SendWorker {
                 continue;
             }
             Duration pause = t.retryAfter() != null ? t.retryAfter() : UNRATED_THROTTLE_PAUSE;
-            unratedPauseUntilMs.computeIfAbsent(gateway, g -> new AtomicLong())
+            unratedPauseUntilMs
+                    .computeIfAbsent(gateway, g -> new AtomicLong())
                     .accumulateAndGet(System.currentTimeMillis() + pause.toMillis(), Math::max);
         }
         if (outcome instanceof SubmitOutcome.Transient) {
@@ -515,7 +642,8 @@ public final class SendWorker {
         if (outcome instanceof SubmitOutcome.Accepted) {
             faults.at(FaultPoint.BETWEEN_PROVIDER_ANSWER_AND_WRITE);
         }
-        // The gateway certainly did not take it (a refusal before acceptance, no connection): a routed message passes to
+        // The gateway certainly did not take it (a refusal before acceptance, no connection): a routed message passes
+        // to
         // the next gateway of its route with the same attempt, unless this gateway may have it from an earlier claim.
         // A timeout or a cut connection never moves it: its outcome is unknown (invariant 18).
         String certainRefusal = switch (outcome) {
@@ -533,13 +661,18 @@ public final class SendWorker {
             return switch (outcome) {
                 case SubmitOutcome.Accepted a -> recordAcceptance(job, message, state, a.providerId(), shard);
                 case SubmitOutcome.Permanent p -> {
-                    if (recordUnlessMovedOn(job, message.row(), state,
-                            new Rejected(Rejected.STAGE_PROVIDER, "HTTP " + p.status() + ": " + p.text()), shard)) {
+                    if (recordUnlessMovedOn(
+                            job,
+                            message.row(),
+                            state,
+                            new Rejected(Rejected.STAGE_PROVIDER, "HTTP " + p.status() + ": " + p.text()),
+                            shard)) {
                         rejected.inc();
                     }
                     yield true;
                 }
-                case SubmitOutcome.Throttled t -> throw new IllegalStateException("a throttled submit is retried above");
+                case SubmitOutcome.Throttled t ->
+                    throw new IllegalStateException("a throttled submit is retried above");
                 case SubmitOutcome.Transient t -> {
                     Instant next = clock.instant().plus(backoff.after(claim.attempt(), t.retryAfter()));
                     MessageEvent event = Decisions.afterTransientFailure(state, t.reason(), next, limits);
@@ -571,8 +704,11 @@ public final class SendWorker {
         return switch (provider.status(key)) {
             case StatusAnswer.Found f -> {
                 lostAnswersFound.inc();
-                LOG.info("an earlier attempt was taken by the provider; recorded without a second submit message_id={} "
-                        + "provider_id={}", messageId, f.providerId());
+                LOG.info(
+                        "an earlier attempt was taken by the provider; recorded without a second submit message_id={} "
+                                + "provider_id={}",
+                        messageId,
+                        f.providerId());
                 yield Optional.of(f.providerId());
             }
             case StatusAnswer.NeverTaken n -> {
@@ -581,20 +717,26 @@ public final class SendWorker {
             }
             case StatusAnswer.Failed f -> {
                 lostAnswerQueriesFailed.inc();
-                LOG.warn("status query before a retry failed; submitting again with the same key message_id={} reason=\"{}\"",
-                        messageId, f.reason());
+                LOG.warn(
+                        "status query before a retry failed; submitting again with the same key message_id={} reason=\"{}\"",
+                        messageId,
+                        f.reason());
                 yield Optional.empty();
             }
         };
     }
 
     /** Records a failover decided by {@link Decisions#failover}: the same attempt owed again on the next gateway. */
-    private boolean recordFailover(SendJob job, MessageDetails message, MessageState state, Redriven moved, String from,
-                                   short shard) {
+    private boolean recordFailover(
+            SendJob job, MessageDetails message, MessageState state, Redriven moved, String from, short shard) {
         if (recordUnlessMovedOn(job, message.row(), state, moved, shard)) {
             failover.failedOver(from);
-            LOG.info("message passed from gateway {} to {} message_id={} reason=\"{}\"", from, moved.gateway(),
-                    job.messageId(), LogText.escape(moved.error()));
+            LOG.info(
+                    "message passed from gateway {} to {} message_id={} reason=\"{}\"",
+                    from,
+                    moved.gateway(),
+                    job.messageId(),
+                    LogText.escape(moved.error()));
         }
         return true;
     }
@@ -605,7 +747,8 @@ public final class SendWorker {
      * waiting for its claim deadline.
      */
     private boolean handBack(SendJob job, MessageDetails message, MessageState state, short shard) {
-        if (recordUnlessMovedOn(job, message.row(), state, new Redriven(job.attempt(), RedriveReason.HANDED_BACK), shard)) {
+        if (recordUnlessMovedOn(
+                job, message.row(), state, new Redriven(job.attempt(), RedriveReason.HANDED_BACK), shard)) {
             handedBack.inc();
             handedBackHere.increment();
         }
@@ -628,8 +771,7 @@ public final class SendWorker {
     }
 
     /** @param rateTaken whether the gateway's rate was taken for the first call before the claim */
-    private record ClaimResult(MessageDetails message, MessageState state, Claimed claim, boolean rateTaken) {
-    }
+    private record ClaimResult(MessageDetails message, MessageState state, Claimed claim, boolean rateTaken) {}
 
     /**
      * A job whose gateway had no tokens for it when its read was claimed: waits for them (in the bucket's order, up to
@@ -653,8 +795,11 @@ public final class SendWorker {
         GatewayRate rate = rates.get(found.get().state().gateway());
         try {
             if (!rate.acquire(Segments.of(found.get().row().body()), RATE_WAIT_FOR_CLAIM)) {
-                LOG.info("gateway {} rate kept a job waiting {} s unclaimed; it stays pending message_id={}",
-                        rate.gateway(), RATE_WAIT_FOR_CLAIM.toSeconds(), job.messageId());
+                LOG.info(
+                        "gateway {} rate kept a job waiting {} s unclaimed; it stays pending message_id={}",
+                        rate.gateway(),
+                        RATE_WAIT_FOR_CLAIM.toSeconds(),
+                        job.messageId());
                 return false;
             }
         } catch (InterruptedException e) {
@@ -678,8 +823,10 @@ public final class SendWorker {
         if (awaitPublication && !publications.awaitRecorded(job.publication(), PUBLICATION_WAIT)) {
             unpublished.inc();
             stale.inc();
-            LOG.info("send job of a publication that was never recorded is dropped message_id={} publication={}",
-                    job.messageId(), job.publication());
+            LOG.info(
+                    "send job of a publication that was never recorded is dropped message_id={} publication={}",
+                    job.messageId(),
+                    job.publication());
             return Optional.empty();
         }
         for (int i = 0; i < MAX_DECISIONS; i++) {
@@ -702,14 +849,19 @@ public final class SendWorker {
                 continue;
             }
             if (appender.appendOne(claim.get())) {
-                return Optional.of(new ClaimResult(found.get(), evolve(found.get().state(), claim.get()),
-                        (Claimed) claim.get().event(), rateTaken));
+                return Optional.of(new ClaimResult(
+                        found.get(),
+                        evolve(found.get().state(), claim.get()),
+                        (Claimed) claim.get().event(),
+                        rateTaken));
             }
         }
         // Not stale: the work is still owed, and the publication's confirm deadline brings it back.
         racesGivenUp.inc();
-        LOG.warn("gave up claiming after {} lost races message_id={}; the confirm deadline brings the message back",
-                MAX_DECISIONS, job.messageId());
+        LOG.warn(
+                "gave up claiming after {} lost races message_id={}; the confirm deadline brings the message back",
+                MAX_DECISIONS,
+                job.messageId());
         return Optional.empty();
     }
 
@@ -718,30 +870,46 @@ public final class SendWorker {
      * the message): the provider has it, so it is recorded once. Retries database failures for a while; if the
      * write still fails, the entry stays pending and recovery re-submits with the same key.
      */
-    private boolean recordAcceptance(SendJob job, MessageDetails message, MessageState claimed, String providerId, short shard) {
+    private boolean recordAcceptance(
+            SendJob job, MessageDetails message, MessageState claimed, String providerId, short shard) {
         MessageState[] state = {claimed};
         try {
-            return WriteRetries.retry(RECORD_RETRY_FOR, () -> acceptanceRaces(job, message, state[0], providerId, shard),
+            return WriteRetries.retry(
+                    RECORD_RETRY_FOR,
+                    () -> acceptanceRaces(job, message, state[0], providerId, shard),
                     () -> state[0] = readQuietly(job, state[0]));
         } catch (RuntimeException e) {
             unrecorded.inc();
-            LOG.error("provider accepted but recording failed message_id={} provider_id={}{}; recovery re-submits with the "
-                    + "same key", job.messageId(), providerId, Thread.currentThread().isInterrupted() ? " (interrupted)" : "", e);
+            LOG.error(
+                    "provider accepted but recording failed message_id={} provider_id={}{}; recovery re-submits with the "
+                            + "same key",
+                    job.messageId(),
+                    providerId,
+                    Thread.currentThread().isInterrupted() ? " (interrupted)" : "",
+                    e);
             return false;
         }
     }
 
     /** One try at the acceptance's append, deciding again after each lost race. */
-    private boolean acceptanceRaces(SendJob job, MessageDetails message, MessageState claimed, String providerId, short shard) {
+    private boolean acceptanceRaces(
+            SendJob job, MessageDetails message, MessageState claimed, String providerId, short shard) {
         MessageState state = claimed;
         for (int i = 0; i < MAX_DECISIONS; i++) {
             if (!Decisions.shouldRecordAcceptance(state)) {
                 return true;
             }
             Instant now = clock.instant();
-            NewEvent event = new NewEvent(job.messageId(), state.nextSeq(), shard, actor, now,
-                    new ProviderAccepted(job.attempt(), state.gateway(), providerId)).deciding(state, message.row().tenant());
-            Charge charge = new Charge(job.messageId(), Segments.of(message.row().body()), now);
+            NewEvent event = new NewEvent(
+                            job.messageId(),
+                            state.nextSeq(),
+                            shard,
+                            actor,
+                            now,
+                            new ProviderAccepted(job.attempt(), state.gateway(), providerId))
+                    .deciding(state, message.row().tenant());
+            Charge charge =
+                    new Charge(job.messageId(), Segments.of(message.row().body()), now);
             if (!appender.append(List.of(event), charge).isEmpty()) {
                 sent.inc();
                 endToEnd.update(Duration.between(message.row().acceptedAt(), now));
@@ -769,14 +937,18 @@ public final class SendWorker {
      * next check brings that check forward. Returns whether it was recorded: the callers count an outcome (rejected,
      * dead, retried, handed back) only then, so a result given up after its lost races is counted once, as unrecorded.
      */
-    private boolean recordUnlessMovedOn(SendJob job, MessageRow row, MessageState claimed, MessageEvent result, short shard) {
+    private boolean recordUnlessMovedOn(
+            SendJob job, MessageRow row, MessageState claimed, MessageEvent result, short shard) {
         String tenant = row.tenant();
         Instant validUntil = row.validUntil();
         MessageState state = claimed;
         for (int i = 0; i < MAX_DECISIONS; i++) {
             if (state.phase() != Phase.CLAIMED || state.attempt() != job.attempt()) {
-                LOG.info("result of an attempt that moved on is dropped message_id={} attempt={} now={}", job.messageId(),
-                        job.attempt(), state.phase());
+                LOG.info(
+                        "result of an attempt that moved on is dropped message_id={} attempt={} now={}",
+                        job.messageId(),
+                        job.attempt(),
+                        state.phase());
                 return false;
             }
             NewEvent event = new NewEvent(job.messageId(), state.nextSeq(), shard, actor, clock.instant(), result)
@@ -784,15 +956,19 @@ public final class SendWorker {
             // The publication's check comes at the retry's time, or at the validity's end when that is sooner: a retry
             // that would come too late is expired by the timer then, without a worker touching it.
             PublicationWake wake = result instanceof AttemptFailed f
-                    ? new PublicationWake(job.publication(), earliest(f.nextAttemptAt(), validUntil)) : null;
+                    ? new PublicationWake(job.publication(), earliest(f.nextAttemptAt(), validUntil))
+                    : null;
             beforeResultAppend.accept(event); // nothing in production; a test's competing writer (see attach)
             if (!appender.append(List.of(event), null, wake).isEmpty()) {
                 return true;
             }
             state = reader.find(job.messageId()).orElseThrow().state();
         }
-        LOG.warn("result lost {} races in a row message_id={} attempt={}; the claim deadline brings the message back",
-                MAX_DECISIONS, job.messageId(), job.attempt());
+        LOG.warn(
+                "result lost {} races in a row message_id={} attempt={}; the claim deadline brings the message back",
+                MAX_DECISIONS,
+                job.messageId(),
+                job.attempt());
         racesGivenUp.inc();
         unrecorded.inc();
         return false;

@@ -70,40 +70,56 @@ public final class ShardLeases {
     /** Heartbeat, renew, take the fair share, give back the surplus. Run every {@code ttl / 3}. */
     public synchronized void refresh() {
         Field<java.time.Instant> now = NOW;
-        Field<java.time.Instant> expiry = DSL.field("now() + ({0} * interval '1 millisecond')", java.time.Instant.class,
-                DSL.val(ttl.toMillis()));
-        dsl.insertInto(POLLERS).set(POLLERS.OWNER, owner).set(POLLERS.HEARTBEAT_AT, now)
-                .onConflict(POLLERS.OWNER).doUpdate().set(POLLERS.HEARTBEAT_AT, now).execute();
+        Field<java.time.Instant> expiry =
+                DSL.field("now() + ({0} * interval '1 millisecond')", java.time.Instant.class, DSL.val(ttl.toMillis()));
+        dsl.insertInto(POLLERS)
+                .set(POLLERS.OWNER, owner)
+                .set(POLLERS.HEARTBEAT_AT, now)
+                .onConflict(POLLERS.OWNER)
+                .doUpdate()
+                .set(POLLERS.HEARTBEAT_AT, now)
+                .execute();
 
         Map<Short, ShardLease> next = new TreeMap<>();
         // Rows are locked in shard order, as the poller's cursor writes lock them: no deadlock.
-        var mine = DSL.select(SHARD_LEASES.SHARD).from(SHARD_LEASES).where(SHARD_LEASES.OWNER.eq(owner))
-                .orderBy(SHARD_LEASES.SHARD).forUpdate();
+        var mine = DSL.select(SHARD_LEASES.SHARD)
+                .from(SHARD_LEASES)
+                .where(SHARD_LEASES.OWNER.eq(owner))
+                .orderBy(SHARD_LEASES.SHARD)
+                .forUpdate();
         for (ShardLeasesRecord r : dsl.update(SHARD_LEASES)
-                .set(SHARD_LEASES.EXPIRES_AT, expiry).set(SHARD_LEASES.RENEWED_AT, now)
+                .set(SHARD_LEASES.EXPIRES_AT, expiry)
+                .set(SHARD_LEASES.RENEWED_AT, now)
                 .where(SHARD_LEASES.SHARD.in(mine))
-                .returning().fetch()) {
+                .returning()
+                .fetch()) {
             next.put(r.getShard(), lease(r));
         }
 
-        List<String> live = dsl.select(POLLERS.OWNER).from(POLLERS).where(POLLERS.HEARTBEAT_AT.gt(
-                DSL.field("now() - ({0} * interval '1 millisecond')", java.time.Instant.class, DSL.val(ttl.toMillis()))))
-                .orderBy(POLLERS.OWNER).fetch(POLLERS.OWNER);
+        List<String> live = dsl.select(POLLERS.OWNER)
+                .from(POLLERS)
+                .where(POLLERS.HEARTBEAT_AT.gt(DSL.field(
+                        "now() - ({0} * interval '1 millisecond')", java.time.Instant.class, DSL.val(ttl.toMillis()))))
+                .orderBy(POLLERS.OWNER)
+                .fetch(POLLERS.OWNER);
         int share = share(shardCount, live, owner);
 
         if (next.size() < share) {
-            var free = dsl.select(SHARD_LEASES.SHARD).from(SHARD_LEASES)
+            var free = dsl.select(SHARD_LEASES.SHARD)
+                    .from(SHARD_LEASES)
                     .where(SHARD_LEASES.OWNER.isNull().or(SHARD_LEASES.EXPIRES_AT.lt(now)))
                     .orderBy(SHARD_LEASES.SHARD)
                     .limit(share - next.size())
-                    .forUpdate().skipLocked();
+                    .forUpdate()
+                    .skipLocked();
             for (ShardLeasesRecord r : dsl.update(SHARD_LEASES)
                     .set(SHARD_LEASES.OWNER, owner)
                     .set(SHARD_LEASES.EPOCH, SHARD_LEASES.EPOCH.plus(1))
                     .set(SHARD_LEASES.EXPIRES_AT, expiry)
                     .set(SHARD_LEASES.RENEWED_AT, now)
                     .where(SHARD_LEASES.SHARD.in(free))
-                    .returning().fetch()) {
+                    .returning()
+                    .fetch()) {
                 next.put(r.getShard(), lease(r));
                 LOG.info("shard taken shard={} epoch={} owner={}", r.getShard(), r.getEpoch(), owner);
             }
@@ -113,13 +129,24 @@ public final class ShardLeases {
             // Stop using them first; an in-flight round's fenced write fails once the row changes owner.
             released.forEach(next::remove);
             owned = Collections.unmodifiableMap(next);
-            dsl.update(SHARD_LEASES).setNull(SHARD_LEASES.OWNER).set(SHARD_LEASES.EXPIRES_AT, now)
-                    .where(SHARD_LEASES.SHARD.in(released)).and(SHARD_LEASES.OWNER.eq(owner)).execute();
-            LOG.info("shards released for rebalancing shards={} owner={} share={} live={}", released, owner, share, live.size());
+            dsl.update(SHARD_LEASES)
+                    .setNull(SHARD_LEASES.OWNER)
+                    .set(SHARD_LEASES.EXPIRES_AT, now)
+                    .where(SHARD_LEASES.SHARD.in(released))
+                    .and(SHARD_LEASES.OWNER.eq(owner))
+                    .execute();
+            LOG.info(
+                    "shards released for rebalancing shards={} owner={} share={} live={}",
+                    released,
+                    owner,
+                    share,
+                    live.size());
         }
         owned = Collections.unmodifiableMap(next);
-        dsl.deleteFrom(POLLERS).where(POLLERS.HEARTBEAT_AT.lt(
-                DSL.field("now() - ({0} * interval '1 millisecond')", java.time.Instant.class, DSL.val(ttl.toMillis() * 20))))
+        dsl.deleteFrom(POLLERS)
+                .where(POLLERS.HEARTBEAT_AT.lt(DSL.field(
+                        "now() - ({0} * interval '1 millisecond')",
+                        java.time.Instant.class, DSL.val(ttl.toMillis() * 20))))
                 .execute();
     }
 
@@ -169,8 +196,11 @@ public final class ShardLeases {
     /** Gives every shard back at shutdown, so others take them at once instead of after the lease time. */
     public synchronized void releaseAll() {
         owned = Map.of();
-        dsl.update(SHARD_LEASES).setNull(SHARD_LEASES.OWNER).set(SHARD_LEASES.EXPIRES_AT, NOW)
-                .where(SHARD_LEASES.OWNER.eq(owner)).execute();
+        dsl.update(SHARD_LEASES)
+                .setNull(SHARD_LEASES.OWNER)
+                .set(SHARD_LEASES.EXPIRES_AT, NOW)
+                .where(SHARD_LEASES.OWNER.eq(owner))
+                .execute();
         dsl.deleteFrom(POLLERS).where(POLLERS.OWNER.eq(owner)).execute();
         LOG.info("all shards released owner={}", owner);
     }
@@ -215,8 +245,9 @@ public final class ShardLeases {
         Long[] epochs = leases.stream().map(ShardLease::epoch).toArray(Long[]::new);
         Long[] xids = leases.stream().map(l -> cursors.get(l).xid()).toArray(Long[]::new);
         Long[] positions = leases.stream().map(l -> cursors.get(l).position()).toArray(Long[]::new);
-        java.util.Set<Short> written = new java.util.HashSet<>(
-                tx.resultQuery(CURSORS_SQL, shards, epochs, xids, positions, owner).fetch(0, Short.class));
+        java.util.Set<Short> written =
+                new java.util.HashSet<>(tx.resultQuery(CURSORS_SQL, shards, epochs, xids, positions, owner)
+                        .fetch(0, Short.class));
         for (ShardLease lease : leases) {
             if (!written.contains(lease.shard())) {
                 throw new LeaseLostException(lease.shard(), lease.epoch());

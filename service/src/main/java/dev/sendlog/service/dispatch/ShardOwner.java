@@ -21,11 +21,13 @@ public final class ShardOwner implements Managed {
     private static final Logger LOG = LoggerFactory.getLogger(ShardOwner.class);
     /** How often a poller looks for a shard given back between its renewals. */
     private static final long UNOWNED_LOOK_MS = 250;
+
     private static final String TIMERS = "timers";
 
     private final ShardLeases leases;
     /** One per polled lane, each on its own thread; with the change-data-capture feed only the high lane's. */
     private final List<Poller> pollers;
+
     private final CdcFeed cdcFeed;
     private final Timers timers;
     private final Duration leaseTtl;
@@ -38,8 +40,16 @@ public final class ShardOwner implements Managed {
     private volatile boolean running;
 
     /** {@code cdcFeed} null: work is found by polling the log; otherwise the feed reads it from the slot. */
-    public ShardOwner(ShardLeases leases, List<Poller> pollers, CdcFeed cdcFeed, Timers timers, Duration leaseTtl,
-                      int maxBatchesPerRound, int idlePollMs, int timerIntervalMs, MetricRegistry metrics) {
+    public ShardOwner(
+            ShardLeases leases,
+            List<Poller> pollers,
+            CdcFeed cdcFeed,
+            Timers timers,
+            Duration leaseTtl,
+            int maxBatchesPerRound,
+            int idlePollMs,
+            int timerIntervalMs,
+            MetricRegistry metrics) {
         this.leases = leases;
         this.pollers = List.copyOf(pollers);
         this.cdcFeed = cdcFeed;

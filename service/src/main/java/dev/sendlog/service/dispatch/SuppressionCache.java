@@ -55,9 +55,11 @@ public final class SuppressionCache implements Managed {
      * @param store        reads through a pool (catch-ups and direct checks)
      * @param listenSource an unpooled source for the one long-lived LISTEN connection (counted in the pool budget)
      */
-    public SuppressionCache(SuppressionStore store, DataSource listenSource, Duration maxStaleness, MetricRegistry metrics) {
+    public SuppressionCache(
+            SuppressionStore store, DataSource listenSource, Duration maxStaleness, MetricRegistry metrics) {
         if (maxStaleness.toMillis() < 3) {
-            throw new IllegalArgumentException("pipeline.suppression.maxStaleness must be at least 3ms, is " + maxStaleness);
+            throw new IllegalArgumentException(
+                    "pipeline.suppression.maxStaleness must be at least 3ms, is " + maxStaleness);
         }
         this.store = store;
         this.listenSource = listenSource;
@@ -142,7 +144,8 @@ public final class SuppressionCache implements Managed {
 
     private void apply(Change c) {
         if (c.adds()) {
-            byTenant.computeIfAbsent(c.tenant(), t -> ConcurrentHashMap.newKeySet()).add(c.recipient());
+            byTenant.computeIfAbsent(c.tenant(), t -> ConcurrentHashMap.newKeySet())
+                    .add(c.recipient());
         } else {
             Set<String> listed = byTenant.get(c.tenant());
             if (listed != null) {
@@ -153,7 +156,8 @@ public final class SuppressionCache implements Managed {
 
     private void run() {
         while (running) {
-            try (Connection c = listenSource.getConnection(); Statement st = c.createStatement()) {
+            try (Connection c = listenSource.getConnection();
+                    Statement st = c.createStatement()) {
                 listenConnection = c;
                 st.execute("LISTEN " + SuppressionStore.CHANNEL);
                 listening = true;
@@ -161,13 +165,16 @@ public final class SuppressionCache implements Managed {
                 catchUpQuietly();
                 PGConnection pg = c.unwrap(PGConnection.class);
                 while (running) {
-                    // Returns at a notification (a change committed) or after the refresh interval: either way, catch up.
+                    // Returns at a notification (a change committed) or after the refresh interval: either way, catch
+                    // up.
                     pg.getNotifications((int) Math.max(1, refreshMs));
                     catchUpQuietly();
                 }
             } catch (SQLException | RuntimeException e) {
                 if (running) {
-                    LOG.warn("suppression listener down; catching up by polling every {} ms until it is back: {}", refreshMs,
+                    LOG.warn(
+                            "suppression listener down; catching up by polling every {} ms until it is back: {}",
+                            refreshMs,
                             e.toString());
                 }
             } finally {
@@ -195,7 +202,8 @@ public final class SuppressionCache implements Managed {
         try {
             catchUp();
         } catch (RuntimeException e) {
-            // Not swallowed: freshness lapses after maxStaleness and the checks go to the database; logged for operators.
+            // Not swallowed: freshness lapses after maxStaleness and the checks go to the database; logged for
+            // operators.
             if (running) {
                 LOG.warn("suppression cache catch-up failed (last change applied {}): {}", lastChangeId, e.toString());
             }

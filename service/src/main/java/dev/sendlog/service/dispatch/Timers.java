@@ -58,6 +58,7 @@ public final class Timers {
     private static final String ACTOR = "timer";
     /** Publications taken per round: each holds up to a poller page of messages, all read in one query. */
     private static final int PUBLICATIONS_PER_ROUND = 4;
+
     private static final Duration TAKE_LEASE = Duration.ofSeconds(60);
     private static final Duration LOST_RACE_RECHECK = Duration.ofSeconds(1);
 
@@ -77,10 +78,18 @@ public final class Timers {
     private final DueScan dueScan;
     /** Null: no gateway answers status queries, and a message without a final receipt is UNKNOWN at its window's end. */
     private final StatusQueries reconciler;
+
     private final QuerySchedule schedule;
 
-    public Timers(Publications publications, MessageReader reader, EventAppender appender, Actors actors, Limits limits,
-                  Duration reconcileWindow, InstantSource clock, MetricRegistry metrics) {
+    public Timers(
+            Publications publications,
+            MessageReader reader,
+            EventAppender appender,
+            Actors actors,
+            Limits limits,
+            Duration reconcileWindow,
+            InstantSource clock,
+            MetricRegistry metrics) {
         this(publications, reader, appender, actors, limits, reconcileWindow, clock, metrics, null, null);
     }
 
@@ -88,9 +97,17 @@ public final class Timers {
      * Timers that also bring messages without a final receipt to {@code reconciler} when {@code schedule} says (issue
      * 32), for the gateways it asks; on those gateways a message is UNKNOWN only at the end of the schedule's grace.
      */
-    public Timers(Publications publications, MessageReader reader, EventAppender appender, Actors actors, Limits limits,
-                  Duration reconcileWindow, InstantSource clock, MetricRegistry metrics, StatusQueries reconciler,
-                  QuerySchedule schedule) {
+    public Timers(
+            Publications publications,
+            MessageReader reader,
+            EventAppender appender,
+            Actors actors,
+            Limits limits,
+            Duration reconcileWindow,
+            InstantSource clock,
+            MetricRegistry metrics,
+            StatusQueries reconciler,
+            QuerySchedule schedule) {
         if ((reconciler == null) != (schedule == null)) {
             throw new IllegalArgumentException("a reconciler comes with its schedule");
         }
@@ -135,8 +152,7 @@ public final class Timers {
         return dueScan.round(clock.instant()) || more;
     }
 
-    private record Round(int appended, boolean full) {
-    }
+    private record Round(int appended, boolean full) {}
 
     private Round round() {
         Instant now = clock.instant();
@@ -156,12 +172,15 @@ public final class Timers {
                 for (int i = 0; i < p.messageIds().size(); i++) {
                     MessageDetails d = found.get(p.messageIds().get(i));
                     if (d == null) {
-                        LOG.error("publication names a message that does not exist publication={} message_id={}", p.id(),
+                        LOG.error(
+                                "publication names a message that does not exist publication={} message_id={}",
+                                p.id(),
                                 p.messageIds().get(i));
                         continue;
                     }
                     Check c = check(p, i, d, now);
-                    if (c.event() != null && !publicationOf.containsKey(c.event().key())) {
+                    if (c.event() != null
+                            && !publicationOf.containsKey(c.event().key())) {
                         // Two publications due together may watch the same work: one event for it, not two.
                         events.add(c.event());
                         publicationOf.put(c.event().key(), p.id());
@@ -200,9 +219,16 @@ public final class Timers {
         try {
             boolean viaPublication = false;
             if (s.phase() == Phase.PENDING && s.seq() == workSeq) {
-                // Published by this publication and nothing since: the job waits on the stream until its confirm deadline.
-                s = MessageFold.evolve(s, new StoredEvent(s.messageId(), workSeq + 1, p.publishedAt(), p.actor(),
-                        new Published(s.attempt(), p.epochs().get(i), p.confirmBy(), p.id())));
+                // Published by this publication and nothing since: the job waits on the stream until its confirm
+                // deadline.
+                s = MessageFold.evolve(
+                        s,
+                        new StoredEvent(
+                                s.messageId(),
+                                workSeq + 1,
+                                p.publishedAt(),
+                                p.actor(),
+                                new Published(s.attempt(), p.epochs().get(i), p.confirmBy(), p.id())));
                 viaPublication = true;
             }
             MessageState state = s;
@@ -211,10 +237,13 @@ public final class Timers {
             // A gateway that is asked: UNKNOWN only once the queries' grace after the window has ended without a final.
             Duration unknownAfter = asked ? schedule.window().plus(schedule.grace()) : reconcileWindow;
             Optional<MessageEvent> fire = Decisions.onDeadline(state, validUntil, now, limits)
-                    .or(() -> Decisions.reconcile(state, now.minus(unknownAfter), reconcileWindow.toString()).map(e -> e));
+                    .or(() -> Decisions.reconcile(state, now.minus(unknownAfter), reconcileWindow.toString())
+                            .map(e -> e));
             if (asked && fire.isPresent() && fire.get() instanceof OutcomeUnknown && s.phase() == Phase.CLAIMED) {
-                // The claim of the last attempt expired: the worker's call may or may not have reached the provider. Ask
-                // (issue 32) for up to the schedule's grace before calling it UNKNOWN: taken, the acceptance is recorded;
+                // The claim of the last attempt expired: the worker's call may or may not have reached the provider.
+                // Ask
+                // (issue 32) for up to the schedule's grace before calling it UNKNOWN: taken, the acceptance is
+                // recorded;
                 // never taken, the message is DEAD (the attempts are spent and the provider does not have it).
                 Instant askUntil = s.deadline().at().plus(schedule.grace());
                 if (now.isBefore(askUntil)) {
@@ -245,7 +274,9 @@ public final class Timers {
      */
     private Instant nextDeadline(MessageState s, Instant validUntil, boolean asked, Instant now) {
         if (s.deadline() != null) {
-            return s.isWaiting() ? earliest(s.deadline().at(), validUntil) : s.deadline().at();
+            return s.isWaiting()
+                    ? earliest(s.deadline().at(), validUntil)
+                    : s.deadline().at();
         }
         if (waitingForReceipt(s)) {
             return asked ? schedule.next(s.sentAt(), now) : s.sentAt().plus(reconcileWindow);
@@ -284,8 +315,7 @@ public final class Timers {
                 unknown.inc();
                 LOG.info("message outcome unknown message_id={} reason=\"{}\"", messageId, u.reason());
             }
-            default -> {
-            }
+            default -> {}
         }
     }
 }

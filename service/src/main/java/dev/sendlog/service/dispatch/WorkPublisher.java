@@ -59,9 +59,17 @@ public final class WorkPublisher {
      * @param checkVisibility whether the rows may not be visible to this session yet (they come from a replication
      *                        slot): then each message's row is read too, and a batch with one not visible is refused
      */
-    public WorkPublisher(DSLContext dsl, Actors actors, SendStreams streams, java.util.Set<Priority> lanesPublished,
-                         PipelineSettings settings, InstantSource clock, String actor, Faults faults, boolean checkVisibility,
-                         MetricRegistry metrics) {
+    public WorkPublisher(
+            DSLContext dsl,
+            Actors actors,
+            SendStreams streams,
+            java.util.Set<Priority> lanesPublished,
+            PipelineSettings settings,
+            InstantSource clock,
+            String actor,
+            Faults faults,
+            boolean checkVisibility,
+            MetricRegistry metrics) {
         this.dsl = dsl;
         this.checkVisibility = checkVisibility;
         this.actors = actors;
@@ -121,12 +129,14 @@ public final class WorkPublisher {
         }
         Instant now = clock.instant();
         Instant confirmBy = now.plusMillis(settings.confirmTimeout.toMilliseconds());
-        // Rows from a slot may have been published already: by the catch-up of a new slot, which reads the log while the
+        // Rows from a slot may have been published already: by the catch-up of a new slot, which reads the log while
+        // the
         // slot streams what commits meanwhile. (The polling feed's cursor moves with its publications: never twice.)
         java.util.Set<String> alreadyPublished = checkVisibility ? publishedSince(rows) : java.util.Set.of();
         List<TailRow> owed = new ArrayList<>();
         for (TailRow row : rows) {
-            if (!row.scheduled() && lanesPublished.contains(laneOf(row))
+            if (!row.scheduled()
+                    && lanesPublished.contains(laneOf(row))
                     && Integer.valueOf(row.seq()).equals(latest.get(row.messageId()))
                     && !alreadyPublished.contains(row.messageId() + "/" + row.seq())) {
                 owed.add(row);
@@ -143,7 +153,8 @@ public final class WorkPublisher {
         for (int i = 0; i < owed.size(); i++) {
             TailRow row = owed.get(i);
             long epoch = epochOf.applyAsLong(row.shard());
-            SendJob job = new SendJob(row.messageId(), row.attempt(), row.shard(), epoch, now.toEpochMilli(), row.seq(), publication);
+            SendJob job = new SendJob(
+                    row.messageId(), row.attempt(), row.shard(), epoch, now.toEpochMilli(), row.seq(), publication);
             jobs.add(job);
             perLane.computeIfAbsent(laneOf(row), lane -> new ArrayList<>()).add(job.toFields());
             ids[i] = row.messageId();
@@ -151,7 +162,8 @@ public final class WorkPublisher {
             epochs[i] = epoch;
         }
         // The publish is sent first and its answer awaited inside the transaction, after the publication row and the
-        // feed's position are written and before the commit: the two round trips overlap, and still nothing is committed
+        // feed's position are written and before the commit: the two round trips overlap, and still nothing is
+        // committed
         // (cursor, slot, publication) unless every job is on the stream. A publish that fails or times out rolls the
         // transaction back, and the rows are read and published again (a worker that got a job of the rolled-back
         // publication finds no such publication and leaves the job, see SendWorker).
@@ -211,12 +223,14 @@ public final class WorkPublisher {
         UUID[] ids = rows.stream().map(TailRow::messageId).distinct().toArray(UUID[]::new);
         Map<UUID, Integer> latest = new HashMap<>();
         if (checkVisibility) {
-            dsl.resultQuery(LATEST_VISIBLE_SQL, ids, ids).forEach(r -> latest.put(r.get(0, UUID.class), r.get(1, Integer.class)));
+            dsl.resultQuery(LATEST_VISIBLE_SQL, ids, ids)
+                    .forEach(r -> latest.put(r.get(0, UUID.class), r.get(1, Integer.class)));
         } else {
             for (UUID id : ids) {
                 latest.put(id, 1);
             }
-            dsl.resultQuery(LATEST_SQL, (Object) ids).forEach(r -> latest.put(r.get(0, UUID.class), r.get(1, Integer.class)));
+            dsl.resultQuery(LATEST_SQL, (Object) ids)
+                    .forEach(r -> latest.put(r.get(0, UUID.class), r.get(1, Integer.class)));
         }
         return latest;
     }
@@ -226,7 +240,11 @@ public final class WorkPublisher {
      * written (a minute earlier, for the clocks of other processes), read through their index by time.
      */
     java.util.Set<String> publishedSince(List<TailRow> rows) {
-        Instant from = rows.stream().map(TailRow::at).min(java.util.Comparator.naturalOrder()).orElseThrow().minusSeconds(60);
+        Instant from = rows.stream()
+                .map(TailRow::at)
+                .min(java.util.Comparator.naturalOrder())
+                .orElseThrow()
+                .minusSeconds(60);
         UUID[] ids = rows.stream().map(TailRow::messageId).distinct().toArray(UUID[]::new);
         java.util.Set<String> published = new java.util.HashSet<>();
         dsl.resultQuery("""

@@ -12,8 +12,7 @@ final class WriteRetries {
     private static final long FIRST_PAUSE_MS = 50;
     private static final long MAX_PAUSE_MS = 2000;
 
-    private WriteRetries() {
-    }
+    private WriteRetries() {}
 
     /**
      * Runs {@code attempt} until it returns, {@code beforeRetry} before each retry. Throws the last failure once

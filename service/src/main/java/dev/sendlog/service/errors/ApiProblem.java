@@ -35,7 +35,8 @@ public final class ApiProblem extends RuntimeException {
     }
 
     public static ApiProblem unavailable(String detail, int retryAfterSeconds) {
-        return new ApiProblem(Problem.of(503, "Service unavailable", detail),
+        return new ApiProblem(
+                Problem.of(503, "Service unavailable", detail),
                 Map.of("Retry-After", Integer.toString(retryAfterSeconds)));
     }
 

@@ -52,7 +52,8 @@ public final class HeaderSyntaxFilter implements ContainerRequestFilter {
 
     private static boolean qualityParses(MediaType type) {
         for (Map.Entry<String, String> p : type.getParameters().entrySet()) {
-            if (p.getKey().equalsIgnoreCase("q") && (p.getValue() == null || !QUALITY.matcher(p.getValue()).matches())) {
+            if (p.getKey().equalsIgnoreCase("q")
+                    && (p.getValue() == null || !QUALITY.matcher(p.getValue()).matches())) {
                 return false;
             }
         }

@@ -45,8 +45,8 @@ public final class ProblemErrorHandler extends ErrorHandler {
     }
 
     @Override
-    protected void generateResponse(Request request, Response response, int code, String message, Throwable cause,
-                                    Callback callback) {
+    protected void generateResponse(
+            Request request, Response response, int code, String message, Throwable cause, Callback callback) {
         response.getHeaders().put(CONTENT_TYPE);
         response.write(true, ByteBuffer.wrap(body(code, message)), callback);
     }

@@ -20,8 +20,7 @@ import org.slf4j.LoggerFactory;
 public final class ProblemMappers {
     private static final Logger LOG = LoggerFactory.getLogger(ProblemMappers.class);
 
-    private ProblemMappers() {
-    }
+    private ProblemMappers() {}
 
     public static void register(JerseyEnvironment jersey, MetricRegistry metrics) {
         Counter unexpected = metrics.counter("api.errors.unexpected");
@@ -32,7 +31,10 @@ public final class ProblemMappers {
     }
 
     static Response response(Problem problem) {
-        return Response.status(problem.status()).type(Problem.MEDIA_TYPE).entity(problem).build();
+        return Response.status(problem.status())
+                .type(Problem.MEDIA_TYPE)
+                .entity(problem)
+                .build();
     }
 
     /**
@@ -47,7 +49,8 @@ public final class ProblemMappers {
         String errorId = UUID.randomUUID().toString();
         unexpected.inc();
         LOG.error("unexpected error error_id={}", errorId, e);
-        return new ApiProblem(Problem.of(500, "Internal error", "an unexpected error happened; error_id=" + errorId), Map.of());
+        return new ApiProblem(
+                Problem.of(500, "Internal error", "an unexpected error happened; error_id=" + errorId), Map.of());
     }
 
     /** Whether reading a request body failed because it arrived too slowly (the data rate or the idle timeout). */
@@ -63,7 +66,8 @@ public final class ProblemMappers {
 
     /** 408: the request's body did not arrive in time. */
     public static ApiProblem bodyTimeout() {
-        return new ApiProblem(Problem.of(408, "Request timeout", "the request body did not arrive in time"),
+        return new ApiProblem(
+                Problem.of(408, "Request timeout", "the request body did not arrive in time"),
                 Map.of("Connection", "close"));
     }
 
@@ -74,7 +78,9 @@ public final class ProblemMappers {
         }
 
         static Response toResponseOf(ApiProblem e) {
-            Response.ResponseBuilder builder = Response.status(e.problem().status()).type(Problem.MEDIA_TYPE).entity(e.problem());
+            Response.ResponseBuilder builder = Response.status(e.problem().status())
+                    .type(Problem.MEDIA_TYPE)
+                    .entity(e.problem());
             e.headers().forEach(builder::header);
             return builder.build();
         }
@@ -95,8 +101,8 @@ public final class ProblemMappers {
                 case 415 -> "the body must be application/json";
                 default -> e.getMessage();
             };
-            Response.ResponseBuilder builder = Response.status(status).type(Problem.MEDIA_TYPE)
-                    .entity(Problem.of(status, title, detail));
+            Response.ResponseBuilder builder =
+                    Response.status(status).type(Problem.MEDIA_TYPE).entity(Problem.of(status, title, detail));
             original.getHeaders().forEach((name, values) -> {
                 if (!name.equalsIgnoreCase("Content-Type")) {
                     values.forEach(v -> builder.header(name, v));
@@ -110,10 +116,15 @@ public final class ProblemMappers {
         @Override
         public Response toResponse(JsonProcessingException e) {
             if (e instanceof UnrecognizedPropertyException unknown) {
-                return response(new Problem(Problem.typeFor(400), "Invalid request", 400, "unknown field",
+                return response(new Problem(
+                        Problem.typeFor(400),
+                        "Invalid request",
+                        400,
+                        "unknown field",
                         List.of(new FieldError(unknown.getPropertyName(), "unknown field"))));
             }
-            return response(Problem.of(400, "Invalid request", "the body is not valid JSON: " + e.getOriginalMessage()));
+            return response(
+                    Problem.of(400, "Invalid request", "the body is not valid JSON: " + e.getOriginalMessage()));
         }
     }
 

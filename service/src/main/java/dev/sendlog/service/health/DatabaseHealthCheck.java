@@ -19,17 +19,25 @@ public final class DatabaseHealthCheck extends HealthCheck {
 
     @Override
     protected Result check() throws Exception {
-        try (Connection c = probe.getConnection(); Statement st = c.createStatement()) {
+        try (Connection c = probe.getConnection();
+                Statement st = c.createStatement()) {
             st.setQueryTimeout(2);
             st.execute("SELECT 1");
         }
         StringBuilder exhausted = new StringBuilder();
         for (HikariDataSource pool : pools) {
             HikariPoolMXBean bean = pool.getHikariPoolMXBean();
-            if (bean != null && bean.getThreadsAwaitingConnection() > 0 && bean.getIdleConnections() == 0
+            if (bean != null
+                    && bean.getThreadsAwaitingConnection() > 0
+                    && bean.getIdleConnections() == 0
                     && bean.getActiveConnections() >= pool.getMaximumPoolSize()) {
-                exhausted.append(pool.getPoolName()).append(" (").append(bean.getThreadsAwaitingConnection())
-                        .append(" waiting, ").append(bean.getActiveConnections()).append(" busy) ");
+                exhausted
+                        .append(pool.getPoolName())
+                        .append(" (")
+                        .append(bean.getThreadsAwaitingConnection())
+                        .append(" waiting, ")
+                        .append(bean.getActiveConnections())
+                        .append(" busy) ");
             }
         }
         if (!exhausted.isEmpty()) {

@@ -21,15 +21,24 @@ public final class FailureRateHealthCheck extends HealthCheck {
         StringBuilder raised = new StringBuilder();
         alarms.forEach((name, a) -> {
             if (a.raised()) {
-                raised.append(label(name)).append(" rising: ").append(a.lastMinute()).append(" in the last minute, limit ")
-                        .append(a.limit()).append(". ");
+                raised.append(label(name))
+                        .append(" rising: ")
+                        .append(a.lastMinute())
+                        .append(" in the last minute, limit ")
+                        .append(a.limit())
+                        .append(". ");
             }
         });
-        String summary = "last minute: " + alarms.get("dead").lastMinute() + " DEAD, " + alarms.get("unknown").lastMinute()
-                + " UNKNOWN, " + alarms.get("parked").lastMinute() + " parked";
+        String summary = "last minute: " + alarms.get("dead").lastMinute() + " DEAD, "
+                + alarms.get("unknown").lastMinute() + " UNKNOWN, "
+                + alarms.get("parked").lastMinute() + " parked";
         ResultBuilder result = Result.builder().healthy().withDetail("alarmsRaised", !raised.isEmpty());
-        return result.withMessage(raised.isEmpty() ? summary
-                : raised.toString().trim() + " (" + summary + "; an alarm, see GET /alarms: not the node's health)").build();
+        return result.withMessage(
+                        raised.isEmpty()
+                                ? summary
+                                : raised.toString().trim() + " (" + summary
+                                        + "; an alarm, see GET /alarms: not the node's health)")
+                .build();
     }
 
     private static String label(String name) {

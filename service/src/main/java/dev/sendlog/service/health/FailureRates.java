@@ -26,8 +26,7 @@ public final class FailureRates {
     private static final int MAX_SAMPLES = 600;
 
     /** One alarm as read now. */
-    public record Alarm(long lastMinute, int limit, boolean raised) {
-    }
+    public record Alarm(long lastMinute, int limit, boolean raised) {}
 
     private final MetricRegistry metrics;
     private final InstantSource clock;
@@ -44,8 +43,12 @@ public final class FailureRates {
         }
     }
 
-    public FailureRates(MetricRegistry metrics, InstantSource clock, int maxDeadPerMinute, int maxUnknownPerMinute,
-                        int maxParkedPerMinute) {
+    public FailureRates(
+            MetricRegistry metrics,
+            InstantSource clock,
+            int maxDeadPerMinute,
+            int maxUnknownPerMinute,
+            int maxParkedPerMinute) {
         this.metrics = metrics;
         this.clock = clock;
         limits.put("dead", maxDeadPerMinute);
@@ -53,8 +56,10 @@ public final class FailureRates {
         limits.put("parked", maxParkedPerMinute);
         sample();
         for (String name : limits.keySet()) {
-            metrics.gauge("alarms." + name + ".last.minute", () -> (Gauge<Long>) () -> alarms().get(name).lastMinute());
-            metrics.gauge("alarms." + name + ".raised", () -> (Gauge<Integer>) () -> alarms().get(name).raised() ? 1 : 0);
+            metrics.gauge("alarms." + name + ".last.minute", () ->
+                    (Gauge<Long>) () -> alarms().get(name).lastMinute());
+            metrics.gauge("alarms." + name + ".raised", () ->
+                    (Gauge<Integer>) () -> alarms().get(name).raised() ? 1 : 0);
         }
     }
 
@@ -96,7 +101,9 @@ public final class FailureRates {
     }
 
     private long parked() {
-        return metrics.getCounters().entrySet().stream().filter(e -> e.getKey().startsWith("callbacks.parked."))
-                .mapToLong(e -> e.getValue().getCount()).sum();
+        return metrics.getCounters().entrySet().stream()
+                .filter(e -> e.getKey().startsWith("callbacks.parked."))
+                .mapToLong(e -> e.getValue().getCount())
+                .sum();
     }
 }

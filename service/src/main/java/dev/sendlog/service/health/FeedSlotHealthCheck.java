@@ -27,20 +27,28 @@ public final class FeedSlotHealthCheck extends HealthCheck {
                 return slot.state();
             }
         };
-        metrics.registerGauge("cdc.slot.retained.wal.bytes", () -> state.getValue().map(FeedSlot.State::retainedWalBytes).orElse(-1L));
-        metrics.registerGauge("cdc.slot.lag.bytes", () -> state.getValue().map(FeedSlot.State::lagBytes).orElse(-1L));
-        metrics.registerGauge("cdc.slot.active", () -> state.getValue().map(s -> s.active() ? 1 : 0).orElse(0));
+        metrics.registerGauge(
+                "cdc.slot.retained.wal.bytes",
+                () -> state.getValue().map(FeedSlot.State::retainedWalBytes).orElse(-1L));
+        metrics.registerGauge(
+                "cdc.slot.lag.bytes",
+                () -> state.getValue().map(FeedSlot.State::lagBytes).orElse(-1L));
+        metrics.registerGauge(
+                "cdc.slot.active",
+                () -> state.getValue().map(s -> s.active() ? 1 : 0).orElse(0));
     }
 
     @Override
     protected Result check() {
         Optional<FeedSlot.State> current = slot.state();
         if (current.isEmpty()) {
-            return Result.unhealthy("replication slot " + slot.name() + " does not exist yet: no poller has taken the feed");
+            return Result.unhealthy(
+                    "replication slot " + slot.name() + " does not exist yet: no poller has taken the feed");
         }
         FeedSlot.State s = current.get();
-        String detail = "slot " + slot.name() + (s.active() ? " read by " + s.holder() + " (epoch " + s.epoch() + ")" : " not read")
-                + ", retains " + s.retainedWalBytes() + " bytes of WAL, confirmed " + s.lagBytes() + " bytes behind";
+        String detail = "slot " + slot.name()
+                + (s.active() ? " read by " + s.holder() + " (epoch " + s.epoch() + ")" : " not read") + ", retains "
+                + s.retainedWalBytes() + " bytes of WAL, confirmed " + s.lagBytes() + " bytes behind";
         if ("lost".equals(s.walStatus())) {
             return Result.unhealthy(detail + "; the server removed WAL the slot still needed (max_slot_wal_keep_size): "
                     + "drop it with `drop-feed-slot` and let a poller create it again");

@@ -30,13 +30,20 @@ public final class GatewaysHealthCheck extends HealthCheck {
         for (String gateway : gateways) {
             String base = "gateway." + gateway;
             boolean isDown = gauge(base + ".down") > 0;
-            summary.append(summary.isEmpty() ? "" : "; ").append(gateway).append(isDown ? " DOWN" : " up")
-                    .append(", failovers away ").append(count(base + ".failovers"))
-                    .append(", marked down ").append(count(base + ".marked.down")).append(" times")
-                    .append(", 429s ").append(count(base + ".rate.throttles"));
+            summary.append(summary.isEmpty() ? "" : "; ")
+                    .append(gateway)
+                    .append(isDown ? " DOWN" : " up")
+                    .append(", failovers away ")
+                    .append(count(base + ".failovers"))
+                    .append(", marked down ")
+                    .append(count(base + ".marked.down"))
+                    .append(" times")
+                    .append(", 429s ")
+                    .append(count(base + ".rate.throttles"));
             Meter calls = metrics.getMeters().get(base + ".send.calls");
             if (calls != null) {
-                summary.append(", send calls ").append(String.format(java.util.Locale.ROOT, "%.1f", calls.getOneMinuteRate()))
+                summary.append(", send calls ")
+                        .append(String.format(java.util.Locale.ROOT, "%.1f", calls.getOneMinuteRate()))
                         .append("/s over the last minute");
             }
             long rate = gauge(base + ".rate.per.second");
@@ -48,7 +55,11 @@ public final class GatewaysHealthCheck extends HealthCheck {
             }
         }
         String message = down.isEmpty() ? summary.toString() : "marked down: " + down + " (" + summary + ")";
-        return Result.builder().healthy().withDetail("alarmsRaised", !down.isEmpty()).withMessage(message).build();
+        return Result.builder()
+                .healthy()
+                .withDetail("alarmsRaised", !down.isEmpty())
+                .withMessage(message)
+                .build();
     }
 
     private long count(String name) {

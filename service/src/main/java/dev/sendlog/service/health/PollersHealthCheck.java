@@ -45,7 +45,9 @@ public final class PollersHealthCheck extends HealthCheck {
         if (oldestSeconds == null || (oldestRedriveSeconds != null && oldestRedriveSeconds > oldestSeconds)) {
             oldestSeconds = oldestRedriveSeconds;
         }
-        Duration age = oldestSeconds == null ? Duration.ZERO : Duration.ofMillis(Math.max(0, Math.round(oldestSeconds * 1000)));
+        Duration age = oldestSeconds == null
+                ? Duration.ZERO
+                : Duration.ofMillis(Math.max(0, Math.round(oldestSeconds * 1000)));
         if (shards == 0) {
             return Result.unhealthy("no poller has ever started (no shard leases)");
         }

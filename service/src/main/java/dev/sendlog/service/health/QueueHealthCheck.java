@@ -22,8 +22,13 @@ public final class QueueHealthCheck extends HealthCheck {
     private final String group;
     private final Duration max;
 
-    public QueueHealthCheck(QueueConnection connection, String stream, String group, Duration max,
-                            MetricRegistry metrics, String jobType) {
+    public QueueHealthCheck(
+            QueueConnection connection,
+            String stream,
+            String group,
+            Duration max,
+            MetricRegistry metrics,
+            String jobType) {
         this.connection = connection;
         this.stream = stream;
         this.group = group;
@@ -49,7 +54,8 @@ public final class QueueHealthCheck extends HealthCheck {
         try {
             PendingMessages pending = redis.xpending(stream, group);
             if (pending.getCount() > 0 && pending.getMessageIds().getLower().getValue() != null) {
-                oldest = Math.min(oldest, millisOf(pending.getMessageIds().getLower().getValue()));
+                oldest = Math.min(
+                        oldest, millisOf(pending.getMessageIds().getLower().getValue()));
             }
             String lastDelivered = null;
             for (Object g : redis.xinfoGroups(stream)) {
@@ -58,8 +64,10 @@ public final class QueueHealthCheck extends HealthCheck {
                     lastDelivered = String.valueOf(info.get("last-delivered-id"));
                 }
             }
-            List<StreamMessage<String, String>> next = redis.xrange(stream,
-                    Range.create(lastDelivered == null ? "-" : "(" + lastDelivered, "+"), io.lettuce.core.Limit.from(1));
+            List<StreamMessage<String, String>> next = redis.xrange(
+                    stream,
+                    Range.create(lastDelivered == null ? "-" : "(" + lastDelivered, "+"),
+                    io.lettuce.core.Limit.from(1));
             if (!next.isEmpty()) {
                 oldest = Math.min(oldest, millisOf(next.getFirst().getId()));
             }

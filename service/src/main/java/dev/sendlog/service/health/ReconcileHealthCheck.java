@@ -26,24 +26,46 @@ public final class ReconcileHealthCheck extends HealthCheck {
 
     @Override
     protected Result check() {
-        StringBuilder summary = new StringBuilder("queries ").append(count("reconcile.queries")).append(", answered ")
-                .append(count("reconcile.queries.answered")).append(", not found ").append(count("reconcile.queries.not.found"))
-                .append(", failed ").append(count("reconcile.queries.failed")).append(", unknown after asking ")
+        StringBuilder summary = new StringBuilder("queries ")
+                .append(count("reconcile.queries"))
+                .append(", answered ")
+                .append(count("reconcile.queries.answered"))
+                .append(", not found ")
+                .append(count("reconcile.queries.not.found"))
+                .append(", failed ")
+                .append(count("reconcile.queries.failed"))
+                .append(", unknown after asking ")
                 .append(count("reconcile.unknown"));
         StringBuilder raised = new StringBuilder();
         for (String gateway : gateways) {
             long byQuery = count("receipts.finals.by.query." + gateway);
             long byCallback = count("receipts.finals.by.callback." + gateway);
             long all = byQuery + byCallback;
-            summary.append("; ").append(gateway).append(": ").append(byQuery).append(" of ").append(all)
+            summary.append("; ")
+                    .append(gateway)
+                    .append(": ")
+                    .append(byQuery)
+                    .append(" of ")
+                    .append(all)
                     .append(" finals by query");
             if (all >= MIN_FINALS && byQuery > QUERY_SHARE_ALARM * all) {
-                raised.append("gateway ").append(gateway).append(" learns most finals by query (").append(byQuery).append(" of ")
-                        .append(all).append("): are its callbacks failing? ");
+                raised.append("gateway ")
+                        .append(gateway)
+                        .append(" learns most finals by query (")
+                        .append(byQuery)
+                        .append(" of ")
+                        .append(all)
+                        .append("): are its callbacks failing? ");
             }
         }
-        return Result.builder().healthy().withDetail("alarmsRaised", !raised.isEmpty())
-                .withMessage(raised.isEmpty() ? summary.toString() : raised.toString().trim() + " (" + summary + ")").build();
+        return Result.builder()
+                .healthy()
+                .withDetail("alarmsRaised", !raised.isEmpty())
+                .withMessage(
+                        raised.isEmpty()
+                                ? summary.toString()
+                                : raised.toString().trim() + " (" + summary + ")")
+                .build();
     }
 
     private long count(String name) {

@@ -18,8 +18,13 @@ public final class RedisHealthCheck extends HealthCheck {
     private final int failPercent;
     private final AtomicLong memoryPercent = new AtomicLong(-1);
 
-    public RedisHealthCheck(QueueConnection connection, String probeKey, int warnPercent,
-                            int failPercent, MetricRegistry metrics, String jobType) {
+    public RedisHealthCheck(
+            QueueConnection connection,
+            String probeKey,
+            int warnPercent,
+            int failPercent,
+            MetricRegistry metrics,
+            String jobType) {
         this.connection = connection;
         this.probeKey = probeKey;
         this.warnPercent = warnPercent;
@@ -42,7 +47,8 @@ public final class RedisHealthCheck extends HealthCheck {
             return Result.unhealthy("Redis memory at " + percent + "% of maxmemory (fails at " + failPercent + "%)");
         }
         if (percent >= warnPercent) {
-            return Result.healthy("WARNING: Redis memory at " + percent + "% of maxmemory (warns at " + warnPercent + "%)");
+            return Result.healthy(
+                    "WARNING: Redis memory at " + percent + "% of maxmemory (warns at " + warnPercent + "%)");
         }
         return Result.healthy("writable, memory " + describe(percent));
     }

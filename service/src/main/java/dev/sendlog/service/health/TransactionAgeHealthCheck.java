@@ -20,8 +20,7 @@ public final class TransactionAgeHealthCheck extends HealthCheck {
         metrics.registerGauge("database.oldest.write.transaction.seconds", () -> oldest().seconds);
     }
 
-    private record Oldest(double seconds, String who) {
-    }
+    private record Oldest(double seconds, String who) {}
 
     private Oldest oldest() {
         Record r = dsl.fetchOne("""

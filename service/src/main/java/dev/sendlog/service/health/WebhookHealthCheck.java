@@ -28,16 +28,25 @@ public final class WebhookHealthCheck extends HealthCheck {
     protected Result check() {
         WebhookDeliveries.Backlog backlog = deliveries.backlog();
         if (backlog.oldestOwedSince() == null) {
-            return Result.builder().healthy().withDetail("alarmsRaised", false).withMessage("no webhook delivery owed").build();
+            return Result.builder()
+                    .healthy()
+                    .withDetail("alarmsRaised", false)
+                    .withMessage("no webhook delivery owed")
+                    .build();
         }
         Instant now = clock.instant();
         Duration age = Duration.between(backlog.oldestOwedSince(), now);
         boolean raised = age.compareTo(max) > 0;
         String message = raised
-                ? backlog.owed() + " webhook deliveries owed, the oldest for " + age.toSeconds() + " s (limit " + max.toSeconds()
+                ? backlog.owed() + " webhook deliveries owed, the oldest for " + age.toSeconds() + " s (limit "
+                        + max.toSeconds()
                         + " s): an endpoint fails or no webhook-worker runs; GET /v1/admin/webhooks/dead lists those given up"
                         + " (an alarm: not the node's health)"
                 : backlog.owed() + " webhook deliveries owed, the oldest for " + Math.max(0, age.toSeconds()) + " s";
-        return Result.builder().healthy().withDetail("alarmsRaised", raised).withMessage(message).build();
+        return Result.builder()
+                .healthy()
+                .withDetail("alarmsRaised", raised)
+                .withMessage(message)
+                .build();
     }
 }

@@ -29,7 +29,8 @@ public final class AccessLog implements Filter {
     private static final int MAX_TARGET = 1000;
 
     @Override
-    public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain) throws IOException, ServletException {
+    public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain)
+            throws IOException, ServletException {
         if (!LOG.isInfoEnabled()) {
             chain.doFilter(req, res);
             return;
@@ -43,9 +44,16 @@ public final class AccessLog implements Filter {
         } finally {
             long ms = (System.nanoTime() - start) / 1_000_000;
             Caller caller = request.getAttribute(Caller.REQUEST_ATTRIBUTE) instanceof Caller c ? c : null;
-            LOG.info("{} {} status={} ms={} key={} tenant={} role={} remote={}", request.getMethod(), target(request), status, ms,
-                    caller == null ? "-" : caller.keyName(), caller == null ? "-" : caller.tenant(),
-                    caller == null ? "-" : caller.role().name().toLowerCase(java.util.Locale.ROOT), request.getRemoteAddr());
+            LOG.info(
+                    "{} {} status={} ms={} key={} tenant={} role={} remote={}",
+                    request.getMethod(),
+                    target(request),
+                    status,
+                    ms,
+                    caller == null ? "-" : caller.keyName(),
+                    caller == null ? "-" : caller.tenant(),
+                    caller == null ? "-" : caller.role().name().toLowerCase(java.util.Locale.ROOT),
+                    request.getRemoteAddr());
         }
     }
 

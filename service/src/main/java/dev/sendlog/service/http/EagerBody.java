@@ -45,8 +45,13 @@ public final class EagerBody extends Handler.Wrapper {
     private final Counter timeouts;
     private final AtomicInteger receiving = new AtomicInteger();
 
-    public EagerBody(Handler next, long maxBytes, long minBytesPerSecond, Duration grace, Predicate<Request> refusedWithoutBody,
-                     MetricRegistry metrics) {
+    public EagerBody(
+            Handler next,
+            long maxBytes,
+            long minBytesPerSecond,
+            Duration grace,
+            Predicate<Request> refusedWithoutBody,
+            MetricRegistry metrics) {
         super(next);
         this.maxBytes = maxBytes;
         this.minBytesPerSecond = minBytesPerSecond;
@@ -61,15 +66,20 @@ public final class EagerBody extends Handler.Wrapper {
      * has built them. {@code grace}: how long a body may take before the data rate ({@code minBytesPerSecond}, 0 for
      * none) counts.
      */
-    public static void install(io.dropwizard.core.setup.Environment env, long maxBytes, long minBytesPerSecond, Duration grace,
-                               Predicate<Request> refusedWithoutBody) {
+    public static void install(
+            io.dropwizard.core.setup.Environment env,
+            long maxBytes,
+            long minBytesPerSecond,
+            Duration grace,
+            Predicate<Request> refusedWithoutBody) {
         MetricRegistry metrics = env.metrics();
         env.lifecycle().addEventListener(new org.eclipse.jetty.util.component.LifeCycle.Listener() {
             @Override
             public void lifeCycleStarting(org.eclipse.jetty.util.component.LifeCycle event) {
-                if (event instanceof org.eclipse.jetty.server.Server server && !(server.getHandler() instanceof EagerBody)) {
-                    server.setHandler(new EagerBody(server.getHandler(), maxBytes, minBytesPerSecond, grace,
-                            refusedWithoutBody, metrics));
+                if (event instanceof org.eclipse.jetty.server.Server server
+                        && !(server.getHandler() instanceof EagerBody)) {
+                    server.setHandler(new EagerBody(
+                            server.getHandler(), maxBytes, minBytesPerSecond, grace, refusedWithoutBody, metrics));
                 }
             }
         });
@@ -82,8 +92,10 @@ public final class EagerBody extends Handler.Wrapper {
             return false;
         }
         long length = request.getLength();
-        boolean body = length > 0 || (length < 0 && request.getHeaders().contains(HttpHeader.TRANSFER_ENCODING,
-                HttpHeaderValue.CHUNKED.asString()));
+        boolean body = length > 0
+                || (length < 0
+                        && request.getHeaders()
+                                .contains(HttpHeader.TRANSFER_ENCODING, HttpHeaderValue.CHUNKED.asString()));
         if (!body || length > maxBytes || refusedWithoutBody.test(request)) {
             return next.handle(request, response, callback);
         }
@@ -101,6 +113,7 @@ public final class EagerBody extends Handler.Wrapper {
         private final Deque<Content.Chunk> chunks = new ArrayDeque<>();
         /** Set once: the request went on, or was refused. */
         private final AtomicBoolean settled = new AtomicBoolean();
+
         private long bytes;
         private Scheduler.Task check;
 
@@ -214,7 +227,8 @@ public final class EagerBody extends Handler.Wrapper {
             }
             long dueNanos = graceNanos + (received + 1) * TimeUnit.SECONDS.toNanos(1) / minBytesPerSecond;
             long delay = Math.max(1, dueNanos - NanoTime.since(startNanos));
-            Scheduler.Task task = request.getComponents().getScheduler().schedule(this::checkRate, delay, TimeUnit.NANOSECONDS);
+            Scheduler.Task task =
+                    request.getComponents().getScheduler().schedule(this::checkRate, delay, TimeUnit.NANOSECONDS);
             synchronized (this) {
                 check = task;
             }
@@ -231,8 +245,9 @@ public final class EagerBody extends Handler.Wrapper {
                 received = bytes;
             }
             if (received < required) {
-                request.getContext().execute(() -> refuse("the request body arrived slower than " + minBytesPerSecond
-                        + " bytes per second"));
+                request.getContext()
+                        .execute(() -> refuse(
+                                "the request body arrived slower than " + minBytesPerSecond + " bytes per second"));
             } else {
                 scheduleCheck(received);
             }

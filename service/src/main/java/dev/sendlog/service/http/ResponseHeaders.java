@@ -18,13 +18,15 @@ import java.io.IOException;
  */
 public final class ResponseHeaders implements Filter {
     /** The console's policy: its own scripts, styles and API calls only (the same as its {@code <meta>} tag), unframed. */
-    public static final String CONSOLE_POLICY = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "
-            + "img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+    public static final String CONSOLE_POLICY =
+            "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "
+                    + "img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
     /** Everything else: JSON, which must not be rendered, run or framed. */
     public static final String API_POLICY = "default-src 'none'; frame-ancestors 'none'";
 
     @Override
-    public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain) throws IOException, ServletException {
+    public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain)
+            throws IOException, ServletException {
         HttpServletResponse response = (HttpServletResponse) res;
         String uri = ((HttpServletRequest) req).getRequestURI();
         boolean console = uri != null && (uri.equals("/console") || uri.startsWith("/console/"));

@@ -38,14 +38,17 @@ public final class Intake {
         ObjectWriter problems = json.writerFor(Problem.class);
         byte[] body;
         try {
-            body = problems.writeValueAsBytes(Problem.of(503, "Service unavailable",
+            body = problems.writeValueAsBytes(Problem.of(
+                    503,
+                    "Service unavailable",
                     "this process is shutting down; send the request again (to another process)"));
         } catch (IOException e) {
             throw new IllegalStateException(e);
         }
         return new Filter() {
             @Override
-            public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain) throws IOException, ServletException {
+            public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain)
+                    throws IOException, ServletException {
                 if (open) {
                     chain.doFilter(req, res);
                     return;

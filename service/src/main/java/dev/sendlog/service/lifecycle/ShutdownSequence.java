@@ -119,7 +119,8 @@ public final class ShutdownSequence {
         long deadline = System.nanoTime() + grace.toNanos();
         int calls = 0;
         int callsLeft = 0;
-        long handedBackBefore = sendWorkers().stream().mapToLong(SendWorker::handedBack).sum();
+        long handedBackBefore =
+                sendWorkers().stream().mapToLong(SendWorker::handedBack).sum();
         for (SendWorker worker : sendWorkers()) {
             calls += worker.stopCalling();
         }
@@ -131,10 +132,15 @@ public final class ShutdownSequence {
         for (StreamConsumer consumer : consumers()) {
             jobsLeft += consumer.awaitIdle(left(deadline));
         }
-        long handedBack = sendWorkers().stream().mapToLong(SendWorker::handedBack).sum() - handedBackBefore;
+        long handedBack =
+                sendWorkers().stream().mapToLong(SendWorker::handedBack).sum() - handedBackBefore;
         if (callsLeft > 0 || jobsLeft > 0) {
-            LOG.warn("shutdown: {} provider call(s) and {} job(s) still running after the {} ms grace; their messages come "
-                    + "back at the claim deadline (same idempotency key)", callsLeft, jobsLeft, grace.toMillis());
+            LOG.warn(
+                    "shutdown: {} provider call(s) and {} job(s) still running after the {} ms grace; their messages come "
+                            + "back at the claim deadline (same idempotency key)",
+                    callsLeft,
+                    jobsLeft,
+                    grace.toMillis());
         }
         return calls + " call(s) in flight waited for, " + handedBack + " claimed job(s) handed back, " + jobsLeft
                 + " job(s) left running";

@@ -15,8 +15,7 @@ public final class Sigterm {
     private static final Logger LOG = LoggerFactory.getLogger(Sigterm.class);
     private static final int EXIT_ON_SIGTERM = 128 + 15;
 
-    private Sigterm() {
-    }
+    private Sigterm() {}
 
     /** Only for a process of its own (the server commands), never in a test's JVM. */
     public static void handOverFirst(ShutdownSequence sequence) {

@@ -21,11 +21,16 @@ final class AcceptLoad {
         this.authorization = "Bearer " + key;
     }
 
-    record Result(String target, String scenario, int concurrency, double messagesPerSecond, LatencyRecorder.Percentiles latency,
-                  long errors) {
-    }
+    record Result(
+            String target,
+            String scenario,
+            int concurrency,
+            double messagesPerSecond,
+            LatencyRecorder.Percentiles latency,
+            long errors) {}
 
-    Result run(String target, int concurrency, int batchSize, Duration warmup, Duration duration) throws InterruptedException {
+    Result run(String target, int concurrency, int batchSize, Duration warmup, Duration duration)
+            throws InterruptedException {
         drive(concurrency, batchSize, warmup, new LatencyRecorder(), new AtomicLong(), new AtomicLong());
         LatencyRecorder latencies = new LatencyRecorder();
         AtomicLong accepted = new AtomicLong();
@@ -34,11 +39,18 @@ final class AcceptLoad {
         drive(concurrency, batchSize, duration, latencies, accepted, errors);
         double seconds = (System.nanoTime() - start) / 1e9;
         String scenario = batchSize == 0 ? "single" : "batch of " + batchSize;
-        return new Result(target, scenario, concurrency, accepted.get() / seconds, latencies.percentiles(), errors.get());
+        return new Result(
+                target, scenario, concurrency, accepted.get() / seconds, latencies.percentiles(), errors.get());
     }
 
-    private void drive(int concurrency, int batchSize, Duration duration, LatencyRecorder latencies, AtomicLong accepted,
-                       AtomicLong errors) throws InterruptedException {
+    private void drive(
+            int concurrency,
+            int batchSize,
+            Duration duration,
+            LatencyRecorder latencies,
+            AtomicLong accepted,
+            AtomicLong errors)
+            throws InterruptedException {
         long end = System.nanoTime() + duration.toNanos();
         AtomicLong sequence = new AtomicLong();
         try (ExecutorService clients = Executors.newVirtualThreadPerTaskExecutor()) {

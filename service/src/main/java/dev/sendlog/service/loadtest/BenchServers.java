@@ -52,9 +52,20 @@ final class BenchServers implements AutoCloseable {
             s.simulatorPort = port();
             Path simConfig = dir.resolve("simulator.json");
             Files.writeString(simConfig, "{\"latencyMs\": " + simulatorLatencyMs + ", \"receiptMode\": \"NONE\"}");
-            s.simulator = new ServiceProcess("simulator", ServiceProcess.javaCommand(jar, List.of("-Xmx256m"),
-                    List.of("simulator", "--port", Integer.toString(s.simulatorPort), "--config", simConfig.toString())),
-                    Map.of(), dir.resolve("simulator.log"), s.simulatorPort);
+            s.simulator = new ServiceProcess(
+                    "simulator",
+                    ServiceProcess.javaCommand(
+                            jar,
+                            List.of("-Xmx256m"),
+                            List.of(
+                                    "simulator",
+                                    "--port",
+                                    Integer.toString(s.simulatorPort),
+                                    "--config",
+                                    simConfig.toString())),
+                    Map.of(),
+                    dir.resolve("simulator.log"),
+                    s.simulatorPort);
             s.simulator.start();
             return s;
         } catch (IOException | RuntimeException e) {
@@ -69,8 +80,13 @@ final class BenchServers implements AutoCloseable {
         long deadline = System.nanoTime() + Duration.ofMinutes(1).toNanos();
         while (System.nanoTime() < deadline && simulator.isAlive()) {
             try {
-                if (http.send(HttpRequest.newBuilder(URI.create(simulatorUrl() + "/v1/stats")).timeout(Duration.ofSeconds(1))
-                        .build(), HttpResponse.BodyHandlers.discarding()).statusCode() == 200) {
+                if (http.send(
+                                        HttpRequest.newBuilder(URI.create(simulatorUrl() + "/v1/stats"))
+                                                .timeout(Duration.ofSeconds(1))
+                                                .build(),
+                                        HttpResponse.BodyHandlers.discarding())
+                                .statusCode()
+                        == 200) {
                     return;
                 }
             } catch (IOException notYet) {
@@ -99,7 +115,8 @@ final class BenchServers implements AutoCloseable {
      * tells what one stage costs Redis (the shared rate's compare-and-swaps, say).
      */
     Map<String, Long> redisCalls() {
-        io.lettuce.core.RedisClient client = io.lettuce.core.RedisClient.create(redis.endpoint().uri());
+        io.lettuce.core.RedisClient client =
+                io.lettuce.core.RedisClient.create(redis.endpoint().uri());
         try (var connection = client.connect()) {
             Map<String, Long> calls = new java.util.TreeMap<>();
             for (String line : connection.sync().info("commandstats").split("\r?\n")) {
@@ -118,17 +135,31 @@ final class BenchServers implements AutoCloseable {
 
     /** The environment of a sendlog process on these servers, its Redis keys under {@code prefix}. */
     Map<String, String> environment(String prefix, String feed) {
-        return Map.of("SENDLOG_DATABASE_URL", "jdbc:postgresql://127.0.0.1:" + postgres.endpoint().port() + "/sendlog",
-                "SENDLOG_REDIS_SEND_URI", redis.endpoint().uri(), "SENDLOG_REDIS_CALLBACK_URI", redis.endpoint().uri(),
-                "SENDLOG_REDIS_PREFIX", prefix, "SENDLOG_SIMULATOR", "false",
-                "SENDLOG_SIM_URL", "http://127.0.0.1:" + simulatorPort, "SENDLOG_FEED", feed);
+        return Map.of(
+                "SENDLOG_DATABASE_URL",
+                "jdbc:postgresql://127.0.0.1:" + postgres.endpoint().port() + "/sendlog",
+                "SENDLOG_REDIS_SEND_URI",
+                redis.endpoint().uri(),
+                "SENDLOG_REDIS_CALLBACK_URI",
+                redis.endpoint().uri(),
+                "SENDLOG_REDIS_PREFIX",
+                prefix,
+                "SENDLOG_SIMULATOR",
+                "false",
+                "SENDLOG_SIM_URL",
+                "http://127.0.0.1:" + simulatorPort,
+                "SENDLOG_FEED",
+                feed);
     }
 
     /** Drops and creates the {@code sendlog} database (and any replication slot on it), then migrates it. */
     void freshDatabase(Map<String, String> environment) throws SQLException, IOException, InterruptedException {
-        try (Connection c = postgres.endpoint().connect(LocalPostgres.ADMIN_DATABASE); Statement st = c.createStatement()) {
-            st.execute("SELECT pg_terminate_backend(active_pid, 10000) FROM pg_replication_slots WHERE database = 'sendlog' AND active");
-            st.execute("SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE database = 'sendlog'");
+        try (Connection c = postgres.endpoint().connect(LocalPostgres.ADMIN_DATABASE);
+                Statement st = c.createStatement()) {
+            st.execute(
+                    "SELECT pg_terminate_backend(active_pid, 10000) FROM pg_replication_slots WHERE database = 'sendlog' AND active");
+            st.execute(
+                    "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE database = 'sendlog'");
             st.execute("DROP DATABASE IF EXISTS sendlog WITH (FORCE)");
             st.execute("CREATE DATABASE sendlog");
         }
@@ -136,27 +167,41 @@ final class BenchServers implements AutoCloseable {
     }
 
     /** Starts a sendlog process ({@code server} or {@code poller}) on the two ports; the caller awaits it. */
-    ServiceProcess process(String name, String command, int port, int adminPort, Map<String, String> env, List<String> extra)
+    ServiceProcess process(
+            String name, String command, int port, int adminPort, Map<String, String> env, List<String> extra)
             throws IOException {
         return process(name, command, port, adminPort, env, extra, Path.of("config.yml"));
     }
 
     /** As above, with a configuration file of the caller's. */
-    ServiceProcess process(String name, String command, int port, int adminPort, Map<String, String> env, List<String> extra,
-                           Path config) throws IOException {
-        List<String> options = new ArrayList<>(List.of("-XX:+UseSerialGC", "-Djava.io.tmpdir=" + dir.resolve("tmp"),
-                "-Ddw.server.applicationConnectors[0].port=" + port, "-Ddw.server.adminConnectors[0].port=" + adminPort,
+    ServiceProcess process(
+            String name,
+            String command,
+            int port,
+            int adminPort,
+            Map<String, String> env,
+            List<String> extra,
+            Path config)
+            throws IOException {
+        List<String> options = new ArrayList<>(List.of(
+                "-XX:+UseSerialGC",
+                "-Djava.io.tmpdir=" + dir.resolve("tmp"),
+                "-Ddw.server.applicationConnectors[0].port=" + port,
+                "-Ddw.server.adminConnectors[0].port=" + adminPort,
                 "-Ddw.logging.level=WARN"));
         options.addAll(extra);
-        ServiceProcess p = new ServiceProcess(name, ServiceProcess.javaCommand(jar, options, List.of(command, config.toString())),
-                env, dir.resolve(name + ".log"), adminPort);
+        ServiceProcess p = new ServiceProcess(
+                name,
+                ServiceProcess.javaCommand(jar, options, List.of(command, config.toString())),
+                env,
+                dir.resolve(name + ".log"),
+                adminPort);
         p.start();
         return p;
     }
 
     /** One {@code server} process with every component, started on a fresh database and ready. */
-    record Server(ServiceProcess process, int adminPort, String api, String admin) {
-    }
+    record Server(ServiceProcess process, int adminPort, String api, String admin) {}
 
     /**
      * Drops and migrates the database, starts a {@code server} process with every component on ports of its own and
@@ -177,10 +222,14 @@ final class BenchServers implements AutoCloseable {
 
     /** Runs an admin task ({@code pause}, {@code resume}) on one component of the process at {@code adminPort}. */
     static void task(int adminPort, String name, String component) throws IOException, InterruptedException {
-        HttpResponse<String> response = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-                        URI.create("http://127.0.0.1:" + adminPort + "/tasks/" + name + "?component=" + component))
-                .header("Authorization", "Bearer " + ADMIN_KEY).POST(HttpRequest.BodyPublishers.noBody()).build(),
-                HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> response = HttpClient.newHttpClient()
+                .send(
+                        HttpRequest.newBuilder(URI.create(
+                                        "http://127.0.0.1:" + adminPort + "/tasks/" + name + "?component=" + component))
+                                .header("Authorization", "Bearer " + ADMIN_KEY)
+                                .POST(HttpRequest.BodyPublishers.noBody())
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString());
         if (response.statusCode() != 200) {
             throw new IllegalStateException("task " + name + " on :" + adminPort + " answered " + response.statusCode()
                     + ": " + response.body());

@@ -14,11 +14,9 @@ import java.util.stream.Stream;
  * queue's in the code. Reads nothing (and says so) where those files do not exist.
  */
 final class CpuWaits {
-    record Sample(long nanos, long pressureMicros, long threadWaitNanos, long threadSlices) {
-    }
+    record Sample(long nanos, long pressureMicros, long threadWaitNanos, long threadSlices) {}
 
-    private CpuWaits() {
-    }
+    private CpuWaits() {}
 
     static Sample take(long pid, String threadPrefix) {
         long waited = 0;
@@ -29,7 +27,8 @@ final class CpuWaits {
                     if (!Files.readString(task.resolve("comm")).strip().startsWith(threadPrefix)) {
                         continue;
                     }
-                    String[] f = Files.readString(task.resolve("schedstat")).strip().split("\\s+");
+                    String[] f =
+                            Files.readString(task.resolve("schedstat")).strip().split("\\s+");
                     waited += Long.parseLong(f[1]);
                     slices += Long.parseLong(f[2]);
                 } catch (IOException | RuntimeException e) {
@@ -47,7 +46,8 @@ final class CpuWaits {
         try {
             for (String line : Files.readAllLines(Path.of("/proc/pressure/cpu"))) {
                 if (line.startsWith("some")) {
-                    return Long.parseLong(line.substring(line.indexOf("total=") + 6).strip());
+                    return Long.parseLong(
+                            line.substring(line.indexOf("total=") + 6).strip());
                 }
             }
         } catch (IOException | RuntimeException e) {
@@ -64,7 +64,13 @@ final class CpuWaits {
         double pressure = 100.0 * (to.pressureMicros() - from.pressureMicros()) / span;
         long slices = to.threadSlices() - from.threadSlices();
         double perSlice = slices <= 0 ? 0 : (to.threadWaitNanos() - from.threadWaitNanos()) / 1e6 / slices;
-        return String.format(Locale.ROOT, "some task waiting for a CPU %.0f%% of the time; %s waited %.2f ms for a CPU per "
-                + "time slice on average (%d slices)", pressure, threadName, perSlice, slices);
+        return String.format(
+                Locale.ROOT,
+                "some task waiting for a CPU %.0f%% of the time; %s waited %.2f ms for a CPU per "
+                        + "time slice on average (%d slices)",
+                pressure,
+                threadName,
+                perSlice,
+                slices);
     }
 }

@@ -24,15 +24,29 @@ import java.util.Map;
 final class E2eLoad {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final String[] STAGES = {
-        "poller.claim", "poller.publish", "poller.append", "poller.publish.round.trip",
-        "send.queue.wait", "send.claim", "send.check", "send.provider", "send.result",
-        "append.commit", "accept.commit", "projector.batch", "timers.round", "callbacks.batch", "callbacks.record.commit",
-        "inbox.commit"};
+        "poller.claim",
+        "poller.publish",
+        "poller.append",
+        "poller.publish.round.trip",
+        "send.queue.wait",
+        "send.claim",
+        "send.check",
+        "send.provider",
+        "send.result",
+        "append.commit",
+        "accept.commit",
+        "projector.batch",
+        "timers.round",
+        "callbacks.batch",
+        "callbacks.record.commit",
+        "inbox.commit"
+    };
 
     private final URI api;
     private final URI admin;
     /** Where the callback intake and workers run: the target itself, or a process of their own. */
     private final URI callbackAdmin;
+
     private final String authorization;
     private final HttpClient http = HttpClient.newHttpClient();
 
@@ -43,9 +57,17 @@ final class E2eLoad {
         this.authorization = "Bearer " + key;
     }
 
-    record Result(String label, int messages, double seconds, double perSecond, double p50Ms, double p99Ms,
-                  Map<String, double[]> stages, double callbacksPerSecond, String callbackIntake, String cpu) {
-    }
+    record Result(
+            String label,
+            int messages,
+            double seconds,
+            double perSecond,
+            double p50Ms,
+            double p99Ms,
+            Map<String, double[]> stages,
+            double callbacksPerSecond,
+            String callbackIntake,
+            String cpu) {}
 
     private static long callbacksDone(JsonNode m) {
         long parked = 0;
@@ -84,32 +106,59 @@ final class E2eLoad {
             JsonNode t = m.path("timers").path(stage);
             if (!t.isMissingNode()) {
                 // Counts of this run only; the mean is the timer's (its window is the last minute).
-                double count = t.path("count").asDouble() - before.path("timers").path(stage).path("count").asDouble();
+                double count = t.path("count").asDouble()
+                        - before.path("timers").path(stage).path("count").asDouble();
                 double meanMs = t.path("mean").asDouble() * 1000;
                 stages.put(stage, new double[] {count, meanMs, t.path("p99").asDouble() * 1000, count * meanMs / 1000});
             }
         }
-        String intake = String.format(Locale.ROOT, "callbacks stored %.0f/s, refused busy (503) %.0f/s; callback batches of %.1f"
+        String intake = String.format(
+                Locale.ROOT,
+                "callbacks stored %.0f/s, refused busy (503) %.0f/s; callback batches of %.1f"
                         + " on average in %.1f rounds",
                 (counter(callbacks, "callbacks.stored") - counter(callbacksBefore, "callbacks.stored")) / seconds,
-                (counter(callbacks, "callbacks.intake.busy") - counter(callbacksBefore, "callbacks.intake.busy")) / seconds,
-                callbacks.path("histograms").path("callbacks.batch.size").path("mean").asDouble(),
-                callbacks.path("histograms").path("callbacks.batch.rounds").path("mean").asDouble());
-        return new Result(label, (int) sent, seconds, sent / seconds, e2e.path("p50").asDouble() * 1000,
-                e2e.path("p99").asDouble() * 1000, stages, (callbacksDone(callbacks) - callbacksDone(callbacksBefore)) / seconds, intake, cpu);
+                (counter(callbacks, "callbacks.intake.busy") - counter(callbacksBefore, "callbacks.intake.busy"))
+                        / seconds,
+                callbacks
+                        .path("histograms")
+                        .path("callbacks.batch.size")
+                        .path("mean")
+                        .asDouble(),
+                callbacks
+                        .path("histograms")
+                        .path("callbacks.batch.rounds")
+                        .path("mean")
+                        .asDouble());
+        return new Result(
+                label,
+                (int) sent,
+                seconds,
+                sent / seconds,
+                e2e.path("p50").asDouble() * 1000,
+                e2e.path("p99").asDouble() * 1000,
+                stages,
+                (callbacksDone(callbacks) - callbacksDone(callbacksBefore)) / seconds,
+                intake,
+                cpu);
     }
 
     /** The service's CPU per message (its process.cpu.seconds gauge), and how busy the whole machine was. */
-    private static String cpu(JsonNode before, JsonNode after, long sent, double seconds, long[] machineBefore,
-                              long[] machineAfter) {
+    private static String cpu(
+            JsonNode before, JsonNode after, long sent, double seconds, long[] machineBefore, long[] machineAfter) {
         double serverSeconds = gauge(after, "process.cpu.seconds") - gauge(before, "process.cpu.seconds");
-        String line = String.format(Locale.ROOT, "CPU: the sendlog server %.3f ms per message (%.2f cores)",
-                1000 * serverSeconds / Math.max(1, sent), serverSeconds / seconds);
+        String line = String.format(
+                Locale.ROOT,
+                "CPU: the sendlog server %.3f ms per message (%.2f cores)",
+                1000 * serverSeconds / Math.max(1, sent),
+                serverSeconds / seconds);
         if (machineBefore != null && machineAfter != null && machineAfter[1] > machineBefore[1]) {
             double busy = (double) (machineAfter[0] - machineBefore[0]) / (machineAfter[1] - machineBefore[1]);
             int cores = Runtime.getRuntime().availableProcessors();
-            line += String.format(Locale.ROOT, "; the machine %.2f of %d cores busy (load generator, simulator and"
-                    + " databases included)", busy * cores, cores);
+            line += String.format(
+                    Locale.ROOT,
+                    "; the machine %.2f of %d cores busy (load generator, simulator and" + " databases included)",
+                    busy * cores,
+                    cores);
         }
         return line;
     }
@@ -147,7 +196,7 @@ final class E2eLoad {
                 next += intervalNanos;
                 long waitNanos = next - System.nanoTime();
                 if (waitNanos > 0) {
-                    Thread.sleep(Duration.ofNanos(waitNanos));   // pacing: the next request is due then
+                    Thread.sleep(Duration.ofNanos(waitNanos)); // pacing: the next request is due then
                 }
             }
         }
@@ -162,24 +211,41 @@ final class E2eLoad {
         StringBuilder body = new StringBuilder("{\"messages\":[");
         for (int i = 0; i < size; i++) {
             long n = first + i;
-            body.append(i == 0 ? "" : ",").append("{\"to\":\"+49152").append(String.format("%08d", n))
-                    .append("\",\"body\":\"end to end ").append(n).append("\"}");
+            body.append(i == 0 ? "" : ",")
+                    .append("{\"to\":\"+49152")
+                    .append(String.format("%08d", n))
+                    .append("\",\"body\":\"end to end ")
+                    .append(n)
+                    .append("\"}");
         }
         ByteArrayOutputStream answer = new ByteArrayOutputStream();
-        int status = connection.post("/v1/messages/batch", authorization,
-                body.append("]}").toString().getBytes(StandardCharsets.UTF_8), answer);
+        int status = connection.post(
+                "/v1/messages/batch",
+                authorization,
+                body.append("]}").toString().getBytes(StandardCharsets.UTF_8),
+                answer);
         if (status != 202) {
             throw new IOException("batch refused with " + status + ": " + answer);
         }
     }
 
     static void print(Result r, PrintStream out) {
-        out.printf(Locale.ROOT, "%n### %s: %d messages sent in %.1f s = %.0f msg/s end to end; accepted->SENT p50 %.0f ms, p99 %.0f ms;"
+        out.printf(
+                Locale.ROOT,
+                "%n### %s: %d messages sent in %.1f s = %.0f msg/s end to end; accepted->SENT p50 %.0f ms, p99 %.0f ms;"
                         + " callbacks processed meanwhile %.0f/s%n",
-                r.label(), r.messages(), r.seconds(), r.perSecond(), r.p50Ms(), r.p99Ms(), r.callbacksPerSecond());
+                r.label(),
+                r.messages(),
+                r.seconds(),
+                r.perSecond(),
+                r.p50Ms(),
+                r.p99Ms(),
+                r.callbacksPerSecond());
         out.println("| stage | count | mean ms | p99 ms | total s |");
         out.println("|---|---:|---:|---:|---:|");
-        r.stages().forEach((name, v) -> out.printf(Locale.ROOT, "| %s | %.0f | %.2f | %.2f | %.1f |%n", name, v[0], v[1], v[2], v[3]));
+        r.stages()
+                .forEach((name, v) ->
+                        out.printf(Locale.ROOT, "| %s | %.0f | %.2f | %.2f | %.1f |%n", name, v[0], v[1], v[2], v[3]));
         out.println(r.cpu());
         if (r.callbacksPerSecond() > 0) {
             out.println(r.callbackIntake());
@@ -189,13 +255,24 @@ final class E2eLoad {
         double append = r.stages().getOrDefault("poller.append", new double[4])[3];
         double loop = claim + publish + append;
         if (loop > 0) {
-            out.printf(Locale.ROOT, "poller loop: claim %.0f%%, publish %.0f%%, append %.0f%% of its busy time;"
+            out.printf(
+                    Locale.ROOT,
+                    "poller loop: claim %.0f%%, publish %.0f%%, append %.0f%% of its busy time;"
                             + " of its loop's wall time (the run's %.1f s): claim %.1f%%, publish %.1f%%, append %.1f%%%n",
-                    100 * claim / loop, 100 * publish / loop, 100 * append / loop, r.seconds(),
-                    100 * claim / r.seconds(), 100 * publish / r.seconds(), 100 * append / r.seconds());
+                    100 * claim / loop,
+                    100 * publish / loop,
+                    100 * append / loop,
+                    r.seconds(),
+                    100 * claim / r.seconds(),
+                    100 * publish / r.seconds(),
+                    100 * append / r.seconds());
             double roundTrip = r.stages().getOrDefault("poller.publish.round.trip", new double[4])[3];
-            out.printf(Locale.ROOT, "publish in flight (sent until awaited, after the append's statements; the loop waits only"
-                    + " for the publish share above): %.1f s, %.1f%% of the wall time%n", roundTrip, 100 * roundTrip / r.seconds());
+            out.printf(
+                    Locale.ROOT,
+                    "publish in flight (sent until awaited, after the append's statements; the loop waits only"
+                            + " for the publish share above): %.1f s, %.1f%% of the wall time%n",
+                    roundTrip,
+                    100 * roundTrip / r.seconds());
         }
     }
 
@@ -209,8 +286,8 @@ final class E2eLoad {
     }
 
     private JsonNode metrics(URI from) throws IOException, InterruptedException {
-        HttpResponse<String> r = http.send(HttpRequest.newBuilder(from.resolve("/metrics")).GET().build(),
-                HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> r = http.send(
+                HttpRequest.newBuilder(from.resolve("/metrics")).GET().build(), HttpResponse.BodyHandlers.ofString());
         return JSON.readTree(r.body());
     }
 

@@ -51,16 +51,28 @@ public final class FairShareBench {
         try (BenchServers started = BenchServers.start(jar, dir, Map.of("max_connections", "300"), 20)) {
             servers = started;
             // No re-drives while the flood waits on the stream with its workers paused.
-            BenchServers.Server server = servers.server("fair", List.of("-Xmx1g", "-Ddw.pipeline.confirmTimeout=30m",
-                    "-Ddw.gateways.sim.maxPerSecond=" + gatewayRate), withTenantB(dir));
+            BenchServers.Server server = servers.server(
+                    "fair",
+                    List.of(
+                            "-Xmx1g",
+                            "-Ddw.pipeline.confirmTimeout=30m",
+                            "-Ddw.gateways.sim.maxPerSecond=" + gatewayRate),
+                    withTenantB(dir));
             ServiceProcess service = server.process();
             int adminPort = server.adminPort();
             try {
                 String api = server.api();
                 String admin = server.admin();
-                out.printf(Locale.ROOT, "## Fair shares: %d cores, simulator 20 ms, gateway %d submits/s, tenant A floods %d, "
+                out.printf(
+                        Locale.ROOT,
+                        "## Fair shares: %d cores, simulator 20 ms, gateway %d submits/s, tenant A floods %d, "
                                 + "tenant B at %d/s for %d s (%s)%n",
-                        Runtime.getRuntime().availableProcessors(), gatewayRate, flood, rate, seconds, Instant.now());
+                        Runtime.getRuntime().availableProcessors(),
+                        gatewayRate,
+                        flood,
+                        rate,
+                        seconds,
+                        Instant.now());
                 E2eLoad loadA = new E2eLoad(api, admin, admin, KEY_A);
                 loadA.run("warm-up", Math.min(2_000, gatewayRate * 10), Duration.ofMinutes(5));
 
@@ -78,7 +90,8 @@ public final class FairShareBench {
                 ProbeMessages.Probe floodedB = ProbeMessages.Probe.of(KEY_B, "normal");
                 probes.paced(rate, Duration.ofSeconds(seconds), List.of(floodedB));
                 Instant windowTo = Instant.now();
-                // B's messages within what a user would still call a delay: twice the flood's drain time at the gateway's
+                // B's messages within what a user would still call a delay: twice the flood's drain time at the
+                // gateway's
                 // rate is the most any of them can take behind it.
                 Duration patience = Duration.ofSeconds(Math.max(60, 2L * flood / gatewayRate));
                 Latency behind = ProbeMessages.latency(servers, floodedB.ids(), patience);
@@ -87,16 +100,30 @@ public final class FairShareBench {
                 long sentB = providerAccepted("bench-b", windowFrom, windowTo);
 
                 out.printf(Locale.ROOT, "A's %d messages queued in %.1f s%n%n", flood, acceptSeconds);
-                out.println("| tenant B at " + rate + "/s | sent | accept->provider accepted p50 ms | p99 ms | max ms |");
+                out.println(
+                        "| tenant B at " + rate + "/s | sent | accept->provider accepted p50 ms | p99 ms | max ms |");
                 out.println("|---|---:|---:|---:|---:|");
                 row(out, "A idle", alone, aloneB.ids().size());
                 row(out, "A's " + flood + " queued", behind, floodedB.ids().size());
-                out.printf(Locale.ROOT, "%nwhile B sent (%.1f s): the gateway accepted A %.1f/s and B %.1f/s of %d/s%n", seconds,
-                        sentA / seconds, sentB / seconds, gatewayRate);
-                out.printf(Locale.ROOT, "B's p99 with A flooding / with A idle: %.2fx (target at most 2x)%s%n",
-                        behind.p99() / alone.p99(), behind.messages() < floodedB.ids().size()
-                                ? String.format(Locale.ROOT, "; only %d of B's %d were sent within %d s, so the p99 is of "
-                                + "those", behind.messages(), floodedB.ids().size(), patience.toSeconds()) : "");
+                out.printf(
+                        Locale.ROOT,
+                        "%nwhile B sent (%.1f s): the gateway accepted A %.1f/s and B %.1f/s of %d/s%n",
+                        seconds,
+                        sentA / seconds,
+                        sentB / seconds,
+                        gatewayRate);
+                out.printf(
+                        Locale.ROOT,
+                        "B's p99 with A flooding / with A idle: %.2fx (target at most 2x)%s%n",
+                        behind.p99() / alone.p99(),
+                        behind.messages() < floodedB.ids().size()
+                                ? String.format(
+                                        Locale.ROOT,
+                                        "; only %d of B's %d were sent within %d s, so the p99 is of " + "those",
+                                        behind.messages(),
+                                        floodedB.ids().size(),
+                                        patience.toSeconds())
+                                : "");
             } finally {
                 service.stop();
             }
@@ -108,21 +135,31 @@ public final class FairShareBench {
         String config = Files.readString(Path.of("config.yml"));
         String anchor = "    - {key: demo-admin-key, tenant: demo, role: admin, demo: true}\n";
         if (!config.contains(anchor)) {
-            throw new IllegalStateException("config.yml no longer lists the demo admin key; the benchmark adds its key after it");
+            throw new IllegalStateException(
+                    "config.yml no longer lists the demo admin key; the benchmark adds its key after it");
         }
         Path file = dir.toAbsolutePath().resolve("fair-config.yml");
-        Files.writeString(file, config.replace(anchor, anchor + "    - {key: " + KEY_B + ", tenant: bench-b, role: client}\n"));
+        Files.writeString(
+                file, config.replace(anchor, anchor + "    - {key: " + KEY_B + ", tenant: bench-b, role: client}\n"));
         return file;
     }
 
     private static void row(PrintStream out, String label, Latency l, int submitted) {
-        out.printf(Locale.ROOT, "| %s | %d of %d | %.1f | %.1f | %.1f |%n", label, l.messages(), submitted, l.p50(), l.p99(),
+        out.printf(
+                Locale.ROOT,
+                "| %s | %d of %d | %.1f | %.1f | %.1f |%n",
+                label,
+                l.messages(),
+                submitted,
+                l.p50(),
+                l.p99(),
                 l.max());
     }
 
     /** A tenant's PROVIDER_ACCEPTED events between two times, from the log. */
     private long providerAccepted(String tenant, Instant from, Instant to) throws SQLException {
-        try (Connection c = servers.postgres().endpoint().connect("sendlog"); PreparedStatement st = c.prepareStatement("""
+        try (Connection c = servers.postgres().endpoint().connect("sendlog");
+                PreparedStatement st = c.prepareStatement("""
                 SELECT count(*) FROM message_events e JOIN messages m ON m.id = e.message_id
                 WHERE e.type = 4 AND m.tenant = ? AND e.at >= ?::timestamptz AND e.at < ?::timestamptz""")) {
             st.setString(1, tenant);

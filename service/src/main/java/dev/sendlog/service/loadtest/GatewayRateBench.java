@@ -41,8 +41,10 @@ public final class GatewayRateBench {
     private static final int BATCH = 500;
     private static final int WARM_SECONDS = 10;
     /** JVM options for the send-worker processes beside the case's (sendlog.bench.rate.workerOptions, space-separated). */
-    private static final List<String> EXTRA_OPTIONS = List.of(System.getProperty("sendlog.bench.rate.workerOptions", "")
-            .split(" ")).stream().filter(o -> !o.isBlank()).toList();
+    private static final List<String> EXTRA_OPTIONS =
+            List.of(System.getProperty("sendlog.bench.rate.workerOptions", "").split(" ")).stream()
+                    .filter(o -> !o.isBlank())
+                    .toList();
 
     private final String jar;
     private final Path dir;
@@ -81,9 +83,12 @@ public final class GatewayRateBench {
 
     public void run(PrintStream out) throws Exception {
         Files.createDirectories(dir);
-        List<Case> cases = List.of(new Case("maxPerSecond = the provider's rate", rate),
+        List<Case> cases = List.of(
+                new Case("maxPerSecond = the provider's rate", rate),
                 // Side by side in the same run: the shared bucket without batching (each take its own swap).
-                new Case("the same, each take its own Redis swap", rate,
+                new Case(
+                        "the same, each take its own Redis swap",
+                        rate,
                         List.of("-D" + dev.sendlog.service.provider.GatewayRate.UNBATCHED_PROPERTY + "=true")),
                 new Case("maxPerSecond = 1.5 x the provider's rate", rate * 3 / 2),
                 new Case("no maxPerSecond (429s answered by pauses)", 0));
@@ -91,23 +96,40 @@ public final class GatewayRateBench {
             String simulator = servers.simulatorUrl();
             servers.awaitSimulator();
             setProviderRate(simulator, rate);
-            out.printf(Locale.ROOT, "## Gateway rate: %d cores, two send-worker processes, a provider taking %d submits "
-                    + "a second (429 above), %d s measured per case after %d s (%s)%n%n",
-                    Runtime.getRuntime().availableProcessors(), rate, seconds, WARM_SECONDS, Instant.now());
+            out.printf(
+                    Locale.ROOT,
+                    "## Gateway rate: %d cores, two send-worker processes, a provider taking %d submits "
+                            + "a second (429 above), %d s measured per case after %d s (%s)%n%n",
+                    Runtime.getRuntime().availableProcessors(),
+                    rate,
+                    seconds,
+                    WARM_SECONDS,
+                    Instant.now());
             out.println("| case | accepted submits/s | / provider's rate | submits refused (429) | refused share |");
             out.println("|---|---:|---:|---:|---:|");
             List<Window> windows = new ArrayList<>();
             for (Case c : cases) {
                 Window w = runCase(servers, simulator, c);
                 windows.add(w);
-                out.printf(Locale.ROOT, "| %s | %.1f | %.3f | %d of %d | %.2f%% |%n", c.label(), w.acceptedPerSecond(),
-                        w.acceptedPerSecond() / rate, w.throttled(), w.submits(), 100 * w.refusedShare());
+                out.printf(
+                        Locale.ROOT,
+                        "| %s | %.1f | %.3f | %d of %d | %.2f%% |%n",
+                        c.label(),
+                        w.acceptedPerSecond(),
+                        w.acceptedPerSecond() / rate,
+                        w.throttled(),
+                        w.submits(),
+                        100 * w.refusedShare());
             }
             Window known = windows.getFirst();
             double off = Math.abs(known.acceptedPerSecond() / rate - 1);
-            out.printf(Locale.ROOT, "%nwith the rate configured: accepted %.1f%% off the provider's rate (target at most "
-                    + "5%%: %s), %.2f%% of submits refused (target at most 1%%: %s)%n", 100 * off,
-                    off <= 0.05 ? "met" : "NOT met", 100 * known.refusedShare(),
+            out.printf(
+                    Locale.ROOT,
+                    "%nwith the rate configured: accepted %.1f%% off the provider's rate (target at most "
+                            + "5%%: %s), %.2f%% of submits refused (target at most 1%%: %s)%n",
+                    100 * off,
+                    off <= 0.05 ? "met" : "NOT met",
+                    100 * known.refusedShare(),
                     known.refusedShare() <= 0.01 ? "met" : "NOT met");
         }
     }
@@ -124,8 +146,8 @@ public final class GatewayRateBench {
         List<ServiceProcess> fixed = new ArrayList<>();
         try {
             fixed.add(servers.process("api" + tag, "api", apiPort, BenchServers.port(), env, List.of("-Xmx512m")));
-            fixed.add(servers.process("poller" + tag, "poller", BenchServers.port(), BenchServers.port(), env,
-                    List.of("-Xmx512m")));
+            fixed.add(servers.process(
+                    "poller" + tag, "poller", BenchServers.port(), BenchServers.port(), env, List.of("-Xmx512m")));
             for (ServiceProcess p : fixed) {
                 if (!p.awaitReady(Duration.ofMinutes(3))) {
                     throw new IllegalStateException(p.name() + " did not start; see its log in " + dir);
@@ -156,8 +178,13 @@ public final class GatewayRateBench {
                 // did not start is started again on other ports, at most three times.
                 for (int tries = 1; ; tries++) {
                     int adminPort = BenchServers.port();
-                    ServiceProcess w = servers.process("send-worker-" + i + "-" + c.tag() + "-" + tries,
-                            "send-worker", BenchServers.port(), adminPort, env, options);
+                    ServiceProcess w = servers.process(
+                            "send-worker-" + i + "-" + c.tag() + "-" + tries,
+                            "send-worker",
+                            BenchServers.port(),
+                            adminPort,
+                            env,
+                            options);
                     workers.add(w);
                     if (w.awaitReady(Duration.ofMinutes(3))) {
                         adminPorts.add(adminPort);
@@ -191,9 +218,13 @@ public final class GatewayRateBench {
             });
             System.err.println("rate: " + c.label() + ", Redis calls per accepted submit:" + redis);
             for (int i = 0; i < adminPorts.size(); i++) {
-                System.err.println("rate: " + c.label() + ", send-worker-" + (i + 1) + ": " + counters(adminPorts.get(i)));
+                System.err.println(
+                        "rate: " + c.label() + ", send-worker-" + (i + 1) + ": " + counters(adminPorts.get(i)));
             }
-            return new Window(elapsed, delta(before, after, "submits"), delta(before, after, "accepted"),
+            return new Window(
+                    elapsed,
+                    delta(before, after, "submits"),
+                    delta(before, after, "accepted"),
                     delta(before, after, "throttled"));
         } finally {
             for (ServiceProcess w : workers) {
@@ -204,13 +235,26 @@ public final class GatewayRateBench {
 
     /** What a worker counted (stderr): how its jobs went, to tell a wall from a rate. */
     private String counters(int adminPort) throws IOException, InterruptedException {
-        JsonNode metrics = JSON.readTree(http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + adminPort
-                + "/metrics")).build(), HttpResponse.BodyHandlers.ofString()).body()).path("counters");
+        JsonNode metrics = JSON.readTree(http.send(
+                                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + adminPort + "/metrics"))
+                                        .build(),
+                                HttpResponse.BodyHandlers.ofString())
+                        .body())
+                .path("counters");
         StringBuilder line = new StringBuilder();
-        for (String name : List.of("messages.sent", "send.throttled", "send.jobs.handed.back", "send.stale.jobs",
-                "gateway.sim.rate.throttles", "gateway.sim.rate.waits.too.long", "gateway.sim.rate.fallbacks",
+        for (String name : List.of(
+                "messages.sent",
+                "send.throttled",
+                "send.jobs.handed.back",
+                "send.stale.jobs",
+                "gateway.sim.rate.throttles",
+                "gateway.sim.rate.waits.too.long",
+                "gateway.sim.rate.fallbacks",
                 "send.attempts.failed")) {
-            line.append(name).append('=').append(metrics.path(name).path("count").asLong()).append(' ');
+            line.append(name)
+                    .append('=')
+                    .append(metrics.path(name).path("count").asLong())
+                    .append(' ');
         }
         return line.toString().trim();
     }
@@ -221,20 +265,29 @@ public final class GatewayRateBench {
 
     private void setProviderRate(String simulator, int perSecond) throws IOException, InterruptedException {
         // GET /v1/config leaves the secrets out; a configuration read, changed and put back keeps them.
-        ObjectNode config = (ObjectNode) JSON.readTree(http.send(HttpRequest.newBuilder(URI.create(simulator + "/v1/config"))
-                .build(), HttpResponse.BodyHandlers.ofString()).body());
+        ObjectNode config = (ObjectNode) JSON.readTree(http.send(
+                        HttpRequest.newBuilder(URI.create(simulator + "/v1/config"))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString())
+                .body());
         config.put("maxPerSecond", perSecond);
-        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(simulator + "/v1/config"))
-                .header("Content-Type", "application/json").PUT(HttpRequest.BodyPublishers.ofString(config.toString()))
-                .build(), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> r = http.send(
+                HttpRequest.newBuilder(URI.create(simulator + "/v1/config"))
+                        .header("Content-Type", "application/json")
+                        .PUT(HttpRequest.BodyPublishers.ofString(config.toString()))
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
         if (r.statusCode() != 200 && r.statusCode() != 204) {
             throw new IllegalStateException("the simulator refused its rate: " + r.statusCode() + " " + r.body());
         }
     }
 
     private JsonNode stats(String simulator) throws IOException, InterruptedException {
-        return JSON.readTree(http.send(HttpRequest.newBuilder(URI.create(simulator + "/v1/stats")).build(),
-                HttpResponse.BodyHandlers.ofString()).body());
+        return JSON.readTree(http.send(
+                        HttpRequest.newBuilder(URI.create(simulator + "/v1/stats"))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString())
+                .body());
     }
 
     /** The backlog through the batch endpoint, four batches in flight at a time. */
@@ -246,15 +299,21 @@ public final class GatewayRateBench {
             for (long done = 0; done < messages; done += BATCH) {
                 StringBuilder body = new StringBuilder("{\"messages\":[");
                 for (int i = 0; i < Math.min(BATCH, messages - done); i++) {
-                    body.append(i == 0 ? "" : ",").append("{\"to\":\"+").append(recipient++).append("\",\"body\":\"rate\"}");
+                    body.append(i == 0 ? "" : ",")
+                            .append("{\"to\":\"+")
+                            .append(recipient++)
+                            .append("\",\"body\":\"rate\"}");
                 }
                 String payload = body.append("]}").toString();
                 inFlight.acquire();
                 sent.add(pool.submit(() -> {
                     try {
-                        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(api + "/v1/messages/batch"))
-                                .header("Authorization", "Bearer " + CLIENT_KEY).header("Content-Type", "application/json")
-                                .POST(HttpRequest.BodyPublishers.ofString(payload, StandardCharsets.UTF_8)).build(),
+                        HttpResponse<String> r = http.send(
+                                HttpRequest.newBuilder(URI.create(api + "/v1/messages/batch"))
+                                        .header("Authorization", "Bearer " + CLIENT_KEY)
+                                        .header("Content-Type", "application/json")
+                                        .POST(HttpRequest.BodyPublishers.ofString(payload, StandardCharsets.UTF_8))
+                                        .build(),
                                 HttpResponse.BodyHandlers.ofString());
                         if (r.statusCode() != 202) {
                             throw new IllegalStateException("a batch answered " + r.statusCode() + ": " + r.body());

@@ -20,8 +20,14 @@ public final class LoadTest {
     private final Duration warmup;
     private final Duration jitWarmup;
 
-    LoadTest(Map<String, String> targets, String key, List<Integer> concurrency, int batchSize, Duration duration,
-             Duration warmup, Duration jitWarmup) {
+    LoadTest(
+            Map<String, String> targets,
+            String key,
+            List<Integer> concurrency,
+            int batchSize,
+            Duration duration,
+            Duration warmup,
+            Duration jitWarmup) {
         this.targets = targets;
         this.key = key;
         this.concurrency = concurrency;
@@ -38,7 +44,8 @@ public final class LoadTest {
         String label = target.substring(0, eq);
         String admin = ns.getString("admin");
         String callbackAdmin = ns.getString("callback_admin");
-        E2eLoad load = new E2eLoad(target.substring(eq + 1), admin, callbackAdmin != null ? callbackAdmin : admin, ns.getString("key"));
+        E2eLoad load = new E2eLoad(
+                target.substring(eq + 1), admin, callbackAdmin != null ? callbackAdmin : admin, ns.getString("key"));
         int messages = ns.getInt("messages");
         Integer warmup = ns.getInt("warmup_messages");
         load.run(label + " warm-up", warmup != null ? warmup : Math.max(1000, messages / 10), Duration.ofMinutes(5));
@@ -54,10 +61,17 @@ public final class LoadTest {
             }
             targets.put(t.substring(0, eq), t.substring(eq + 1).replaceAll("/+$", ""));
         }
-        List<Integer> concurrency = Arrays.stream(ns.getString("concurrency").split(",")).map(String::trim)
-                .map(Integer::parseInt).toList();
-        return new LoadTest(targets, ns.getString("key"), concurrency, ns.getInt("batch"),
-                Duration.ofSeconds(ns.getInt("seconds")), Duration.ofSeconds(ns.getInt("warmup_seconds")),
+        List<Integer> concurrency = Arrays.stream(ns.getString("concurrency").split(","))
+                .map(String::trim)
+                .map(Integer::parseInt)
+                .toList();
+        return new LoadTest(
+                targets,
+                ns.getString("key"),
+                concurrency,
+                ns.getInt("batch"),
+                Duration.ofSeconds(ns.getInt("seconds")),
+                Duration.ofSeconds(ns.getInt("warmup_seconds")),
                 Duration.ofSeconds(ns.getInt("jit_warmup_seconds")));
     }
 
@@ -66,17 +80,31 @@ public final class LoadTest {
         int most = concurrency.stream().mapToInt(Integer::intValue).max().orElse(1);
         for (Map.Entry<String, String> target : targets.entrySet()) {
             // Until the JIT has compiled the hot paths, a JVM measures its compiler (40% of a core here).
-            out.printf(Locale.ROOT, "warming up %s for %d s at %d clients...%n", target.getKey(), jitWarmup.toSeconds(), most);
+            out.printf(
+                    Locale.ROOT,
+                    "warming up %s for %d s at %d clients...%n",
+                    target.getKey(),
+                    jitWarmup.toSeconds(),
+                    most);
             new AcceptLoad(target.getValue(), key).run(target.getKey(), most, batchSize, Duration.ZERO, jitWarmup);
         }
         out.println("| target | request | clients | accepted msg/s | p50 ms | p99 ms | max ms | errors |");
         out.println("|---|---|---:|---:|---:|---:|---:|---:|");
         for (int c : concurrency) {
             for (Map.Entry<String, String> target : targets.entrySet()) {
-                AcceptLoad.Result r = new AcceptLoad(target.getValue(), key).run(target.getKey(), c, batchSize, warmup, duration);
+                AcceptLoad.Result r =
+                        new AcceptLoad(target.getValue(), key).run(target.getKey(), c, batchSize, warmup, duration);
                 results.add(r);
-                out.printf(Locale.ROOT, "| %s | %s | %d | %.0f | %.1f | %.1f | %.1f | %d |%n", r.target(), r.scenario(),
-                        r.concurrency(), r.messagesPerSecond(), r.latency().p50Ms(), r.latency().p99Ms(), r.latency().maxMs(),
+                out.printf(
+                        Locale.ROOT,
+                        "| %s | %s | %d | %.0f | %.1f | %.1f | %.1f | %d |%n",
+                        r.target(),
+                        r.scenario(),
+                        r.concurrency(),
+                        r.messagesPerSecond(),
+                        r.latency().p50Ms(),
+                        r.latency().p99Ms(),
+                        r.latency().maxMs(),
                         r.errors());
                 out.flush();
             }
@@ -85,11 +113,20 @@ public final class LoadTest {
             String first = targets.keySet().iterator().next();
             out.println();
             for (int c : concurrency) {
-                double base = results.stream().filter(r -> r.concurrency() == c && r.target().equals(first))
-                        .mapToDouble(AcceptLoad.Result::messagesPerSecond).findFirst().orElse(0);
+                double base = results.stream()
+                        .filter(r -> r.concurrency() == c && r.target().equals(first))
+                        .mapToDouble(AcceptLoad.Result::messagesPerSecond)
+                        .findFirst()
+                        .orElse(0);
                 for (AcceptLoad.Result r : results) {
                     if (r.concurrency() == c && !r.target().equals(first) && r.messagesPerSecond() > 0) {
-                        out.printf(Locale.ROOT, "clients %d: %s / %s = %.2fx%n", c, first, r.target(), base / r.messagesPerSecond());
+                        out.printf(
+                                Locale.ROOT,
+                                "clients %d: %s / %s = %.2fx%n",
+                                c,
+                                first,
+                                r.target(),
+                                base / r.messagesPerSecond());
                     }
                 }
             }

@@ -6,8 +6,7 @@ import java.nio.file.Path;
 
 /** The machine's CPU ticks from {@code /proc/stat} (Linux), for how busy the machine was during a run. */
 final class MachineCpu {
-    private MachineCpu() {
-    }
+    private MachineCpu() {}
 
     /** {busy, total} ticks over all cores since boot; null where there is no {@code /proc/stat}. */
     static long[] busyAndTotalTicks() {

@@ -48,17 +48,29 @@ public final class PriorityBench {
         try (BenchServers started = BenchServers.start(jar, dir, Map.of("max_connections", "300"), 20)) {
             servers = started;
             // No re-drives while the backlog waits on the stream with its workers paused.
-            BenchServers.Server server = servers.server("priority", List.of("-Xmx1g", "-Ddw.pipeline.confirmTimeout=10m",
-                    "-Ddw.pipeline.sendWorker.concurrency=" + normalConcurrency,
-                    "-Xlog:gc:file=" + dir.toAbsolutePath().resolve("gc.log") + ":uptime"), Path.of("config.yml"));
+            BenchServers.Server server = servers.server(
+                    "priority",
+                    List.of(
+                            "-Xmx1g",
+                            "-Ddw.pipeline.confirmTimeout=10m",
+                            "-Ddw.pipeline.sendWorker.concurrency=" + normalConcurrency,
+                            "-Xlog:gc:file=" + dir.toAbsolutePath().resolve("gc.log") + ":uptime"),
+                    Path.of("config.yml"));
             ServiceProcess service = server.process();
             int adminPort = server.adminPort();
             try {
                 String api = server.api();
                 String admin = server.admin();
-                out.printf(Locale.ROOT, "## Priority: %d cores, simulator 20 ms, %d normal queued (normal lane %d calls in "
+                out.printf(
+                        Locale.ROOT,
+                        "## Priority: %d cores, simulator 20 ms, %d normal queued (normal lane %d calls in "
                                 + "flight), high at %d/s for %d s (%s)%n",
-                        Runtime.getRuntime().availableProcessors(), backlog, normalConcurrency, rate, seconds, Instant.now());
+                        Runtime.getRuntime().availableProcessors(),
+                        backlog,
+                        normalConcurrency,
+                        rate,
+                        seconds,
+                        Instant.now());
                 E2eLoad load = new E2eLoad(api, admin, admin, KEY);
                 load.run("warm-up", 5_000, Duration.ofMinutes(5));
 
@@ -67,7 +79,8 @@ public final class PriorityBench {
                 CpuWaits.Sample quietFrom = CpuWaits.take(service.pid(), "poller-high");
                 probes.paced(rate, Duration.ofSeconds(seconds), List.of(quietHigh));
                 List<UUID> quiet = quietHigh.ids();
-                String quietCpu = CpuWaits.between(quietFrom, CpuWaits.take(service.pid(), "poller-high"), "the high poller");
+                String quietCpu =
+                        CpuWaits.between(quietFrom, CpuWaits.take(service.pid(), "poller-high"), "the high poller");
                 Latency alone = ProbeMessages.latency(servers, quiet, Duration.ofMinutes(2));
 
                 BenchServers.task(adminPort, "pause", "send-worker");
@@ -82,17 +95,24 @@ public final class PriorityBench {
                 ProbeMessages.Probe control = ProbeMessages.Probe.of(KEY, "normal");
                 probes.paced(rate, Duration.ofSeconds(seconds), List.of(behindHigh, control));
                 List<UUID> high = behindHigh.ids();
-                String backlogCpu = CpuWaits.between(backlogCpuFrom, CpuWaits.take(service.pid(), "poller-high"),
-                        "the high poller");
+                String backlogCpu = CpuWaits.between(
+                        backlogCpuFrom, CpuWaits.take(service.pid(), "poller-high"), "the high poller");
                 String fence = oldest.stop();
                 long left = backlogLeft(backlogFrom);
                 Latency behind = ProbeMessages.latency(servers, high, Duration.ofMinutes(2));
                 Latency normal = ProbeMessages.latency(servers, control.ids(), Duration.ofMinutes(15));
 
-                out.printf(Locale.ROOT, "%d normal messages queued in %.1f s; %d of them still not sent when the %d s of "
-                        + "high messages ended%n", backlog, acceptSeconds, left, seconds);
+                out.printf(
+                        Locale.ROOT,
+                        "%d normal messages queued in %.1f s; %d of them still not sent when the %d s of "
+                                + "high messages ended%n",
+                        backlog,
+                        acceptSeconds,
+                        left,
+                        seconds);
                 out.println();
-                out.println("| messages at " + rate + "/s | sent | accept->provider accepted p50 ms | p99 ms | max ms |");
+                out.println(
+                        "| messages at " + rate + "/s | sent | accept->provider accepted p50 ms | p99 ms | max ms |");
                 out.println("|---|---:|---:|---:|---:|");
                 row(out, "high, nothing queued", alone);
                 row(out, "high, " + backlog + " normal queued", behind);
@@ -100,15 +120,21 @@ public final class PriorityBench {
                 out.println();
                 out.println("CPU, nothing queued: " + quietCpu);
                 out.println("CPU, " + backlog + " normal queued: " + backlogCpu);
-                out.println("the oldest transaction holding an xid while the high messages were sent (the tail's snapshot "
-                        + "fence waits for it), sampled every 10 ms: " + fence);
+                out.println(
+                        "the oldest transaction holding an xid while the high messages were sent (the tail's snapshot "
+                                + "fence waits for it), sampled every 10 ms: " + fence);
                 out.println();
-                out.println("| high messages, p50 / p99 ms | accept->published | published->claimed | claimed->provider accepted |");
+                out.println(
+                        "| high messages, p50 / p99 ms | accept->published | published->claimed | claimed->provider accepted |");
                 out.println("|---|---:|---:|---:|");
                 stages(out, "nothing queued", quiet);
                 stages(out, backlog + " normal queued", high);
-                out.printf(Locale.ROOT, "%nhigh p99 with the backlog / without: %.2fx (target at most 2x); the control's p99 is "
-                        + "%.0fx the high one's%n", behind.p99() / alone.p99(), normal.p99() / behind.p99());
+                out.printf(
+                        Locale.ROOT,
+                        "%nhigh p99 with the backlog / without: %.2fx (target at most 2x); the control's p99 is "
+                                + "%.0fx the high one's%n",
+                        behind.p99() / alone.p99(),
+                        normal.p99() / behind.p99());
             } finally {
                 service.stop();
             }
@@ -121,7 +147,8 @@ public final class PriorityBench {
 
     /** Messages accepted since {@code from} without a PROVIDER_ACCEPTED yet (the backlog still queued). */
     private long backlogLeft(Instant from) throws SQLException {
-        try (Connection c = servers.postgres().endpoint().connect("sendlog"); PreparedStatement st = c.prepareStatement("""
+        try (Connection c = servers.postgres().endpoint().connect("sendlog");
+                PreparedStatement st = c.prepareStatement("""
                 SELECT count(*) FROM messages m WHERE m.accepted_at >= ?::timestamptz - interval '15 minutes'
                   AND NOT EXISTS (SELECT 1 FROM message_events e WHERE e.message_id = m.id AND e.type = 4)""")) {
             st.setString(1, from.toString());
@@ -138,7 +165,8 @@ public final class PriorityBench {
      * PROVIDER_ACCEPTED (the provider call and the append).
      */
     private void stages(PrintStream out, String label, List<UUID> ids) throws SQLException {
-        try (Connection c = servers.postgres().endpoint().connect("sendlog"); PreparedStatement st = c.prepareStatement("""
+        try (Connection c = servers.postgres().endpoint().connect("sendlog");
+                PreparedStatement st = c.prepareStatement("""
                 SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY pub), percentile_cont(0.99) WITHIN GROUP (ORDER BY pub),
                        percentile_cont(0.5) WITHIN GROUP (ORDER BY claim), percentile_cont(0.99) WITHIN GROUP (ORDER BY claim),
                        percentile_cont(0.5) WITHIN GROUP (ORDER BY send), percentile_cont(0.99) WITHIN GROUP (ORDER BY send)
@@ -153,8 +181,16 @@ public final class PriorityBench {
             st.setArray(1, c.createArrayOf("uuid", ids.toArray()));
             try (ResultSet rs = st.executeQuery()) {
                 rs.next();
-                out.printf(Locale.ROOT, "| %s | %.1f / %.1f | %.1f / %.1f | %.1f / %.1f |%n", label, rs.getDouble(1),
-                        rs.getDouble(2), rs.getDouble(3), rs.getDouble(4), rs.getDouble(5), rs.getDouble(6));
+                out.printf(
+                        Locale.ROOT,
+                        "| %s | %.1f / %.1f | %.1f / %.1f | %.1f / %.1f |%n",
+                        label,
+                        rs.getDouble(1),
+                        rs.getDouble(2),
+                        rs.getDouble(3),
+                        rs.getDouble(4),
+                        rs.getDouble(5),
+                        rs.getDouble(6));
             }
         }
     }
@@ -171,7 +207,8 @@ public final class PriorityBench {
 
         private OldestTransaction(BenchServers servers) {
             thread = Thread.ofPlatform().daemon(true).start(() -> {
-                try (Connection c = servers.postgres().endpoint().connect("sendlog"); PreparedStatement st = c.prepareStatement("""
+                try (Connection c = servers.postgres().endpoint().connect("sendlog");
+                        PreparedStatement st = c.prepareStatement("""
                         SELECT coalesce(extract(epoch FROM max(clock_timestamp() - xact_start)) * 1000, 0)
                         FROM pg_stat_activity WHERE backend_xid IS NOT NULL AND pid <> pg_backend_pid()""")) {
                     while (running) {
@@ -199,9 +236,13 @@ public final class PriorityBench {
             if (sorted.isEmpty()) {
                 return "no samples";
             }
-            return String.format(Locale.ROOT, "p50 %.1f ms, p99 %.1f ms, max %.1f ms over %d samples",
-                    sorted.get(sorted.size() / 2), sorted.get((int) Math.min(sorted.size() - 1, sorted.size() * 0.99)),
-                    sorted.get(sorted.size() - 1), sorted.size());
+            return String.format(
+                    Locale.ROOT,
+                    "p50 %.1f ms, p99 %.1f ms, max %.1f ms over %d samples",
+                    sorted.get(sorted.size() / 2),
+                    sorted.get((int) Math.min(sorted.size() - 1, sorted.size() * 0.99)),
+                    sorted.get(sorted.size() - 1),
+                    sorted.size());
         }
     }
 }

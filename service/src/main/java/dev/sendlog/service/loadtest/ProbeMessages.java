@@ -27,8 +27,7 @@ final class ProbeMessages {
     private long recipients;
 
     /** Latencies in ms over a set of messages: acceptance to the PROVIDER_ACCEPTED event. */
-    record Latency(long messages, double p50, double p99, double max) {
-    }
+    record Latency(long messages, double p50, double p99, double max) {}
 
     /** One stream of probes: every tick submits one message with this key and priority, its id kept in {@code ids}. */
     record Probe(String key, String priority, List<UUID> ids) {
@@ -60,10 +59,15 @@ final class ProbeMessages {
     }
 
     private UUID submit(String key, String priority) throws IOException, InterruptedException {
-        String body = "{\"to\":\"+" + (recipients++) + "\",\"body\":\"latency probe\",\"priority\":\"" + priority + "\"}";
-        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(api + "/v1/messages"))
-                .header("Authorization", "Bearer " + key).header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+        String body =
+                "{\"to\":\"+" + (recipients++) + "\",\"body\":\"latency probe\",\"priority\":\"" + priority + "\"}";
+        HttpResponse<String> r = http.send(
+                HttpRequest.newBuilder(URI.create(api + "/v1/messages"))
+                        .header("Authorization", "Bearer " + key)
+                        .header("Content-Type", "application/json")
+                        .POST(HttpRequest.BodyPublishers.ofString(body))
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
         if (r.statusCode() != 202) {
             throw new IllegalStateException("submit answered " + r.statusCode() + ": " + r.body());
         }
@@ -74,9 +78,11 @@ final class ProbeMessages {
      * Waits (up to {@code atMost}) until every message has its PROVIDER_ACCEPTED, then reads the latencies of those that
      * have one ({@code messages} tells how many).
      */
-    static Latency latency(BenchServers servers, List<UUID> ids, Duration atMost) throws SQLException, InterruptedException {
+    static Latency latency(BenchServers servers, List<UUID> ids, Duration atMost)
+            throws SQLException, InterruptedException {
         long deadline = System.nanoTime() + atMost.toNanos();
-        try (Connection c = servers.postgres().endpoint().connect("sendlog"); PreparedStatement st = c.prepareStatement("""
+        try (Connection c = servers.postgres().endpoint().connect("sendlog");
+                PreparedStatement st = c.prepareStatement("""
                 SELECT count(*), percentile_cont(0.5) WITHIN GROUP (ORDER BY ms), percentile_cont(0.99) WITHIN GROUP (ORDER BY ms),
                        max(ms)
                 FROM (SELECT extract(epoch FROM e.at - m.accepted_at) * 1000 AS ms

@@ -80,8 +80,9 @@ public final class RawHttpConnection implements AutoCloseable {
             }
         }
         if (chunked) {
-            for (long size = Long.parseLong(line().split(";")[0].trim(), 16); size > 0;
-                 size = Long.parseLong(line().split(";")[0].trim(), 16)) {
+            for (long size = Long.parseLong(line().split(";")[0].trim(), 16);
+                    size > 0;
+                    size = Long.parseLong(line().split(";")[0].trim(), 16)) {
                 copy(size, body);
                 line();
             }

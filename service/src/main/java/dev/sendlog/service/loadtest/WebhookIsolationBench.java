@@ -59,6 +59,7 @@ public final class WebhookIsolationBench {
         final HttpServer server;
         /** Per event id (with its path): when it first arrived here, and when its event happened (epoch ms). */
         final Map<String, long[]> received = new ConcurrentHashMap<>();
+
         final AtomicInteger deadInFlight = new AtomicInteger();
         final AtomicInteger deadMaxInFlight = new AtomicInteger();
         final AtomicInteger deadRequests = new AtomicInteger();
@@ -97,7 +98,9 @@ public final class WebhookIsolationBench {
                 if (path.startsWith("/healthy")) {
                     JsonNode json = JSON.readTree(body);
                     String eventId = path + "|" + json.get("eventId").asText();
-                    received.putIfAbsent(eventId, new long[] {now, Instant.parse(json.get("at").asText()).toEpochMilli()});
+                    received.putIfAbsent(eventId, new long[] {
+                        now, Instant.parse(json.get("at").asText()).toEpochMilli()
+                    });
                 }
                 exchange.sendResponseHeaders(204, -1);
             } finally {
@@ -132,23 +135,38 @@ public final class WebhookIsolationBench {
         if (!shipped.contains(demoAdmin)) {
             throw new IllegalStateException("config.yml no longer lists the demo admin key as this benchmark expects");
         }
-        Files.writeString(config, shipped.replace(demoAdmin, demoAdmin + "\n    - {key: " + OTHER_KEY
-                + ", tenant: other, role: client, demo: true}"));
+        Files.writeString(
+                config,
+                shipped.replace(
+                        demoAdmin,
+                        demoAdmin + "\n    - {key: " + OTHER_KEY + ", tenant: other, role: client, demo: true}"));
         try (BenchServers servers = BenchServers.start(jar, dir, Map.of("max_connections", "200"), 5);
-             Receiver receiver = new Receiver()) {
+                Receiver receiver = new Receiver()) {
             Map<String, String> env = servers.environment("webhooks-" + System.nanoTime() + ":", "polling");
             servers.freshDatabase(env);
             int apiPort = BenchServers.port();
             int adminPort = BenchServers.port();
-            ServiceProcess service = servers.process("webhooks", "server", apiPort, adminPort, env,
-                    List.of("-Xmx1g", "-Ddw.webhooks.allowPrivateTargets=true"), config);
+            ServiceProcess service = servers.process(
+                    "webhooks",
+                    "server",
+                    apiPort,
+                    adminPort,
+                    env,
+                    List.of("-Xmx1g", "-Ddw.webhooks.allowPrivateTargets=true"),
+                    config);
             try {
                 if (!service.awaitReady(Duration.ofMinutes(3))) {
                     throw new IllegalStateException("the service did not start; see its log in " + dir);
                 }
                 String api = "http://127.0.0.1:" + apiPort;
-                out.printf(Locale.ROOT, "## Webhook isolation: %d cores, two tenants at %d msg/s each for %d s, a webhook "
-                        + "for ACCEPTED each (%s)%n", Runtime.getRuntime().availableProcessors(), rate, seconds, Instant.now());
+                out.printf(
+                        Locale.ROOT,
+                        "## Webhook isolation: %d cores, two tenants at %d msg/s each for %d s, a webhook "
+                                + "for ACCEPTED each (%s)%n",
+                        Runtime.getRuntime().availableProcessors(),
+                        rate,
+                        seconds,
+                        Instant.now());
                 register(api, "demo", receiver.url("/healthy/warm"));
                 register(api, "other", receiver.url("/fine/warm"));
                 int warm = Math.max(rate, 50);
@@ -174,9 +192,15 @@ public final class WebhookIsolationBench {
                 out.println("|---|---:|---:|---:|---:|");
                 row(out, "the other tenant's endpoint answering at once", alone);
                 row(out, "the other tenant's endpoint never answering (10 s timeouts)", beside);
-                out.printf(Locale.ROOT, "%nthe dead endpoint: %d requests, at most %d in flight at once (webhooks."
-                        + "perEndpointConcurrency 4 by default)%n", receiver.deadRequests.get(), receiver.deadMaxInFlight.get());
-                out.printf(Locale.ROOT, "healthy p99 beside the dead endpoint / alone: %.2fx (target at most 2x)%n",
+                out.printf(
+                        Locale.ROOT,
+                        "%nthe dead endpoint: %d requests, at most %d in flight at once (webhooks."
+                                + "perEndpointConcurrency 4 by default)%n",
+                        receiver.deadRequests.get(),
+                        receiver.deadMaxInFlight.get());
+                out.printf(
+                        Locale.ROOT,
+                        "healthy p99 beside the dead endpoint / alone: %.2fx (target at most 2x)%n",
                         beside.p99() / alone.p99());
             } finally {
                 service.stop();
@@ -186,11 +210,16 @@ public final class WebhookIsolationBench {
 
     private void register(String api, String tenant, String url) throws IOException, InterruptedException {
         String body = "{\"url\":\"" + url + "\",\"events\":[\"ACCEPTED\"]}";
-        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(api + "/v1/webhook?tenant=" + tenant))
-                .header("Authorization", "Bearer " + ADMIN_KEY).header("Content-Type", "application/json")
-                .PUT(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> r = http.send(
+                HttpRequest.newBuilder(URI.create(api + "/v1/webhook?tenant=" + tenant))
+                        .header("Authorization", "Bearer " + ADMIN_KEY)
+                        .header("Content-Type", "application/json")
+                        .PUT(HttpRequest.BodyPublishers.ofString(body))
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
         if (r.statusCode() != 200) {
-            throw new IllegalStateException("registering " + url + " for " + tenant + " answered " + r.statusCode() + ": " + r.body());
+            throw new IllegalStateException(
+                    "registering " + url + " for " + tenant + " answered " + r.statusCode() + ": " + r.body());
         }
     }
 
@@ -218,9 +247,12 @@ public final class WebhookIsolationBench {
     }
 
     private Void submit(String api, String key, String body) throws IOException, InterruptedException {
-        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(api + "/v1/messages"))
-                .header("Authorization", "Bearer " + key).header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(body, StandardCharsets.UTF_8)).build(),
+        HttpResponse<String> r = http.send(
+                HttpRequest.newBuilder(URI.create(api + "/v1/messages"))
+                        .header("Authorization", "Bearer " + key)
+                        .header("Content-Type", "application/json")
+                        .POST(HttpRequest.BodyPublishers.ofString(body, StandardCharsets.UTF_8))
+                        .build(),
                 HttpResponse.BodyHandlers.ofString());
         if (r.statusCode() != 202) {
             throw new IllegalStateException("a submit answered " + r.statusCode() + ": " + r.body());

@@ -17,26 +17,50 @@ import java.util.Map;
 public final class PipelineBreakdown {
     /** Stages in the order a message meets them. */
     public static final List<String> STAGES = List.of(
-            "accept.commit", "poller.claim", "poller.publish", "poller.append", "poller.publish.round.trip", "poller.round",
-            "send.queue.wait", "send.claim", "send.check", "send.provider", "send.result", "append.commit",
-            "send.accepted.to.sent", "inbox.commit", "callbacks.batch", "callbacks.record.commit",
-            "projector.batch", "timers.round");
+            "accept.commit",
+            "poller.claim",
+            "poller.publish",
+            "poller.append",
+            "poller.publish.round.trip",
+            "poller.round",
+            "send.queue.wait",
+            "send.claim",
+            "send.check",
+            "send.provider",
+            "send.result",
+            "append.commit",
+            "send.accepted.to.sent",
+            "inbox.commit",
+            "callbacks.batch",
+            "callbacks.record.commit",
+            "projector.batch",
+            "timers.round");
 
-    private static final List<String> COUNTERS = List.of("messages.sent", "messages.delivered", "messages.undelivered",
-            "messages.rejected", "messages.dead",
-            "messages.unknown", "send.attempts.failed", "send.stale.jobs", "callbacks.stored", "callbacks.appended",
-            "callbacks.duplicates", "callbacks.held.for.late.match", "callbacks.signature.rejected", "callbacks.intake.busy",
-            "poller.published", "poller.skipped.already.handled", "ledger.duplicates.refused");
+    private static final List<String> COUNTERS = List.of(
+            "messages.sent",
+            "messages.delivered",
+            "messages.undelivered",
+            "messages.rejected",
+            "messages.dead",
+            "messages.unknown",
+            "send.attempts.failed",
+            "send.stale.jobs",
+            "callbacks.stored",
+            "callbacks.appended",
+            "callbacks.duplicates",
+            "callbacks.held.for.late.match",
+            "callbacks.signature.rejected",
+            "callbacks.intake.busy",
+            "poller.published",
+            "poller.skipped.already.handled",
+            "ledger.duplicates.refused");
 
     /** One stage over the last minute; times in milliseconds. */
-    public record Stage(String name, long count, double meanMs, double p50Ms, double p99Ms, double totalMs) {
-    }
+    public record Stage(String name, long count, double meanMs, double p50Ms, double p99Ms, double totalMs) {}
 
-    public record Breakdown(int windowSeconds, List<Stage> stages, Map<String, Long> counters) {
-    }
+    public record Breakdown(int windowSeconds, List<Stage> stages, Map<String, Long> counters) {}
 
-    private PipelineBreakdown() {
-    }
+    private PipelineBreakdown() {}
 
     public static Breakdown of(MetricRegistry metrics) {
         List<Stage> stages = new ArrayList<>();

@@ -53,7 +53,9 @@ public final class GatewayRate {
         boolean take(long parts, Duration maxWait) throws InterruptedException {
             long n = Math.min(parts, capacity);
             // Bucket4j refuses a wait of zero; no wait is a plain try.
-            return maxWait.isZero() || maxWait.isNegative() ? bucket.tryConsume(n) : bucket.asBlocking().tryConsume(n, maxWait);
+            return maxWait.isZero() || maxWait.isNegative()
+                    ? bucket.tryConsume(n)
+                    : bucket.asBlocking().tryConsume(n, maxWait);
         }
     }
 
@@ -62,10 +64,27 @@ public final class GatewayRate {
      * @param flags      a connection for the throttle switch (the same Redis)
      * @param keyPrefix  the pipeline's Redis key prefix
      */
-    public GatewayRate(String gateway, int perSecond, double throttledShare, Duration throttleFor, double fallbackShare,
-                       ProxyManager<byte[]> store, QueueConnection flags, String keyPrefix, MetricRegistry metrics) {
-        this(gateway, keyPrefix + "{rate}:" + gateway, "gateway." + gateway + ".rate", perSecond, throttledShare,
-                throttleFor, fallbackShare, store, flags, metrics);
+    public GatewayRate(
+            String gateway,
+            int perSecond,
+            double throttledShare,
+            Duration throttleFor,
+            double fallbackShare,
+            ProxyManager<byte[]> store,
+            QueueConnection flags,
+            String keyPrefix,
+            MetricRegistry metrics) {
+        this(
+                gateway,
+                keyPrefix + "{rate}:" + gateway,
+                "gateway." + gateway + ".rate",
+                perSecond,
+                throttledShare,
+                throttleFor,
+                fallbackShare,
+                store,
+                flags,
+                metrics);
     }
 
     /**
@@ -74,10 +93,25 @@ public final class GatewayRate {
      * Its metrics are {@code gateway.<name>.query.rate.*}; {@code flags} is a connection for {@link #slowKey(String)}
      * of the queries' key.
      */
-    public static GatewayRate forQueries(String gateway, int perSecond, double fallbackShare, ProxyManager<byte[]> store,
-                                         QueueConnection flags, String keyPrefix, MetricRegistry metrics) {
-        return new GatewayRate(gateway, queriesKey(keyPrefix, gateway), "gateway." + gateway + ".query.rate", perSecond,
-                0.5, Duration.ofSeconds(10), fallbackShare, store, flags, metrics);
+    public static GatewayRate forQueries(
+            String gateway,
+            int perSecond,
+            double fallbackShare,
+            ProxyManager<byte[]> store,
+            QueueConnection flags,
+            String keyPrefix,
+            MetricRegistry metrics) {
+        return new GatewayRate(
+                gateway,
+                queriesKey(keyPrefix, gateway),
+                "gateway." + gateway + ".query.rate",
+                perSecond,
+                0.5,
+                Duration.ofSeconds(10),
+                fallbackShare,
+                store,
+                flags,
+                metrics);
     }
 
     /** The Redis key of a gateway's status-query bucket. */
@@ -90,9 +124,17 @@ public final class GatewayRate {
         return bucketKey + ":slow";
     }
 
-    private GatewayRate(String gateway, String key, String metricBase, int perSecond, double throttledShare,
-                        Duration throttleFor, double fallbackShare, ProxyManager<byte[]> store, QueueConnection flags,
-                        MetricRegistry metrics) {
+    private GatewayRate(
+            String gateway,
+            String key,
+            String metricBase,
+            int perSecond,
+            double throttledShare,
+            Duration throttleFor,
+            double fallbackShare,
+            ProxyManager<byte[]> store,
+            QueueConnection flags,
+            MetricRegistry metrics) {
         if (perSecond < 1) {
             throw new IllegalArgumentException("a rate limit needs at least 1 per second, not " + perSecond);
         }
@@ -104,8 +146,13 @@ public final class GatewayRate {
         this.normal = shared(store, key, perSecond);
         this.slowed = shared(store, key + ":throttled", share(perSecond, throttledShare));
         long own = share(perSecond, fallbackShare);
-        this.fallback = new Limited(Bucket.builder().addLimit(l -> l.capacity(burst(own)).refillGreedy(own,
-                Duration.ofSeconds(1)).initialTokens(0)).build(), burst(own));
+        this.fallback = new Limited(
+                Bucket.builder()
+                        .addLimit(l -> l.capacity(burst(own))
+                                .refillGreedy(own, Duration.ofSeconds(1))
+                                .initialTokens(0))
+                        .build(),
+                burst(own));
         String base = metricBase;
         this.throttles = metrics.counter(base + ".throttles");
         this.fallbacks = metrics.counter(base + ".fallbacks");
@@ -132,7 +179,8 @@ public final class GatewayRate {
 
     private static Limited shared(ProxyManager<byte[]> store, String key, long perSecond) {
         BucketConfiguration config = BucketConfiguration.builder()
-                .addLimit(l -> l.capacity(burst(perSecond)).refillGreedy(perSecond, Duration.ofSeconds(1))
+                .addLimit(l -> l.capacity(burst(perSecond))
+                        .refillGreedy(perSecond, Duration.ofSeconds(1))
                         .initialTokens(0))
                 .build();
         // Batching: the takes of this process's threads that meet at the bucket go to Redis as one compare-and-swap,
@@ -174,8 +222,10 @@ public final class GatewayRate {
         } catch (RuntimeException redisUnreachable) {
             // Bucket4j surfaces Lettuce's failures (disconnected, timed out) as runtime exceptions; never "no limit".
             fallbacks.inc();
-            LOG.warn("the shared rate of gateway {} cannot be read in Redis; keeping to this process's fallback rate: {}",
-                    gateway, redisUnreachable.toString());
+            LOG.warn(
+                    "the shared rate of gateway {} cannot be read in Redis; keeping to this process's fallback rate: {}",
+                    gateway,
+                    redisUnreachable.toString());
             granted = fallback.take(parts, maxWait);
         }
         return granted;

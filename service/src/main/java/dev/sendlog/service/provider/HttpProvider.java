@@ -26,8 +26,8 @@ import org.apache.hc.client5.http.impl.io.PoolingHttpClientConnectionManagerBuil
 import org.apache.hc.core5.http.ConnectionRequestTimeoutException;
 import org.apache.hc.core5.http.ContentType;
 import org.apache.hc.core5.http.Header;
-import org.apache.hc.core5.http.io.entity.EntityUtils;
 import org.apache.hc.core5.http.io.entity.ByteArrayEntity;
+import org.apache.hc.core5.http.io.entity.EntityUtils;
 import org.apache.hc.core5.pool.PoolConcurrencyPolicy;
 import org.apache.hc.core5.util.TimeValue;
 import org.apache.hc.core5.util.Timeout;
@@ -106,11 +106,16 @@ public final class HttpProvider implements Provider, AutoCloseable {
             post.setEntity(new ByteArrayEntity(json.writeValueAsBytes(body), ContentType.APPLICATION_JSON));
             return http.execute(post, response -> {
                 int status = response.getCode();
-                byte[] answer = response.getEntity() == null ? new byte[0] : EntityUtils.toByteArray(response.getEntity());
+                byte[] answer =
+                        response.getEntity() == null ? new byte[0] : EntityUtils.toByteArray(response.getEntity());
                 if (status == 200 || status == 201) {
                     String id = providerId(answer);
-                    return id != null ? new SubmitOutcome.Accepted(id) : new SubmitOutcome.Transient(
-                            gateway + ": " + status + " without an id: " + truncate(new String(answer, StandardCharsets.UTF_8)), null);
+                    return id != null
+                            ? new SubmitOutcome.Accepted(id)
+                            : new SubmitOutcome.Transient(
+                                    gateway + ": " + status + " without an id: "
+                                            + truncate(new String(answer, StandardCharsets.UTF_8)),
+                                    null);
                 }
                 String text = new String(answer, StandardCharsets.UTF_8);
                 if (status == 400 || status == 422) {
@@ -118,22 +123,27 @@ public final class HttpProvider implements Provider, AutoCloseable {
                 }
                 Header retryAfter = response.getFirstHeader("Retry-After");
                 if (status == 429) {
-                    return new SubmitOutcome.Throttled(gateway + ": HTTP 429: " + truncate(text),
+                    return new SubmitOutcome.Throttled(
+                            gateway + ": HTTP 429: " + truncate(text),
                             retryAfter(retryAfter == null ? null : retryAfter.getValue()));
                 }
                 // 5xx, and anything unexpected (a 401 of a misconfigured token): retried, never a silent rejection.
                 // 503 (not handled), 401 and 403 (not allowed) are refusals before acceptance: certainly not taken.
-                return new SubmitOutcome.Transient(gateway + ": HTTP " + status + ": " + truncate(text),
-                        retryAfter(retryAfter == null ? null : retryAfter.getValue()), REFUSED_BEFORE_ACCEPTANCE.contains(status));
+                return new SubmitOutcome.Transient(
+                        gateway + ": HTTP " + status + ": " + truncate(text),
+                        retryAfter(retryAfter == null ? null : retryAfter.getValue()),
+                        REFUSED_BEFORE_ACCEPTANCE.contains(status));
             });
         } catch (ConnectException | ConnectTimeoutException | ConnectionRequestTimeoutException e) {
             // No connection to send it on (refused, not made in time, none free in the pool): no byte of it went out.
-            return new SubmitOutcome.Transient(gateway + ": no connection: " + e.getClass().getSimpleName() + ": "
-                    + e.getMessage(), null, true);
+            return new SubmitOutcome.Transient(
+                    gateway + ": no connection: " + e.getClass().getSimpleName() + ": " + e.getMessage(), null, true);
         } catch (SocketTimeoutException e) {
-            return new SubmitOutcome.Transient(gateway + ": no answer within " + requestTimeout.toMillis() + " ms", null);
+            return new SubmitOutcome.Transient(
+                    gateway + ": no answer within " + requestTimeout.toMillis() + " ms", null);
         } catch (IOException e) {
-            return new SubmitOutcome.Transient(gateway + ": " + e.getClass().getSimpleName() + ": " + e.getMessage(), null);
+            return new SubmitOutcome.Transient(
+                    gateway + ": " + e.getClass().getSimpleName() + ": " + e.getMessage(), null);
         }
     }
 
@@ -152,29 +162,39 @@ public final class HttpProvider implements Provider, AutoCloseable {
         if (!statusQuery) {
             throw new UnsupportedOperationException("gateway " + gateway + " does not have statusQuery: true");
         }
-        HttpGet get = new HttpGet(URI.create(statusBase + java.net.URLEncoder.encode(idempotencyKey, StandardCharsets.UTF_8)
-                .replace("+", "%20")));
+        HttpGet get = new HttpGet(URI.create(statusBase
+                + java.net.URLEncoder.encode(idempotencyKey, StandardCharsets.UTF_8)
+                        .replace("+", "%20")));
         get.setHeader("Authorization", authorization);
         try {
             return http.execute(get, response -> {
                 int status = response.getCode();
-                byte[] answer = response.getEntity() == null ? new byte[0] : EntityUtils.toByteArray(response.getEntity());
+                byte[] answer =
+                        response.getEntity() == null ? new byte[0] : EntityUtils.toByteArray(response.getEntity());
                 if (status == 200) {
                     String id = providerId(answer);
-                    return id != null ? new StatusAnswer.Found(id, answer) : new StatusAnswer.Failed(gateway
-                            + ": status query answered 200 without an id: " + truncate(new String(answer, StandardCharsets.UTF_8)), null);
+                    return id != null
+                            ? new StatusAnswer.Found(id, answer)
+                            : new StatusAnswer.Failed(
+                                    gateway + ": status query answered 200 without an id: "
+                                            + truncate(new String(answer, StandardCharsets.UTF_8)),
+                                    null);
                 }
                 if (status == 404) {
                     return new StatusAnswer.NeverTaken();
                 }
                 Header retryAfter = response.getFirstHeader("Retry-After");
-                return new StatusAnswer.Failed(gateway + ": status query HTTP " + status + ": "
-                        + truncate(new String(answer, StandardCharsets.UTF_8)), retryAfter(retryAfter == null ? null : retryAfter.getValue()));
+                return new StatusAnswer.Failed(
+                        gateway + ": status query HTTP " + status + ": "
+                                + truncate(new String(answer, StandardCharsets.UTF_8)),
+                        retryAfter(retryAfter == null ? null : retryAfter.getValue()));
             });
         } catch (SocketTimeoutException e) {
-            return new StatusAnswer.Failed(gateway + ": status query not answered within " + requestTimeout.toMillis() + " ms", null);
+            return new StatusAnswer.Failed(
+                    gateway + ": status query not answered within " + requestTimeout.toMillis() + " ms", null);
         } catch (IOException e) {
-            return new StatusAnswer.Failed(gateway + ": status query " + e.getClass().getSimpleName() + ": " + e.getMessage(), null);
+            return new StatusAnswer.Failed(
+                    gateway + ": status query " + e.getClass().getSimpleName() + ": " + e.getMessage(), null);
         }
     }
 

@@ -97,7 +97,8 @@ public final class JobStream {
             if (futures.isEmpty()) {
                 return List.of();
             }
-            if (!LettuceFutures.awaitAll(PUBLISH_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS, futures.toArray(RedisFuture[]::new))) {
+            if (!LettuceFutures.awaitAll(
+                    PUBLISH_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS, futures.toArray(RedisFuture[]::new))) {
                 throw new io.lettuce.core.RedisCommandTimeoutException("publishing " + jobs + " jobs timed out");
             }
             List<String> ids = new ArrayList<>(jobs);
@@ -136,7 +137,8 @@ public final class JobStream {
                     args.add(value);
                 });
             }
-            futures.add(publisher.async().eval(PUBLISH_SCRIPT, ScriptOutputType.MULTI, keys, args.toArray(String[]::new)));
+            futures.add(
+                    publisher.async().eval(PUBLISH_SCRIPT, ScriptOutputType.MULTI, keys, args.toArray(String[]::new)));
         }
         publisher.flushCommands();
         return new Publishing(jobs.size(), futures);
@@ -145,8 +147,11 @@ public final class JobStream {
     /** Waits up to {@code block} for new jobs for this consumer. */
     public List<StreamEntry> read(int count, Duration block) {
         try {
-            return entries(reader.sync().xreadgroup(Consumer.from(group, consumer),
-                    XReadArgs.Builder.count(count).block(block), XReadArgs.StreamOffset.lastConsumed(key)));
+            return entries(reader.sync()
+                    .xreadgroup(
+                            Consumer.from(group, consumer),
+                            XReadArgs.Builder.count(count).block(block),
+                            XReadArgs.StreamOffset.lastConsumed(key)));
         } catch (RedisCommandExecutionException e) {
             if (e.getMessage() != null && e.getMessage().startsWith("NOGROUP")) {
                 ensureGroup();
@@ -159,8 +164,11 @@ public final class JobStream {
     /** Takes over entries other consumers (crashed ones) left unacknowledged for at least {@code minIdle}. */
     public List<StreamEntry> reclaim(Duration minIdle, int count) {
         try {
-            ClaimedMessages<String, String> claimed = acker.sync().xautoclaim(key,
-                    XAutoClaimArgs.Builder.xautoclaim(Consumer.from(group, consumer), minIdle, "0-0").count(count));
+            ClaimedMessages<String, String> claimed = acker.sync()
+                    .xautoclaim(
+                            key,
+                            XAutoClaimArgs.Builder.xautoclaim(Consumer.from(group, consumer), minIdle, "0-0")
+                                    .count(count));
             return entries(claimed.getMessages());
         } catch (RedisCommandExecutionException e) {
             if (e.getMessage() != null && e.getMessage().startsWith("NOGROUP")) {
@@ -190,7 +198,8 @@ public final class JobStream {
     /** Creates the stream and its group if missing (from the start of the stream, so nothing in it is skipped). */
     public void ensureGroup() {
         try {
-            acker.sync().xgroupCreate(XReadArgs.StreamOffset.from(key, "0"), group, XGroupCreateArgs.Builder.mkstream());
+            acker.sync()
+                    .xgroupCreate(XReadArgs.StreamOffset.from(key, "0"), group, XGroupCreateArgs.Builder.mkstream());
         } catch (RedisBusyException e) {
             // BUSYGROUP: it exists, which is all we wanted.
         }

@@ -56,7 +56,10 @@ public final class RedisConnections implements AutoCloseable {
         builder.autoReconnect(true)
                 .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
                 .requestQueueSize(100_000)
-                .socketOptions(SocketOptions.builder().connectTimeout(Duration.ofSeconds(2)).keepAlive(true).build())
+                .socketOptions(SocketOptions.builder()
+                        .connectTimeout(Duration.ofSeconds(2))
+                        .keepAlive(true)
+                        .build())
                 .timeoutOptions(TimeoutOptions.enabled(commandTimeout));
         return builder;
     }
@@ -87,8 +90,11 @@ public final class RedisConnections implements AutoCloseable {
                 return;
             } catch (RedisException e) {
                 if (System.nanoTime() > deadline) {
-                    LOG.warn("no connection to the cluster node of {} after {}; commands fail until it is reachable: {}",
-                            key, WARM_UP, e.toString());
+                    LOG.warn(
+                            "no connection to the cluster node of {} after {}; commands fail until it is reachable: {}",
+                            key,
+                            WARM_UP,
+                            e.toString());
                     return;
                 }
                 try {
@@ -110,8 +116,10 @@ public final class RedisConnections implements AutoCloseable {
         var builder = client instanceof RedisClusterClient cluster
                 ? io.github.bucket4j.redis.lettuce.Bucket4jLettuce.casBasedBuilder(cluster)
                 : io.github.bucket4j.redis.lettuce.Bucket4jLettuce.casBasedBuilder((RedisClient) client);
-        return builder.expirationAfterWrite(io.github.bucket4j.distributed.ExpirationAfterWriteStrategy
-                .basedOnTimeForRefillingBucketUpToMax(Duration.ofSeconds(10))).build();
+        return builder.expirationAfterWrite(
+                        io.github.bucket4j.distributed.ExpirationAfterWriteStrategy
+                                .basedOnTimeForRefillingBucketUpToMax(Duration.ofSeconds(10)))
+                .build();
     }
 
     public String uri() {

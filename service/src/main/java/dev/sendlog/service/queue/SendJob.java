@@ -9,14 +9,17 @@ import java.util.UUID;
  * was published (for the queue-wait metric). The message itself is read from PostgreSQL by the worker: the log is the
  * truth, the job only points at it.
  */
-public record SendJob(UUID messageId, int attempt, short shard, long epoch, long publishedAtMs, int workSeq, long publication) {
+public record SendJob(
+        UUID messageId, int attempt, short shard, long epoch, long publishedAtMs, int workSeq, long publication) {
 
     private static final int PARTS = 7;
 
     /** One field, {@code j = id|attempt|shard|epoch|publishedAtMs|workSeq|publication}: smaller and cheaper than seven. */
     public Map<String, String> toFields() {
-        return Map.of("j", messageId + "|" + attempt + "|" + shard + "|" + epoch + "|" + publishedAtMs + "|" + workSeq
-                + "|" + publication);
+        return Map.of(
+                "j",
+                messageId + "|" + attempt + "|" + shard + "|" + epoch + "|" + publishedAtMs + "|" + workSeq + "|"
+                        + publication);
     }
 
     /**
@@ -30,8 +33,14 @@ public record SendJob(UUID messageId, int attempt, short shard, long epoch, long
             if (p.length != PARTS) {
                 throw new IllegalArgumentException("expected " + PARTS + " parts, found " + p.length);
             }
-            return new SendJob(UUID.fromString(p[0]), Integer.parseInt(p[1]), Short.parseShort(p[2]), Long.parseLong(p[3]),
-                    Long.parseLong(p[4]), Integer.parseInt(p[5]), Long.parseLong(p[6]));
+            return new SendJob(
+                    UUID.fromString(p[0]),
+                    Integer.parseInt(p[1]),
+                    Short.parseShort(p[2]),
+                    Long.parseLong(p[3]),
+                    Long.parseLong(p[4]),
+                    Integer.parseInt(p[5]),
+                    Long.parseLong(p[6]));
         } catch (RuntimeException e) {
             throw new IllegalArgumentException("not a send job: " + f, e);
         }

@@ -47,11 +47,13 @@ public final class StreamConsumer implements Managed {
     private volatile boolean paused;
     private volatile java.util.concurrent.CountDownLatch idle = new java.util.concurrent.CountDownLatch(1);
     private Thread loop;
-    private final java.util.concurrent.LinkedBlockingQueue<String> toAck = new java.util.concurrent.LinkedBlockingQueue<>();
+    private final java.util.concurrent.LinkedBlockingQueue<String> toAck =
+            new java.util.concurrent.LinkedBlockingQueue<>();
     private volatile boolean acking;
     private Thread acker;
 
-    public StreamConsumer(String name, JobStream stream, Semaphore permits, Duration reclaimIdle, MetricRegistry metrics) {
+    public StreamConsumer(
+            String name, JobStream stream, Semaphore permits, Duration reclaimIdle, MetricRegistry metrics) {
         this(name, stream, permits, reclaimIdle, 0, metrics);
     }
 
@@ -60,15 +62,23 @@ public final class StreamConsumer implements Managed {
      * threads. Virtual threads of every job type share the JVM's carrier threads, so a job type that runs few, long
      * jobs (the callback worker's batches) is only truly apart from the hundreds of send jobs on threads of its own.
      */
-    public StreamConsumer(String name, JobStream stream, Semaphore permits, Duration reclaimIdle, int platformThreads,
-                          MetricRegistry metrics) {
+    public StreamConsumer(
+            String name,
+            JobStream stream,
+            Semaphore permits,
+            Duration reclaimIdle,
+            int platformThreads,
+            MetricRegistry metrics) {
         this.name = name;
         this.stream = stream;
         this.permits = permits;
         this.reclaimIdle = reclaimIdle;
         this.jobs = platformThreads > 0
-                ? Executors.newFixedThreadPool(platformThreads, Thread.ofPlatform().name(name + "-job-", 0).daemon(true).factory())
-                : Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name(name + "-job-", 0).factory());
+                ? Executors.newFixedThreadPool(
+                        platformThreads,
+                        Thread.ofPlatform().name(name + "-job-", 0).daemon(true).factory())
+                : Executors.newThreadPerTaskExecutor(
+                        Thread.ofVirtual().name(name + "-job-", 0).factory());
         this.failed = metrics.counter(name + ".jobs.failed");
         metrics.registerGauge(name + ".in.flight", inFlight::get);
     }
@@ -222,7 +232,12 @@ public final class StreamConsumer implements Managed {
                 }
             } catch (RuntimeException e) {
                 failed.inc();
-                LOG.error("{} job failed entry_id={} fields={}; the entry stays pending", name, entry.id(), entry.fields(), e);
+                LOG.error(
+                        "{} job failed entry_id={} fields={}; the entry stays pending",
+                        name,
+                        entry.id(),
+                        entry.fields(),
+                        e);
             } finally {
                 jobsEnded(1);
                 permits.release();
@@ -245,8 +260,12 @@ public final class StreamConsumer implements Managed {
                 ack(List.copyOf(work.apply(entries)));
             } catch (RuntimeException e) {
                 failed.inc(entries.size());
-                LOG.error("{} batch of {} jobs failed (first entry_id={}); the entries stay pending", name, entries.size(),
-                        entries.get(0).id(), e);
+                LOG.error(
+                        "{} batch of {} jobs failed (first entry_id={}); the entries stay pending",
+                        name,
+                        entries.size(),
+                        entries.get(0).id(),
+                        e);
             } finally {
                 jobsEnded(entries.size());
                 permits.release(entries.size());

@@ -9,8 +9,7 @@ public final class StreamKeys {
     public static final String CALLBACK_GROUP = "callback-workers";
     public static final String WEBHOOK_GROUP = "webhook-workers";
 
-    private StreamKeys() {
-    }
+    private StreamKeys() {}
 
     public static String send(String prefix) {
         return prefix + "{send}:stream";

@@ -8,14 +8,11 @@ public sealed interface CallbackDecision {
     long inboxId();
 
     /** Append the RECEIPT event (at the seq it expects). */
-    record AppendReceipt(long inboxId, NewEvent event) implements CallbackDecision {
-    }
+    record AppendReceipt(long inboxId, NewEvent event) implements CallbackDecision {}
 
     /** Park the raw input with the reason. */
-    record Park(long inboxId, String gateway, ParkReason reason, UUID messageId) implements CallbackDecision {
-    }
+    record Park(long inboxId, String gateway, ParkReason reason, UUID messageId) implements CallbackDecision {}
 
     /** The same receipt was recorded before: nothing changes, the outcome says so. */
-    record Duplicate(long inboxId, UUID messageId) implements CallbackDecision {
-    }
+    record Duplicate(long inboxId, UUID messageId) implements CallbackDecision {}
 }

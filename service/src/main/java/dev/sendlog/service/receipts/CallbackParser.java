@@ -1,12 +1,11 @@
 package dev.sendlog.service.receipts;
 
-import dev.sendlog.service.db.StorableText;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.sendlog.events.JsonMappers;
 import dev.sendlog.events.ReceiptKind;
-
+import dev.sendlog.service.db.StorableText;
 import java.io.IOException;
 import java.time.Instant;
 import java.util.List;
@@ -17,7 +16,8 @@ import java.util.Optional;
  * vocabulary. The result is either a {@link ParsedCallback} or the reason it must be parked.
  */
 public final class CallbackParser {
-    private static final ObjectMapper JSON = JsonMappers.pooled().enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+    private static final ObjectMapper JSON = JsonMappers.pooled()
+            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
             .enable(com.fasterxml.jackson.core.JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
     private static final int MAX_FIELD = 256;
     /** The fields of API.md's callback, the ones recorded with a receipt. */
@@ -33,13 +33,15 @@ public final class CallbackParser {
         }
 
         static Result park(ParkReason.Kind kind, String reason, JsonNode node) {
-            return new Result(null, ParkReason.of(kind, reason), text(node, "id").orElse(null),
+            return new Result(
+                    null,
+                    ParkReason.of(kind, reason),
+                    text(node, "id").orElse(null),
                     text(node, "reference").orElse(null));
         }
     }
 
-    private CallbackParser() {
-    }
+    private CallbackParser() {}
 
     public static Result parse(byte[] body, Vocabulary vocabulary) {
         JsonNode node;
@@ -52,7 +54,8 @@ public final class CallbackParser {
             return Result.park(ParkReason.Kind.NOT_JSON, "body is not a JSON object");
         }
         // Every field we record is taken as sent or the callback is parked: a NUL PostgreSQL cannot store, a lone
-        // surrogate its encoder would turn into '?', or an optional field of the wrong type is never dropped or changed.
+        // surrogate its encoder would turn into '?', or an optional field of the wrong type is never dropped or
+        // changed.
         for (String field : FIELDS) {
             JsonNode v = node.get(field);
             if (v != null && v.isTextual()) {
@@ -76,8 +79,11 @@ public final class CallbackParser {
         }
         for (String optional : List.of("reference", "errorCode")) {
             if (!optional(node, optional)) {
-                return Result.park(ParkReason.Kind.MISSING_FIELD, "invalid field " + optional
-                        + " (a string of at most " + MAX_FIELD + " characters when present)", node);
+                return Result.park(
+                        ParkReason.Kind.MISSING_FIELD,
+                        "invalid field " + optional + " (a string of at most " + MAX_FIELD
+                                + " characters when present)",
+                        node);
             }
         }
         Optional<ReceiptKind> kind = vocabulary.map(status.get());
@@ -90,19 +96,28 @@ public final class CallbackParser {
         }
         String reference = text(node, "reference").orElse(null);
         String errorCode = text(node, "errorCode").orElse(null);
-        return new Result(new ParsedCallback(id.get(), reference, status.get(), kind.get(), at.get(), errorCode), null,
-                id.get(), reference);
+        return new Result(
+                new ParsedCallback(id.get(), reference, status.get(), kind.get(), at.get(), errorCode),
+                null,
+                id.get(),
+                reference);
     }
 
     /** An optional field is absent, null, blank (no value given), or a string we can keep as it is. */
     private static boolean optional(JsonNode node, String field) {
         JsonNode v = node.get(field);
-        return v == null || v.isNull() || (v.isTextual() && (v.textValue().isBlank() || text(node, field).isPresent()));
+        return v == null
+                || v.isNull()
+                || (v.isTextual()
+                        && (v.textValue().isBlank() || text(node, field).isPresent()));
     }
 
     private static Optional<String> text(JsonNode node, String field) {
         JsonNode v = node.get(field);
-        if (v == null || !v.isTextual() || v.textValue().isBlank() || v.textValue().length() > MAX_FIELD
+        if (v == null
+                || !v.isTextual()
+                || v.textValue().isBlank()
+                || v.textValue().length() > MAX_FIELD
                 || StorableText.problem(v.textValue()) != null) {
             return Optional.empty();
         }

@@ -46,7 +46,8 @@ public final class CallbackRecorder implements Managed {
     private final InstantSource clock;
     private final GroupCommit<RecordItem> commits;
 
-    public CallbackRecorder(DSLContext dsl, EventStore store, InstantSource clock, int writers, MetricRegistry metrics) {
+    public CallbackRecorder(
+            DSLContext dsl, EventStore store, InstantSource clock, int writers, MetricRegistry metrics) {
         this.dsl = dsl;
         this.store = store;
         this.clock = clock;
@@ -79,7 +80,8 @@ public final class CallbackRecorder implements Managed {
         for (int round = 0; ; round++) {
             try {
                 Set<AppendKey> skip = Set.copyOf(lost);
-                Map<RecordItem, Boolean> results = dsl.transactionResult(cfg -> writeInTransaction(cfg.dsl(), batch, skip));
+                Map<RecordItem, Boolean> results =
+                        dsl.transactionResult(cfg -> writeInTransaction(cfg.dsl(), batch, skip));
                 results.forEach((item, ok) -> item.done().complete(ok));
                 return;
             } catch (RuntimeException e) {
@@ -103,7 +105,8 @@ public final class CallbackRecorder implements Managed {
     private Map<RecordItem, Boolean> writeInTransaction(DSLContext tx, List<RecordItem> batch, Set<AppendKey> lost) {
         List<NewEvent> events = new ArrayList<>();
         for (RecordItem item : batch) {
-            if (item.decision() instanceof CallbackDecision.AppendReceipt a && !lost.contains(a.event().key())) {
+            if (item.decision() instanceof CallbackDecision.AppendReceipt a
+                    && !lost.contains(a.event().key())) {
                 events.add(a.event());
             }
         }

@@ -19,8 +19,7 @@ public final class CallbackSignature {
      */
     private static final ConcurrentHashMap<String, Mac> KEYED = new ConcurrentHashMap<>();
 
-    private CallbackSignature() {
-    }
+    private CallbackSignature() {}
 
     public static String sign(String secret, byte[] body) {
         return PREFIX + HexFormat.of().formatHex(mac(secret).doFinal(body));

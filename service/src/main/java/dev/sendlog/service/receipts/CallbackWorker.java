@@ -82,9 +82,18 @@ public final class CallbackWorker {
     private final Counter duplicates;
     private final Counter held;
 
-    public CallbackWorker(StreamConsumer consumer, DSLContext dsl, MessageReader reader, ReceiptMatcher matcher,
-                          CallbackRecorder recorder, Map<String, Vocabulary> vocabularies, Duration holdWindow,
-                          int batchSize, InstantSource clock, String actor, MetricRegistry metrics) {
+    public CallbackWorker(
+            StreamConsumer consumer,
+            DSLContext dsl,
+            MessageReader reader,
+            ReceiptMatcher matcher,
+            CallbackRecorder recorder,
+            Map<String, Vocabulary> vocabularies,
+            Duration holdWindow,
+            int batchSize,
+            InstantSource clock,
+            String actor,
+            MetricRegistry metrics) {
         if (batchSize < 1) {
             throw new IllegalArgumentException("batchSize must be at least 1");
         }
@@ -116,7 +125,10 @@ public final class CallbackWorker {
                 CallbackJob.fromFields(entry.fields());
                 jobs.add(entry);
             } catch (IllegalArgumentException e) {
-                LOG.error("dropping a stream entry that is not a callback job entry_id={} fields={}", entry.id(), entry.fields());
+                LOG.error(
+                        "dropping a stream entry that is not a callback job entry_id={} fields={}",
+                        entry.id(),
+                        entry.fields());
                 bad.add(entry);
             }
         }
@@ -130,7 +142,8 @@ public final class CallbackWorker {
     private Collection<StreamEntry> processEntries(List<StreamEntry> entries) {
         Map<Long, List<StreamEntry>> byInbox = new TreeMap<>();
         for (StreamEntry entry : entries) {
-            byInbox.computeIfAbsent(CallbackJob.fromFields(entry.fields()).inboxId(), id -> new ArrayList<>()).add(entry);
+            byInbox.computeIfAbsent(CallbackJob.fromFields(entry.fields()).inboxId(), id -> new ArrayList<>())
+                    .add(entry);
         }
         Set<Long> done = process(byInbox.keySet());
         List<StreamEntry> finished = new ArrayList<>(entries.size());
@@ -151,7 +164,8 @@ public final class CallbackWorker {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (Exception e) {
-            throw new IllegalStateException("processing " + inboxIds.size() + " callbacks failed (inbox ids " + inboxIds + ")", e);
+            throw new IllegalStateException(
+                    "processing " + inboxIds.size() + " callbacks failed (inbox ids " + inboxIds + ")", e);
         }
         return done;
     }
@@ -174,8 +188,7 @@ public final class CallbackWorker {
         }
     }
 
-    private record Row(long inboxId, String gateway, Instant receivedAt, byte[] body) {
-    }
+    private record Row(long inboxId, String gateway, Instant receivedAt, byte[] body) {}
 
     /** One batch's working state: the messages as the decisions so far have left them. */
     private final class Batch {
@@ -196,8 +209,12 @@ public final class CallbackWorker {
             for (Row row : stored) {
                 Vocabulary vocabulary = vocabularies.get(row.gateway());
                 if (vocabulary == null) {
-                    firstRound.add(new CallbackDecision.Park(row.inboxId(), row.gateway(), ParkReason.of(ParkReason.Kind.UNKNOWN_GATEWAY,
-                            "gateway " + row.gateway() + " is not configured"), null));
+                    firstRound.add(new CallbackDecision.Park(
+                            row.inboxId(),
+                            row.gateway(),
+                            ParkReason.of(
+                                    ParkReason.Kind.UNKNOWN_GATEWAY, "gateway " + row.gateway() + " is not configured"),
+                            null));
                     continue;
                 }
                 CallbackParser.Result result = CallbackParser.parse(row.body(), vocabulary);
@@ -209,36 +226,52 @@ public final class CallbackWorker {
             Map<ReceiptMatcher.ProviderKey, UUID> latest = matcher.latestUses(keys);
             Map<ParsedRow, Optional<ReceiptMatcher.Match>> matches = new HashMap<>();
             for (ParsedRow p : parsed) {
-                Optional<ReceiptMatcher.Match> match = ReceiptMatcher.byReference(p.result().reference());
+                Optional<ReceiptMatcher.Match> match =
+                        ReceiptMatcher.byReference(p.result().reference());
                 if (match.isEmpty() && p.result().providerId() != null) {
-                    match = Optional.ofNullable(latest.get(new ReceiptMatcher.ProviderKey(p.row().gateway(), p.result().providerId())))
+                    match = Optional.ofNullable(latest.get(new ReceiptMatcher.ProviderKey(
+                                    p.row().gateway(), p.result().providerId())))
                             .map(id -> new ReceiptMatcher.Match(id, false));
                 }
                 matches.put(p, match);
             }
-            remember(reader.findMany(matches.values().stream().flatMap(Optional::stream).map(ReceiptMatcher.Match::messageId)
-                    .distinct().toList()));
+            remember(reader.findMany(matches.values().stream()
+                    .flatMap(Optional::stream)
+                    .map(ReceiptMatcher.Match::messageId)
+                    .distinct()
+                    .toList()));
             for (ParsedRow p : parsed) {
                 Row row = p.row();
-                Optional<UUID> messageId = matches.get(p).map(ReceiptMatcher.Match::messageId).filter(rows::containsKey);
+                Optional<UUID> messageId =
+                        matches.get(p).map(ReceiptMatcher.Match::messageId).filter(rows::containsKey);
                 if (p.result().parkReason() != null) {
-                    firstRound.add(new CallbackDecision.Park(row.inboxId(), row.gateway(), p.result().parkReason(),
-                            messageId.orElse(null)));
+                    firstRound.add(new CallbackDecision.Park(
+                            row.inboxId(), row.gateway(), p.result().parkReason(), messageId.orElse(null)));
                 } else if (messageId.isEmpty()) {
                     ParsedCallback cb = p.result().callback();
-                    holdOrPark(row.inboxId(), row.gateway(), row.receivedAt(), ParkReason.Kind.UNMATCHED, "no message matches provider id "
-                            + cb.providerId() + (cb.reference() == null ? "" : " / reference " + cb.reference()), null)
+                    holdOrPark(
+                                    row.inboxId(),
+                                    row.gateway(),
+                                    row.receivedAt(),
+                                    ParkReason.Kind.UNMATCHED,
+                                    "no message matches provider id " + cb.providerId()
+                                            + (cb.reference() == null ? "" : " / reference " + cb.reference()),
+                                    null)
                             .ifPresent(firstRound::add);
                 } else {
-                    queues.computeIfAbsent(messageId.get(), id -> new ArrayDeque<>()).add(new Pending(row.inboxId(), row.gateway(),
-                            row.receivedAt(), p.result().callback(), matches.get(p).get()));
+                    queues.computeIfAbsent(messageId.get(), id -> new ArrayDeque<>())
+                            .add(new Pending(
+                                    row.inboxId(),
+                                    row.gateway(),
+                                    row.receivedAt(),
+                                    p.result().callback(),
+                                    matches.get(p).get()));
                 }
             }
             rounds();
         }
 
-        private record ParsedRow(Row row, CallbackParser.Result result) {
-        }
+        private record ParsedRow(Row row, CallbackParser.Result result) {}
 
         private List<Row> load(Collection<Long> inboxIds) {
             List<Row> pending = new ArrayList<>(inboxIds.size());
@@ -254,7 +287,10 @@ public final class CallbackWorker {
                             if (rs.getBoolean(5)) {
                                 done.add(id);
                             } else {
-                                pending.add(new Row(id, rs.getString(2), rs.getObject(3, OffsetDateTime.class).toInstant(),
+                                pending.add(new Row(
+                                        id,
+                                        rs.getString(2),
+                                        rs.getObject(3, OffsetDateTime.class).toInstant(),
                                         rs.getBytes(4)));
                             }
                         }
@@ -300,7 +336,8 @@ public final class CallbackWorker {
                     return;
                 }
                 rounds++;
-                List<Boolean> results = recorder.recordAll(round.stream().map(Step::decision).toList());
+                List<Boolean> results =
+                        recorder.recordAll(round.stream().map(Step::decision).toList());
                 Set<UUID> stale = new HashSet<>();
                 for (int i = 0; i < round.size(); i++) {
                     Step step = round.get(i);
@@ -328,53 +365,88 @@ public final class CallbackWorker {
             ParsedCallback cb = p.callback;
             // The gateway it went out through: its state's, which a failover may have moved from the row's.
             if (!state.gateway().equals(p.gateway)) {
-                return Optional.of(new CallbackDecision.Park(p.inboxId, p.gateway, ParkReason.of(ParkReason.Kind.WRONG_GATEWAY,
-                        "message " + messageId + " went through gateway " + state.gateway() + ", not " + p.gateway), messageId));
-            }
-            if (state.providerId() != null && !state.providerId().equals(cb.providerId())) {
-                return Optional.of(new CallbackDecision.Park(p.inboxId, p.gateway, ParkReason.of(ParkReason.Kind.ID_MISMATCH,
-                        "provider id " + cb.providerId() + " is not the id " + state.providerId() + " of message " + messageId),
+                return Optional.of(new CallbackDecision.Park(
+                        p.inboxId,
+                        p.gateway,
+                        ParkReason.of(
+                                ParkReason.Kind.WRONG_GATEWAY,
+                                "message " + messageId + " went through gateway " + state.gateway() + ", not "
+                                        + p.gateway),
                         messageId));
             }
-            Receipt receipt = new Receipt(cb.kind(), p.gateway, cb.providerId(), cb.status(), cb.timestamp(), cb.errorCode(),
-                    p.inboxId);
+            if (state.providerId() != null && !state.providerId().equals(cb.providerId())) {
+                return Optional.of(new CallbackDecision.Park(
+                        p.inboxId,
+                        p.gateway,
+                        ParkReason.of(
+                                ParkReason.Kind.ID_MISMATCH,
+                                "provider id " + cb.providerId() + " is not the id " + state.providerId()
+                                        + " of message " + messageId),
+                        messageId));
+            }
+            Receipt receipt = new Receipt(
+                    cb.kind(), p.gateway, cb.providerId(), cb.status(), cb.timestamp(), cb.errorCode(), p.inboxId);
             ReceiptDecision decision = Decisions.receipt(state, receipt);
-            if (decision == ReceiptDecision.APPEND && !p.match.byReference() && state.phase().isFinal()
+            if (decision == ReceiptDecision.APPEND
+                    && !p.match.byReference()
+                    && state.phase().isFinal()
                     && state.phase() != Phase.UNKNOWN) {
                 // Matched only by a provider id that wraps, to a message already final: the receipt may be for a newer
                 // use of the id whose acceptance is not visible yet. Hold it rather than pin it on the wrong message.
-                return holdOrPark(p.inboxId, p.gateway, p.receivedAt, ParkReason.Kind.AMBIGUOUS, "provider id " + cb.providerId()
-                        + " was last used by message " + messageId + ", which is already final", messageId);
+                return holdOrPark(
+                        p.inboxId,
+                        p.gateway,
+                        p.receivedAt,
+                        ParkReason.Kind.AMBIGUOUS,
+                        "provider id " + cb.providerId() + " was last used by message " + messageId
+                                + ", which is already final",
+                        messageId);
             }
             return switch (decision) {
-                case HOLD -> holdOrPark(p.inboxId, p.gateway, p.receivedAt, ParkReason.Kind.UNMATCHED,
-                        "message " + messageId + " has no provider acceptance recorded", messageId);
+                case HOLD ->
+                    holdOrPark(
+                            p.inboxId,
+                            p.gateway,
+                            p.receivedAt,
+                            ParkReason.Kind.UNMATCHED,
+                            "message " + messageId + " has no provider acceptance recorded",
+                            messageId);
                 case DUPLICATE -> Optional.of(new CallbackDecision.Duplicate(p.inboxId, messageId));
-                case APPEND -> Optional.of(new CallbackDecision.AppendReceipt(p.inboxId, new NewEvent(messageId,
-                        state.nextSeq(), row.shard(), actor, clock.instant(), receipt).deciding(state, row.tenant())));
+                case APPEND ->
+                    Optional.of(new CallbackDecision.AppendReceipt(
+                            p.inboxId,
+                            new NewEvent(messageId, state.nextSeq(), row.shard(), actor, clock.instant(), receipt)
+                                    .deciding(state, row.tenant())));
             };
         }
 
-
         /** A park once the hold window has passed; before that, held: no outcome now, and the sweeper brings it back. */
-        private Optional<CallbackDecision> holdOrPark(long inboxId, String gateway, Instant receivedAt, ParkReason.Kind kind,
-                                                      String reason, UUID messageId) {
+        private Optional<CallbackDecision> holdOrPark(
+                long inboxId, String gateway, Instant receivedAt, ParkReason.Kind kind, String reason, UUID messageId) {
             if (receivedAt.plus(holdWindow).isAfter(clock.instant())) {
                 held.inc();
                 done.add(inboxId);
                 return Optional.empty();
             }
-            return Optional.of(new CallbackDecision.Park(inboxId, gateway,
-                    ParkReason.of(kind, reason + " within " + holdWindow.toSeconds() + " s"), messageId));
+            return Optional.of(new CallbackDecision.Park(
+                    inboxId,
+                    gateway,
+                    ParkReason.of(kind, reason + " within " + holdWindow.toSeconds() + " s"),
+                    messageId));
         }
 
         /** Counts and logs a recorded decision; false for an append that lost its seq and may be decided again. */
         private boolean settle(Step step, boolean recorded) {
             switch (step.decision()) {
                 case CallbackDecision.Park park -> {
-                    metrics.counter("callbacks.parked." + park.reason().kind().metricName()).inc();
-                    LOG.warn("callback parked inbox_id={} gateway={} message_id={} reason=\"{}\"", park.inboxId(), park.gateway(),
-                            park.messageId(), LogText.escape(park.reason().text()));
+                    metrics.counter("callbacks.parked." + park.reason().kind().metricName())
+                            .inc();
+                    LOG.warn(
+                            "callback parked inbox_id={} gateway={} message_id={} reason=\"{}\"",
+                            park.inboxId(),
+                            park.gateway(),
+                            park.messageId(),
+                            LogText.escape(park.reason().text()));
                     return true;
                 }
                 case CallbackDecision.Duplicate ignored -> {
@@ -389,16 +461,33 @@ public final class CallbackWorker {
                         boolean wasFinal = before.phase() == Phase.DELIVERED || before.phase() == Phase.UNDELIVERED;
                         ReceiptKind kind = step.pending().callback.kind();
                         if (!wasFinal && kind.isFinal()) {
-                            metrics.counter(kind == ReceiptKind.DELIVERED ? "messages.delivered" : "messages.undelivered").inc();
-                            // Beside the reconciler's count of finals learned by query: the share per gateway (issue 32).
-                            FinalsLearned.counter(metrics, step.pending().gateway, "callback").inc();
+                            metrics.counter(
+                                            kind == ReceiptKind.DELIVERED
+                                                    ? "messages.delivered"
+                                                    : "messages.undelivered")
+                                    .inc();
+                            // Beside the reconciler's count of finals learned by query: the share per gateway (issue
+                            // 32).
+                            FinalsLearned.counter(metrics, step.pending().gateway, "callback")
+                                    .inc();
                         }
-                        states.put(event.messageId(), MessageFold.evolve(before,
-                                new StoredEvent(event.messageId(), event.seq(), event.at(), event.actor(), event.event())));
+                        states.put(
+                                event.messageId(),
+                                MessageFold.evolve(
+                                        before,
+                                        new StoredEvent(
+                                                event.messageId(),
+                                                event.seq(),
+                                                event.at(),
+                                                event.actor(),
+                                                event.event())));
                         return true;
                     }
                     if (++step.pending().attempts >= MAX_DECISIONS) {
-                        LOG.warn("callback inbox_id={} lost {} races in a row; left for the sweeper", append.inboxId(), MAX_DECISIONS);
+                        LOG.warn(
+                                "callback inbox_id={} lost {} races in a row; left for the sweeper",
+                                append.inboxId(),
+                                MAX_DECISIONS);
                         return true;
                     }
                     return false;
@@ -408,6 +497,5 @@ public final class CallbackWorker {
     }
 
     /** One decision of a round; {@code messageId} and {@code pending} are set when it came from a message's queue. */
-    private record Step(CallbackDecision decision, UUID messageId, Pending pending) {
-    }
+    private record Step(CallbackDecision decision, UUID messageId, Pending pending) {}
 }

@@ -10,8 +10,7 @@ import com.codahale.metrics.MetricRegistry;
  * shows up.
  */
 public final class FinalsLearned {
-    private FinalsLearned() {
-    }
+    private FinalsLearned() {}
 
     /** The counter {@code receipts.finals.by.<how>.<gateway>}; {@code how} is {@code callback} or {@code query}. */
     public static Counter counter(MetricRegistry metrics, String gateway, String how) {

@@ -10,8 +10,8 @@ import java.sql.ResultSet;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.Map;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -51,8 +51,13 @@ public final class Inbox implements Managed {
      */
     private final int queryTimeoutSeconds;
 
-    public Inbox(DSLContext dsl, JobStream stream, InstantSource clock, int writers, java.time.Duration storeTimeout,
-                 MetricRegistry metrics) {
+    public Inbox(
+            DSLContext dsl,
+            JobStream stream,
+            InstantSource clock,
+            int writers,
+            java.time.Duration storeTimeout,
+            MetricRegistry metrics) {
         this.dsl = dsl;
         this.storeTimeout = storeTimeout;
         this.queryTimeoutSeconds = (int) Math.max(1, (storeTimeout.toMillis() + 999) / 1000);
@@ -66,8 +71,7 @@ public final class Inbox implements Managed {
     }
 
     /** Where a callback is stored: its inbox row, and whether that row held the same body already (a replay). */
-    public record Stored(long id, boolean replayed) {
-    }
+    public record Stored(long id, boolean replayed) {}
 
     /** Why a callback was not stored: the caller answers 503 with Retry-After, and the provider sends it again. */
     public static final class NotStored extends IllegalStateException {
@@ -94,8 +98,10 @@ public final class Inbox implements Managed {
         } catch (TimeoutException e) {
             // The commit may still land; the provider's next try is then answered with the row that holds the body.
             unavailable.inc();
-            LOG.warn("a callback was not committed within {}; answered 503 so that the provider sends it again gateway={}",
-                    storeTimeout, gateway);
+            LOG.warn(
+                    "a callback was not committed within {}; answered 503 so that the provider sends it again gateway={}",
+                    storeTimeout,
+                    gateway);
             throw new NotStored("the inbox did not commit within " + storeTimeout, e);
         } catch (InterruptedException e) {
             unavailable.inc();
@@ -130,10 +136,14 @@ public final class Inbox implements Managed {
         stored.inc(fresh.size());
         replayed.inc(batch.size() - fresh.size());
         try {
-            stream.publish(fresh.stream().map(id -> new CallbackJob(id).toFields()).toList());
+            stream.publish(
+                    fresh.stream().map(id -> new CallbackJob(id).toFields()).toList());
         } catch (RuntimeException e) {
             queueFailures.inc(fresh.size());
-            LOG.warn("queueing {} stored callbacks failed; the sweeper queues them again: {}", fresh.size(), e.toString());
+            LOG.warn(
+                    "queueing {} stored callbacks failed; the sweeper queues them again: {}",
+                    fresh.size(),
+                    e.toString());
         }
         java.util.Set<Long> answered = new java.util.HashSet<>();
         for (InboxItem item : batch) {
@@ -151,8 +161,16 @@ public final class Inbox implements Managed {
         tx.connection(c -> {
             try (PreparedStatement find = c.prepareStatement(FIND_SQL)) {
                 find.setQueryTimeout(queryTimeoutSeconds);
-                find.setArray(1, c.createArrayOf("text", distinct.keySet().stream().map(BodyKey::gateway).toArray()));
-                find.setArray(2, c.createArrayOf("bytea", distinct.keySet().stream().map(BodyKey::hash).toArray(byte[][]::new)));
+                find.setArray(
+                        1,
+                        c.createArrayOf(
+                                "text",
+                                distinct.keySet().stream().map(BodyKey::gateway).toArray()));
+                find.setArray(
+                        2,
+                        c.createArrayOf(
+                                "bytea",
+                                distinct.keySet().stream().map(BodyKey::hash).toArray(byte[][]::new)));
                 try (ResultSet rs = find.executeQuery()) {
                     while (rs.next()) {
                         rows.put(new BodyKey(rs.getString(2), rs.getBytes(3)), new Stored(rs.getLong(1), true));
@@ -184,7 +202,9 @@ public final class Inbox implements Managed {
     private record BodyKey(String gateway, byte[] hash) {
         static BodyKey of(InboxItem item) {
             try {
-                return new BodyKey(item.gateway(), java.security.MessageDigest.getInstance("SHA-256").digest(item.body()));
+                return new BodyKey(
+                        item.gateway(),
+                        java.security.MessageDigest.getInstance("SHA-256").digest(item.body()));
             } catch (java.security.NoSuchAlgorithmException e) {
                 throw new IllegalStateException("SHA-256 is part of every JDK", e);
             }

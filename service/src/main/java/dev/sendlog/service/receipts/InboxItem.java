@@ -7,7 +7,8 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /** A callback to store in the inbox; the future yields its inbox row once committed (or the row that holds it already). */
-record InboxItem(String gateway, byte[] body, Instant receivedAt, CompletableFuture<Inbox.Stored> id) implements GroupCommit.Item {
+record InboxItem(String gateway, byte[] body, Instant receivedAt, CompletableFuture<Inbox.Stored> id)
+        implements GroupCommit.Item {
     InboxItem(String gateway, byte[] body, Instant receivedAt) {
         this(gateway, body, receivedAt, new CompletableFuture<>());
     }

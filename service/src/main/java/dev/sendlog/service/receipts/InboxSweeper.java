@@ -56,13 +56,13 @@ public final class InboxSweeper implements Runnable {
         List<Long> open = dsl.fetch("""
                         SELECT i.id FROM callback_inbox i
                         WHERE i.id >= ? AND NOT EXISTS (SELECT 1 FROM callback_outcomes o WHERE o.inbox_id = i.id)
-                        ORDER BY i.id LIMIT ?""", lowWater, BATCH)
-                .getValues(0, Long.class);
+                        ORDER BY i.id LIMIT ?""", lowWater, BATCH).getValues(0, Long.class);
         if (open.isEmpty()) {
             // Ids are taken at insert and commit in any order: the mark only passes rows old enough that no
             // transaction still holding an earlier id can be open (a writer's transaction lasts milliseconds).
             Long max = dsl.fetchValue(DSL.field(
-                    "(SELECT max(id) FROM callback_inbox WHERE received_at <= now() - interval '5 minutes')", Long.class));
+                    "(SELECT max(id) FROM callback_inbox WHERE received_at <= now() - interval '5 minutes')",
+                    Long.class));
             if (max != null) {
                 lowWater = Math.max(lowWater, max + 1);
             }

@@ -47,12 +47,19 @@ public final class ParkedStore {
                 ORDER BY p.id DESC LIMIT ?""", includeResolved, before == null ? Long.MAX_VALUE : before, limit + 1)) {
             byte[] body = r.get(5, byte[].class);
             String text = utf8(body);
-            String resolution = r.get(6) == null ? null
+            String resolution = r.get(6) == null
+                    ? null
                     : r.get(6, String.class) + (r.get(7) == null ? "" : " " + r.get(7, String.class))
-                    + (r.get(8) == null ? "" : ": " + r.get(8, String.class)) + " by " + r.get(9, String.class);
-            views.add(new ParkedView(r.get(0, Long.class), r.get(1, String.class), r.get(2, String.class),
-                    r.get(3, java.time.OffsetDateTime.class).toInstant(), r.get(4, UUID.class), text,
-                    text == null ? Base64.getEncoder().encodeToString(body) : null, resolution));
+                            + (r.get(8) == null ? "" : ": " + r.get(8, String.class)) + " by " + r.get(9, String.class);
+            views.add(new ParkedView(
+                    r.get(0, Long.class),
+                    r.get(1, String.class),
+                    r.get(2, String.class),
+                    r.get(3, java.time.OffsetDateTime.class).toInstant(),
+                    r.get(4, UUID.class),
+                    text,
+                    text == null ? Base64.getEncoder().encodeToString(body) : null,
+                    resolution));
         }
         return views;
     }
@@ -75,8 +82,9 @@ public final class ParkedStore {
         ReceiptKind kind = null;
         if (Resolved.APPLY.equals(action)) {
             if (messageId == null) {
-                throw ApiProblem.conflict("no message was matched to parked input " + parkedId
-                        + "; give messageId, or discard it", List.of());
+                throw ApiProblem.conflict(
+                        "no message was matched to parked input " + parkedId + "; give messageId, or discard it",
+                        List.of());
             }
             try {
                 kind = ReceiptKind.valueOf(status);
@@ -88,10 +96,12 @@ public final class ParkedStore {
             }
         }
         Resolved resolved = new Resolved(parkedId, action, kind, note);
-        MessageDetails message = messageId == null ? null : reader.find(messageId)
-                .orElseThrow(() -> ApiProblem.notFound("no message " + messageOverride));
+        MessageDetails message = messageId == null
+                ? null
+                : reader.find(messageId).orElseThrow(() -> ApiProblem.notFound("no message " + messageOverride));
         if (message != null && Resolved.APPLY.equals(action) && message.state().providerId() == null) {
-            throw ApiProblem.conflict("message " + messageId + " was never accepted by a provider; a status cannot be applied",
+            throw ApiProblem.conflict(
+                    "message " + messageId + " was never accepted by a provider; a status cannot be applied",
                     List.of());
         }
         Instant now = clock.instant();
@@ -109,10 +119,18 @@ public final class ParkedStore {
             dsl.transaction(cfg -> {
                 // The resolution row first: of two admins resolving the row at once, the second waits on the first's
                 // key, finds it taken once that commits, and is answered 409 with nothing appended.
-                int inserted = cfg.dsl().execute("""
+                int inserted = cfg.dsl()
+                        .execute(
+                                """
                         INSERT INTO parked_resolutions (parked_id, action, status, note, actor, message_id, resolved_at)
-                        VALUES (?, ?, ?, ?, ?, ?, ?::timestamptz) ON CONFLICT (parked_id) DO NOTHING""", parkedId, action,
-                        applied == null ? null : applied.name(), note, actor, target, now.toString());
+                        VALUES (?, ?, ?, ?, ?, ?, ?::timestamptz) ON CONFLICT (parked_id) DO NOTHING""",
+                                parkedId,
+                                action,
+                                applied == null ? null : applied.name(),
+                                note,
+                                actor,
+                                target,
+                                now.toString());
                 if (inserted == 0) {
                     throw ApiProblem.conflict("parked input " + parkedId + " is already resolved", List.of());
                 }
@@ -134,8 +152,12 @@ public final class ParkedStore {
 
     private static String utf8(byte[] body) {
         try {
-            return StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(body)).toString();
+            return StandardCharsets.UTF_8
+                    .newDecoder()
+                    .onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT)
+                    .decode(ByteBuffer.wrap(body))
+                    .toString();
         } catch (CharacterCodingException e) {
             return null;
         }

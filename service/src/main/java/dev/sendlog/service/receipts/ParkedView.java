@@ -9,6 +9,12 @@ import java.util.UUID;
  * {@code bodyBase64}), the gateway, the reason, the time, and how it was resolved, if it was.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
-public record ParkedView(long id, String gateway, String reason, Instant parkedAt, UUID messageId, String body,
-                         String bodyBase64, String resolution) {
-}
+public record ParkedView(
+        long id,
+        String gateway,
+        String reason,
+        Instant parkedAt,
+        UUID messageId,
+        String body,
+        String bodyBase64,
+        String resolution) {}

@@ -36,12 +36,10 @@ public final class ReceiptMatcher {
     }
 
     /** How a receipt was matched: by our reference (certain), or by the most recent use of its provider id. */
-    public record Match(UUID messageId, boolean byReference) {
-    }
+    public record Match(UUID messageId, boolean byReference) {}
 
     /** A provider id as used on one gateway. */
-    public record ProviderKey(String gateway, String providerId) {
-    }
+    public record ProviderKey(String gateway, String providerId) {}
 
     /** The message our reference names, when the provider echoed one of our ids. */
     public static Optional<Match> byReference(String reference) {

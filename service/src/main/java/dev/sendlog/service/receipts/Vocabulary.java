@@ -24,7 +24,8 @@ public final class Vocabulary {
     private final List<DateTimeFormatter> localFormats;
     private final boolean iso;
 
-    private Vocabulary(String name, Map<String, ReceiptKind> statuses, List<DateTimeFormatter> localFormats, boolean iso) {
+    private Vocabulary(
+            String name, Map<String, ReceiptKind> statuses, List<DateTimeFormatter> localFormats, boolean iso) {
         this.name = name;
         this.statuses = Map.copyOf(statuses);
         this.localFormats = List.copyOf(localFormats);
@@ -99,7 +100,8 @@ public final class Vocabulary {
      * decided); empty when it does not parse or falls outside the years 1970 to 9999.
      */
     public Optional<Instant> parseTimestamp(String text) {
-        return parse(text).filter(t -> !t.isBefore(EARLIEST) && !t.isAfter(LATEST))
+        return parse(text)
+                .filter(t -> !t.isBefore(EARLIEST) && !t.isAfter(LATEST))
                 .map(t -> t.truncatedTo(java.time.temporal.ChronoUnit.MICROS));
     }
 

@@ -32,7 +32,8 @@ final class LostClaims {
     private final String actor;
     private final Counter sent;
 
-    LostClaims(MessageReader reader, EventAppender appender, InstantSource clock, String actor, MetricRegistry metrics) {
+    LostClaims(
+            MessageReader reader, EventAppender appender, InstantSource clock, String actor, MetricRegistry metrics) {
         this.reader = reader;
         this.appender = appender;
         this.clock = clock;
@@ -49,9 +50,18 @@ final class LostClaims {
             }
             MessageDetails d = found.get();
             Instant now = clock.instant();
-            NewEvent event = new NewEvent(messageId, d.state().nextSeq(), d.row().shard(), actor, now,
-                    new ProviderAccepted(attempt, gateway, providerId)).deciding(d.state(), d.row().tenant());
-            if (!appender.append(List.of(event), new Charge(messageId, Segments.of(d.row().body()), now)).isEmpty()) {
+            NewEvent event = new NewEvent(
+                            messageId,
+                            d.state().nextSeq(),
+                            d.row().shard(),
+                            actor,
+                            now,
+                            new ProviderAccepted(attempt, gateway, providerId))
+                    .deciding(d.state(), d.row().tenant());
+            if (!appender.append(
+                            List.of(event),
+                            new Charge(messageId, Segments.of(d.row().body()), now))
+                    .isEmpty()) {
                 sent.inc();
                 return true;
             }
@@ -71,9 +81,12 @@ final class LostClaims {
                 return false; // the worker wrote its outcome after all, or a timer moved it on
             }
             Instant now = clock.instant();
-            Dead dead = new Dead(attempt, "attempt limit reached; the claim of attempt " + attempt
-                    + " expired and the provider's status query says it never took the message");
-            NewEvent withFinal = new NewEvent(messageId, s.nextSeq(), found.get().row().shard(), actor, now, dead)
+            Dead dead = new Dead(
+                    attempt,
+                    "attempt limit reached; the claim of attempt " + attempt
+                            + " expired and the provider's status query says it never took the message");
+            NewEvent withFinal = new NewEvent(
+                            messageId, s.nextSeq(), found.get().row().shard(), actor, now, dead)
                     .deciding(s, found.get().row().tenant());
             if (appender.appendOne(withFinal)) {
                 return true;

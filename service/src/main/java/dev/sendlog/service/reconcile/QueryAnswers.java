@@ -92,7 +92,8 @@ final class QueryAnswers {
             try {
                 return dsl.transactionResult(cfg -> inTransaction(cfg.dsl(), details, gateway, parsed, body, hash));
             } catch (RuntimeException e) {
-                // Another writer took the seq (a callback landed meanwhile), or stored the same bytes first: decide again.
+                // Another writer took the seq (a callback landed meanwhile), or stored the same bytes first: decide
+                // again.
                 if (attempt < MAX_TRIES && (EventStore.isSeqTaken(e) || isUniqueViolation(e))) {
                     continue;
                 }
@@ -101,8 +102,13 @@ final class QueryAnswers {
         }
     }
 
-    private Result inTransaction(DSLContext tx, MessageDetails details, String gateway, CallbackParser.Result parsed,
-                                 byte[] body, byte[] hash) {
+    private Result inTransaction(
+            DSLContext tx,
+            MessageDetails details,
+            String gateway,
+            CallbackParser.Result parsed,
+            byte[] body,
+            byte[] hash) {
         MessageState state = details.state();
         UUID messageId = state.messageId();
         if (!(state.phase().isProviderAccepted() && !state.phase().isFinal())) {
@@ -117,8 +123,10 @@ final class QueryAnswers {
         ParkReason park = parsed.parkReason();
         ParsedCallback answer = parsed.callback();
         if (park == null && !answer.providerId().equals(state.providerId())) {
-            park = ParkReason.of(ParkReason.Kind.ID_MISMATCH, "provider id " + answer.providerId() + " is not the id "
-                    + state.providerId() + " of message " + messageId);
+            park = ParkReason.of(
+                    ParkReason.Kind.ID_MISMATCH,
+                    "provider id " + answer.providerId() + " is not the id " + state.providerId() + " of message "
+                            + messageId);
         }
         if (park != null) {
             String reason = park.text() + " (status query)";
@@ -126,15 +134,24 @@ final class QueryAnswers {
             tx.execute(PARK_SQL, inboxId, gateway, reason, messageId, now.toString());
             return Result.PARKED;
         }
-        Receipt receipt = new Receipt(answer.kind(), gateway, answer.providerId(), answer.status(), answer.timestamp(),
-                answer.errorCode(), inboxId, ReceiptSource.QUERY);
+        Receipt receipt = new Receipt(
+                answer.kind(),
+                gateway,
+                answer.providerId(),
+                answer.status(),
+                answer.timestamp(),
+                answer.errorCode(),
+                inboxId,
+                ReceiptSource.QUERY);
         ReceiptDecision decision = Decisions.receipt(state, receipt);
         if (decision != ReceiptDecision.APPEND) {
             tx.execute(OUTCOME_SQL, inboxId, "duplicate", messageId, null, now.toString());
             return Result.DUPLICATE;
         }
-        // With the status it gives the message: search by final status, and a status webhook delivery if one is asked for.
-        NewEvent withFinal = new NewEvent(messageId, state.nextSeq(), details.row().shard(), actor, now, receipt)
+        // With the status it gives the message: search by final status, and a status webhook delivery if one is asked
+        // for.
+        NewEvent withFinal = new NewEvent(
+                        messageId, state.nextSeq(), details.row().shard(), actor, now, receipt)
                 .deciding(state, details.row().tenant());
         store.append(tx, List.of(withFinal));
         tx.execute(OUTCOME_SQL, inboxId, "appended", messageId, withFinal.seq(), now.toString());

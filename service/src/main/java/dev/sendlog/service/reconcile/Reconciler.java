@@ -52,8 +52,7 @@ public final class Reconciler implements Managed, StatusQueries {
     private static final Logger LOG = LoggerFactory.getLogger(Reconciler.class);
 
     /** Per gateway: its provider (answering status queries), vocabulary and query rate (shared by every process). */
-    public record Gateway(Provider provider, Vocabulary vocabulary, GatewayRate rate) {
-    }
+    public record Gateway(Provider provider, Vocabulary vocabulary, GatewayRate rate) {}
 
     /**
      * How long one wait for a query's token may take before it is asked for again. The wait has no end of its own (a
@@ -75,6 +74,7 @@ public final class Reconciler implements Managed, StatusQueries {
      * sized on paper (invariant 14), and recording an answer is a few milliseconds against a query's round trip.
      */
     private final Semaphore database = new Semaphore(1);
+
     private final Set<UUID> waiting = ConcurrentHashMap.newKeySet();
     private final ExecutorService threads = Executors.newThreadPerTaskExecutor(
             Thread.ofVirtual().name("reconciler-", 0).factory());
@@ -96,8 +96,16 @@ public final class Reconciler implements Managed, StatusQueries {
      * @param concurrency   status queries in flight at most, over every gateway
      * @param queueCapacity messages waiting for their query at most; an offer beyond it is refused (asked at its next point)
      */
-    public Reconciler(Map<String, Gateway> gateways, MessageReader reader, EventAppender appender, Duration window,
-                      int concurrency, int queueCapacity, InstantSource clock, String actor, MetricRegistry metrics) {
+    public Reconciler(
+            Map<String, Gateway> gateways,
+            MessageReader reader,
+            EventAppender appender,
+            Duration window,
+            int concurrency,
+            int queueCapacity,
+            InstantSource clock,
+            String actor,
+            MetricRegistry metrics) {
         if (concurrency < 1 || queueCapacity < 1) {
             throw new IllegalArgumentException("concurrency and queueCapacity must be at least 1");
         }
@@ -194,7 +202,11 @@ public final class Reconciler implements Managed, StatusQueries {
                     Thread.currentThread().interrupt();
                 } catch (RuntimeException e) {
                     failed.inc();
-                    LOG.warn("reconciling failed; asked again at its next point message_id={} gateway={}", messageId, gateway, e);
+                    LOG.warn(
+                            "reconciling failed; asked again at its next point message_id={} gateway={}",
+                            messageId,
+                            gateway,
+                            e);
                 } finally {
                     waiting.remove(messageId);
                 }
@@ -225,8 +237,11 @@ public final class Reconciler implements Managed, StatusQueries {
                 try {
                     if (lostClaims.recordTaken(messageId, gateway, attempt, f.providerId())) {
                         lostClaimsTaken.inc();
-                        LOG.info("the provider took the last attempt of an expired claim; acceptance recorded message_id={} "
-                                + "provider_id={}", messageId, f.providerId());
+                        LOG.info(
+                                "the provider took the last attempt of an expired claim; acceptance recorded message_id={} "
+                                        + "provider_id={}",
+                                messageId,
+                                f.providerId());
                     }
                 } finally {
                     database.release();
@@ -238,7 +253,9 @@ public final class Reconciler implements Managed, StatusQueries {
                 try {
                     if (lostClaims.recordNeverTaken(messageId, attempt)) {
                         lostClaimsNotTaken.inc();
-                        LOG.info("the provider never took the last attempt of an expired claim; DEAD message_id={}", messageId);
+                        LOG.info(
+                                "the provider never took the last attempt of an expired claim; DEAD message_id={}",
+                                messageId);
                     }
                 } finally {
                     database.release();
@@ -246,8 +263,11 @@ public final class Reconciler implements Managed, StatusQueries {
             }
             case StatusAnswer.Failed f -> {
                 failed.inc();
-                LOG.info("status query of an expired claim failed; asked again message_id={} gateway={} reason=\"{}\"",
-                        messageId, gateway, f.reason());
+                LOG.info(
+                        "status query of an expired claim failed; asked again message_id={} gateway={} reason=\"{}\"",
+                        messageId,
+                        gateway,
+                        f.reason());
             }
         }
     }
@@ -294,23 +314,30 @@ public final class Reconciler implements Managed, StatusQueries {
                         LOG.warn("status query answer parked message_id={} gateway={}", messageId, gateway);
                     }
                     case MOVED_ON -> movedOn.inc();
-                    default -> {
-                    }
+                    default -> {}
                 }
             }
             case StatusAnswer.NeverTaken n -> {
                 // The provider accepted it once (it gave an id) and no longer knows the key: it cannot place it.
                 neverTaken.inc();
-                LOG.warn("the provider does not know a message it accepted message_id={} gateway={}", messageId, gateway);
+                LOG.warn(
+                        "the provider does not know a message it accepted message_id={} gateway={}",
+                        messageId,
+                        gateway);
             }
             case StatusAnswer.Failed f -> {
                 failed.inc();
-                LOG.info("status query failed; asked again at its next point message_id={} gateway={} reason=\"{}\"",
-                        messageId, gateway, f.reason());
+                LOG.info(
+                        "status query failed; asked again at its next point message_id={} gateway={} reason=\"{}\"",
+                        messageId,
+                        gateway,
+                        f.reason());
                 return;
             }
         }
-        if (last && result != QueryAnswers.Result.FINAL && result != QueryAnswers.Result.TOLD_ALREADY
+        if (last
+                && result != QueryAnswers.Result.FINAL
+                && result != QueryAnswers.Result.TOLD_ALREADY
                 && result != QueryAnswers.Result.MOVED_ON) {
             database.acquire();
             try {
@@ -345,19 +372,20 @@ public final class Reconciler implements Managed, StatusQueries {
         MessageState s = found.get().state();
         OutcomeUnknown unknown = new OutcomeUnknown("no final status within " + window
                 + " of the provider's acceptance, and the provider's status query gave none");
-        NewEvent withFinal = new NewEvent(messageId, s.nextSeq(), found.get().row().shard(), actor, clock.instant(), unknown)
+        NewEvent withFinal = new NewEvent(
+                        messageId, s.nextSeq(), found.get().row().shard(), actor, clock.instant(), unknown)
                 .deciding(s, found.get().row().tenant());
         if (appender.appendOne(withFinal)) {
             stillUnknown.inc();
             metrics.counter("messages.unknown").inc();
-            LOG.info("message outcome unknown after its last status query message_id={} gateway={}", messageId, gateway);
+            LOG.info(
+                    "message outcome unknown after its last status query message_id={} gateway={}", messageId, gateway);
         }
         // Lost the seq: something happened meanwhile (a receipt); the timers look at it again.
     }
 
     @Override
-    public void start() {
-    }
+    public void start() {}
 
     @Override
     public void stop() throws InterruptedException {

@@ -3,19 +3,18 @@ package dev.sendlog.service.resources;
 import com.codahale.metrics.MetricRegistry;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.sendlog.events.Lanes;
-import dev.sendlog.service.metrics.PipelineBreakdown;
 import dev.sendlog.service.api.MessageView;
-import dev.sendlog.service.receipts.ParkedView;
 import dev.sendlog.service.api.ResolveRequest;
-import dev.sendlog.service.receipts.ParkedStore;
 import dev.sendlog.service.api.SearchPage;
 import dev.sendlog.service.auth.Caller;
 import dev.sendlog.service.auth.Role;
 import dev.sendlog.service.core.AdminActions;
-import dev.sendlog.service.core.MessageDetails;
 import dev.sendlog.service.core.MessageReader;
 import dev.sendlog.service.core.SearchResult;
 import dev.sendlog.service.errors.ApiProblem;
+import dev.sendlog.service.metrics.PipelineBreakdown;
+import dev.sendlog.service.receipts.ParkedStore;
+import dev.sendlog.service.receipts.ParkedView;
 import io.dropwizard.auth.Auth;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.ws.rs.Consumes;
@@ -41,7 +40,8 @@ public final class AdminResource {
     private final Lanes lanes;
     private final MetricRegistry metrics;
 
-    public AdminResource(MessageReader reader, AdminActions actions, ParkedStore parked, Lanes lanes, MetricRegistry metrics) {
+    public AdminResource(
+            MessageReader reader, AdminActions actions, ParkedStore parked, Lanes lanes, MetricRegistry metrics) {
         this.reader = reader;
         this.actions = actions;
         this.parked = parked;
@@ -61,8 +61,11 @@ public final class AdminResource {
     @GET
     @Path("/parked")
     @RolesAllowed({Role.SUPPORT_NAME, Role.ADMIN_NAME})
-    public Map<String, Object> parked(@Auth Caller caller, @QueryParam("limit") String limit, @QueryParam("cursor") String cursor,
-                                      @QueryParam("all") boolean all) {
+    public Map<String, Object> parked(
+            @Auth Caller caller,
+            @QueryParam("limit") String limit,
+            @QueryParam("cursor") String cursor,
+            @QueryParam("all") boolean all) {
         var page = SearchParams.parse(caller, null, null, null, null, null, limit, null, null);
         Long before = null;
         if (cursor != null) {
@@ -96,10 +99,12 @@ public final class AdminResource {
     @GET
     @Path("/dead")
     @RolesAllowed({Role.SUPPORT_NAME, Role.ADMIN_NAME})
-    public SearchPage dead(@Auth Caller caller, @QueryParam("limit") String limit, @QueryParam("cursor") String cursor) {
+    public SearchPage dead(
+            @Auth Caller caller, @QueryParam("limit") String limit, @QueryParam("cursor") String cursor) {
         var query = SearchParams.parse(caller, null, null, "DEAD", null, null, limit, cursor, null);
         SearchResult page = reader.search(query);
-        return new SearchPage(page.items().stream().map(m -> MessageView.of(m, lanes)).toList(),
+        return new SearchPage(
+                page.items().stream().map(m -> MessageView.of(m, lanes)).toList(),
                 page.next() == null ? null : page.next().toString());
     }
 
@@ -109,6 +114,7 @@ public final class AdminResource {
     public Response redrive(@Auth Caller caller, @PathParam("id") String id) {
         UUID uuid = MessageIdParam.parse(id);
         var redriven = actions.redrive(uuid, caller.actor());
-        return Response.accepted(Map.of("id", uuid, "status", "RETRYING", "attempt", redriven.attempt())).build();
+        return Response.accepted(Map.of("id", uuid, "status", "RETRYING", "attempt", redriven.attempt()))
+                .build();
     }
 }

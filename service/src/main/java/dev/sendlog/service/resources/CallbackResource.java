@@ -17,9 +17,9 @@ import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
+import java.io.InputStream;
 import java.time.Duration;
 import java.time.InstantSource;
-import java.io.InputStream;
 import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -41,11 +41,16 @@ public final class CallbackResource {
 
     /** Anyone can send unsigned callbacks: each is counted, and a line is written at most this often. */
     static final Duration REFUSAL_LOG_EVERY = Duration.ofSeconds(10);
+
     private final SampledLog refusalLog;
 
     /** {@code intake} bounds the callbacks being stored at once, shared with {@link DirectCallback}. */
-    public CallbackResource(Map<String, GatewaySettings> gateways, Inbox inbox, IntakeBound intake, InstantSource clock,
-                            MetricRegistry metrics) {
+    public CallbackResource(
+            Map<String, GatewaySettings> gateways,
+            Inbox inbox,
+            IntakeBound intake,
+            InstantSource clock,
+            MetricRegistry metrics) {
         this.refusalLog = new SampledLog(LOG, clock, REFUSAL_LOG_EVERY);
         this.gateways = Map.copyOf(gateways);
         this.inbox = inbox;
@@ -57,8 +62,9 @@ public final class CallbackResource {
     @POST
     @Consumes(MediaType.WILDCARD)
     @Produces(MediaType.APPLICATION_JSON)
-    public Response receive(@PathParam("gateway") String gateway, @HeaderParam("X-Signature") String signature,
-                            InputStream body) throws Exception {
+    public Response receive(
+            @PathParam("gateway") String gateway, @HeaderParam("X-Signature") String signature, InputStream body)
+            throws Exception {
         GatewaySettings settings = gateways.get(gateway);
         if (settings == null) {
             throw ApiProblem.notFound("no gateway " + gateway);
@@ -68,10 +74,15 @@ public final class CallbackResource {
         byte[] raw = CallbackSignature.wellFormed(signature) && body != null ? body.readAllBytes() : new byte[0];
         if (!CallbackSignature.verify(settings.callbackSecret, raw, signature)) {
             rejectedSignatures.inc();
-            refusalLog.warn("callback refused: bad or missing signature gateway={} bytes={} refused_total={}", gateway, raw.length,
+            refusalLog.warn(
+                    "callback refused: bad or missing signature gateway={} bytes={} refused_total={}",
+                    gateway,
+                    raw.length,
                     rejectedSignatures.getCount());
-            return Response.status(401).type(Problem.MEDIA_TYPE)
-                    .entity(Problem.of(401, "Unauthorized", "X-Signature is missing or does not match the body")).build();
+            return Response.status(401)
+                    .type(Problem.MEDIA_TYPE)
+                    .entity(Problem.of(401, "Unauthorized", "X-Signature is missing or does not match the body"))
+                    .build();
         }
         if (!intake.enter()) {
             refused.inc();
@@ -85,8 +96,12 @@ public final class CallbackResource {
         } finally {
             intake.leave();
         }
-        // A body already stored (the provider sent it again) is answered with the row that holds it, and not stored twice.
-        return Response.ok(stored.replayed() ? Map.of("stored", stored.id(), "replayed", true) : Map.of("stored", stored.id()))
+        // A body already stored (the provider sent it again) is answered with the row that holds it, and not stored
+        // twice.
+        return Response.ok(
+                        stored.replayed()
+                                ? Map.of("stored", stored.id(), "replayed", true)
+                                : Map.of("stored", stored.id()))
                 .build();
     }
 }

@@ -32,8 +32,13 @@ public final class DirectCallback extends DirectPath {
     private final Counter refused;
 
     /** {@code intake} is the resource's own bound, shared so that both paths together stay within it. */
-    public DirectCallback(Map<String, GatewaySettings> gateways, Inbox inbox, IntakeBound intake, long maxBodyBytes,
-                          ObjectMapper json, MetricRegistry metrics) {
+    public DirectCallback(
+            Map<String, GatewaySettings> gateways,
+            Inbox inbox,
+            IntakeBound intake,
+            long maxBodyBytes,
+            ObjectMapper json,
+            MetricRegistry metrics) {
         super("callbacks.intake", maxBodyBytes, json, metrics);
         this.gateways = Map.copyOf(gateways);
         this.inbox = inbox;
@@ -44,8 +49,10 @@ public final class DirectCallback extends DirectPath {
     @Override
     boolean wants(HttpServletRequest request) {
         String uri = request.getRequestURI();
-        return uri.startsWith(PATH_PREFIX) && gateways.containsKey(uri.substring(PATH_PREFIX.length()))
-                && CallbackSignature.wellFormed(request.getHeader("X-Signature")) && simpleType(request.getHeader("Content-Type"));
+        return uri.startsWith(PATH_PREFIX)
+                && gateways.containsKey(uri.substring(PATH_PREFIX.length()))
+                && CallbackSignature.wellFormed(request.getHeader("X-Signature"))
+                && simpleType(request.getHeader("Content-Type"));
     }
 
     /** No Content-Type, or plain JSON: the resource takes any type, but the odd ones are its to judge. */
@@ -76,7 +83,10 @@ public final class DirectCallback extends DirectPath {
         } finally {
             intake.leave();
         }
-        answer(response, HttpServletResponse.SC_OK, "application/json",
+        answer(
+                response,
+                HttpServletResponse.SC_OK,
+                "application/json",
                 ("{\"stored\":" + stored.id() + (stored.replayed() ? ",\"replayed\":true}" : "}"))
                         .getBytes(StandardCharsets.US_ASCII));
         return true;

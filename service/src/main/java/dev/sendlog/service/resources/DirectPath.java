@@ -46,11 +46,15 @@ abstract class DirectPath implements Filter {
     }
 
     @Override
-    public final void doFilter(ServletRequest req, ServletResponse res, FilterChain chain) throws IOException, ServletException {
+    public final void doFilter(ServletRequest req, ServletResponse res, FilterChain chain)
+            throws IOException, ServletException {
         HttpServletRequest request = (HttpServletRequest) req;
         long length = request.getContentLengthLong();
-        if (!"POST".equals(request.getMethod()) || length <= 0 || length > maxBodyBytes
-                || !acceptsJson(request.getHeader("Accept")) || !wants(request)) {
+        if (!"POST".equals(request.getMethod())
+                || length <= 0
+                || length > maxBodyBytes
+                || !acceptsJson(request.getHeader("Accept"))
+                || !wants(request)) {
             passOn(request, res, chain);
             return;
         }

@@ -44,8 +44,14 @@ public final class DirectSubmit extends DirectPath {
     private final String locationPrefix;
 
     /** @param publicBaseUrl where clients reach the API: the base of every {@code Location}, never the request's Host */
-    public DirectSubmit(Authenticator<String, Caller> authenticator, SubmitParser parser, AcceptService accept,
-                        long maxBodyBytes, ObjectMapper json, String publicBaseUrl, MetricRegistry metrics) {
+    public DirectSubmit(
+            Authenticator<String, Caller> authenticator,
+            SubmitParser parser,
+            AcceptService accept,
+            long maxBodyBytes,
+            ObjectMapper json,
+            String publicBaseUrl,
+            MetricRegistry metrics) {
         super("api.submit", maxBodyBytes, json, metrics);
         this.locationPrefix = MessagesResource.locationPrefix(publicBaseUrl);
         this.authenticator = authenticator;
@@ -90,8 +96,13 @@ public final class DirectSubmit extends DirectPath {
             return true;
         }
         if (batch) {
-            answer(response, HttpServletResponse.SC_ACCEPTED, "application/json", batchWriter.writeValueAsBytes(
-                    new BatchResponse(items.stream().map(i -> new SubmitResponse(i.id(), "ACCEPTED", i.acceptedAt())).toList())));
+            answer(
+                    response,
+                    HttpServletResponse.SC_ACCEPTED,
+                    "application/json",
+                    batchWriter.writeValueAsBytes(new BatchResponse(items.stream()
+                            .map(i -> new SubmitResponse(i.id(), "ACCEPTED", i.acceptedAt()))
+                            .toList())));
             return true;
         }
         AcceptedItem item = items.getFirst();
@@ -99,7 +110,10 @@ public final class DirectSubmit extends DirectPath {
         if (item.replayed()) {
             response.setHeader("Idempotent-Replayed", "true");
         }
-        answer(response, HttpServletResponse.SC_ACCEPTED, "application/json",
+        answer(
+                response,
+                HttpServletResponse.SC_ACCEPTED,
+                "application/json",
                 responseWriter.writeValueAsBytes(new SubmitResponse(item.id(), "ACCEPTED", item.acceptedAt())));
         return true;
     }

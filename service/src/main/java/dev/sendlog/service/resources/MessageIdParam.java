@@ -5,8 +5,7 @@ import java.util.UUID;
 
 /** A message id from a path: one that is not a UUID names no message, so it is answered 404 like a missing one. */
 final class MessageIdParam {
-    private MessageIdParam() {
-    }
+    private MessageIdParam() {}
 
     static UUID parse(String id) {
         try {

@@ -1,10 +1,9 @@
 package dev.sendlog.service.resources;
 
-import dev.sendlog.service.db.StorableText;
 import dev.sendlog.projections.MessageStatus;
-
 import dev.sendlog.service.auth.Caller;
 import dev.sendlog.service.core.SearchQuery;
+import dev.sendlog.service.db.StorableText;
 import dev.sendlog.service.errors.ApiProblem;
 import dev.sendlog.service.errors.FieldError;
 import java.time.Instant;
@@ -18,18 +17,26 @@ final class SearchParams {
     static final int MAX_LIMIT = 500;
     static final int DEFAULT_LIMIT = 50;
 
-    private SearchParams() {
-    }
+    private SearchParams() {}
 
-    static SearchQuery parse(Caller caller, String to, String reference, String status, String since, String until,
-                             String limit, String cursor, String tenant) {
+    static SearchQuery parse(
+            Caller caller,
+            String to,
+            String reference,
+            String status,
+            String since,
+            String until,
+            String limit,
+            String cursor,
+            String tenant) {
         List<FieldError> errors = new ArrayList<>();
         MessageStatus byStatus = null;
         if (status != null) {
             try {
                 byStatus = MessageStatus.valueOf(status);
             } catch (IllegalArgumentException e) {
-                errors.add(new FieldError("status", "must be one of " + java.util.Arrays.toString(MessageStatus.values())));
+                errors.add(new FieldError(
+                        "status", "must be one of " + java.util.Arrays.toString(MessageStatus.values())));
             }
         }
         Instant sinceAt = instant("since", since, errors);

@@ -1,6 +1,5 @@
 package dev.sendlog.service.resources;
 
-import dev.sendlog.service.db.StorableText;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.sendlog.service.api.ActorNames;
@@ -12,6 +11,7 @@ import dev.sendlog.service.api.SuppressionView;
 import dev.sendlog.service.auth.Caller;
 import dev.sendlog.service.auth.Role;
 import dev.sendlog.service.core.SuppressionStore;
+import dev.sendlog.service.db.StorableText;
 import dev.sendlog.service.errors.ApiProblem;
 import dev.sendlog.service.errors.FieldError;
 import io.dropwizard.auth.Auth;
@@ -29,10 +29,10 @@ import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
+import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
-import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.Iterator;
@@ -64,8 +64,12 @@ public final class SuppressionsResource {
     @Path("/{recipient}")
     @Consumes(MediaType.APPLICATION_JSON)
     @RolesAllowed({Role.CLIENT_NAME, Role.ADMIN_NAME})
-    public SuppressionView add(@Auth Caller caller, @PathParam("recipient") String recipient,
-                               @QueryParam("tenant") String tenant, @Context HttpHeaders headers, byte[] body)
+    public SuppressionView add(
+            @Auth Caller caller,
+            @PathParam("recipient") String recipient,
+            @QueryParam("tenant") String tenant,
+            @Context HttpHeaders headers,
+            byte[] body)
             throws JsonProcessingException {
         if (headers.getMediaType() == null) {
             throw new NotSupportedException();
@@ -85,8 +89,8 @@ public final class SuppressionsResource {
             }
             JsonNode r = json.get("reason");
             if (r == null || r.isNull()) {
-                errors.add(new FieldError("reason", "required: why the recipient is suppressed (1 to " + MAX_REASON
-                        + " characters)"));
+                errors.add(new FieldError(
+                        "reason", "required: why the recipient is suppressed (1 to " + MAX_REASON + " characters)"));
             } else if (!r.isTextual()) {
                 errors.add(new FieldError("reason", "must be a string"));
             } else {
@@ -97,15 +101,19 @@ public final class SuppressionsResource {
         if (!errors.isEmpty()) {
             throw ApiProblem.badRequest("the suppression is invalid", errors);
         }
-        SuppressionStore.Entry entry = store.add(scope, recipient, reason, caller.actor()).entry();
+        SuppressionStore.Entry entry =
+                store.add(scope, recipient, reason, caller.actor()).entry();
         return view(entry, caller);
     }
 
     @DELETE
     @Path("/{recipient}")
     @RolesAllowed({Role.CLIENT_NAME, Role.ADMIN_NAME})
-    public Response remove(@Auth Caller caller, @PathParam("recipient") String recipient,
-                           @QueryParam("tenant") String tenant, @QueryParam("reason") String reason) {
+    public Response remove(
+            @Auth Caller caller,
+            @PathParam("recipient") String recipient,
+            @QueryParam("tenant") String tenant,
+            @QueryParam("reason") String reason) {
         List<FieldError> errors = new ArrayList<>();
         recipient(recipient, errors);
         String why = reason == null ? null : reason("reason", reason, errors);
@@ -121,8 +129,11 @@ public final class SuppressionsResource {
 
     @GET
     @RolesAllowed({Role.CLIENT_NAME, Role.SUPPORT_NAME, Role.ADMIN_NAME})
-    public SuppressionPage list(@Auth Caller caller, @QueryParam("tenant") String tenant,
-                                @QueryParam("limit") String limit, @QueryParam("cursor") String cursor) {
+    public SuppressionPage list(
+            @Auth Caller caller,
+            @QueryParam("tenant") String tenant,
+            @QueryParam("limit") String limit,
+            @QueryParam("cursor") String cursor) {
         List<FieldError> errors = new ArrayList<>();
         int n = limit(limit, errors);
         String after = null;
@@ -137,7 +148,8 @@ public final class SuppressionsResource {
             throw ApiProblem.badRequest("the list request is invalid", errors);
         }
         List<SuppressionStore.Entry> page = store.list(scope, after, n + 1);
-        List<SuppressionView> items = page.stream().limit(n).map(e -> view(e, caller)).toList();
+        List<SuppressionView> items =
+                page.stream().limit(n).map(e -> view(e, caller)).toList();
         String next = page.size() > n ? encodeCursor(items.getLast().recipient()) : null;
         return new SuppressionPage(items, next);
     }
@@ -145,9 +157,12 @@ public final class SuppressionsResource {
     @GET
     @Path("/{recipient}/changes")
     @RolesAllowed({Role.CLIENT_NAME, Role.SUPPORT_NAME, Role.ADMIN_NAME})
-    public SuppressionHistory changes(@Auth Caller caller, @PathParam("recipient") String recipient,
-                                      @QueryParam("tenant") String tenant, @QueryParam("limit") String limit,
-                                      @QueryParam("cursor") String cursor) {
+    public SuppressionHistory changes(
+            @Auth Caller caller,
+            @PathParam("recipient") String recipient,
+            @QueryParam("tenant") String tenant,
+            @QueryParam("limit") String limit,
+            @QueryParam("cursor") String cursor) {
         List<FieldError> errors = new ArrayList<>();
         recipient(recipient, errors);
         int n = limit(limit, errors);
@@ -165,9 +180,13 @@ public final class SuppressionsResource {
         }
         List<SuppressionStore.Change> page = store.history(scope, recipient, before, n + 1);
         List<SuppressionStore.Change> shown = page.stream().limit(n).toList();
-        return new SuppressionHistory(recipient, shown.stream()
-                .map(c -> new SuppressionChangeView(c.action(), c.reason(), ActorNames.shown(c.actor(), caller.role()), c.at()))
-                .toList(), page.size() > n ? Long.toString(shown.getLast().id()) : null);
+        return new SuppressionHistory(
+                recipient,
+                shown.stream()
+                        .map(c -> new SuppressionChangeView(
+                                c.action(), c.reason(), ActorNames.shown(c.actor(), caller.role()), c.at()))
+                        .toList(),
+                page.size() > n ? Long.toString(shown.getLast().id()) : null);
     }
 
     private static SuppressionView view(SuppressionStore.Entry e, Caller caller) {
@@ -176,8 +195,10 @@ public final class SuppressionsResource {
 
     private void recipient(String recipient, List<FieldError> errors) {
         if (!recipientPattern.matcher(recipient).matches()) {
-            errors.add(new FieldError("recipient", "is not a valid recipient: must match " + recipientPattern.pattern()
-                    + " (E.164 by default: + and 7 to 15 digits; in a path, + may be sent as %2B)"));
+            errors.add(new FieldError(
+                    "recipient",
+                    "is not a valid recipient: must match " + recipientPattern.pattern()
+                            + " (E.164 by default: + and 7 to 15 digits; in a path, + may be sent as %2B)"));
         }
     }
 
@@ -189,7 +210,8 @@ public final class SuppressionsResource {
         }
         int length = value.codePointCount(0, value.length());
         if (value.isBlank() || length > MAX_REASON) {
-            errors.add(new FieldError(field, "must be 1 to " + MAX_REASON + " characters, not only spaces; is " + length));
+            errors.add(
+                    new FieldError(field, "must be 1 to " + MAX_REASON + " characters, not only spaces; is " + length));
             return null;
         }
         return value;
@@ -224,8 +246,12 @@ public final class SuppressionsResource {
     private static String decodeCursor(String cursor) {
         try {
             byte[] bytes = Base64.getUrlDecoder().decode(cursor);
-            String text = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(bytes)).toString();
+            String text = StandardCharsets.UTF_8
+                    .newDecoder()
+                    .onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT)
+                    .decode(ByteBuffer.wrap(bytes))
+                    .toString();
             return text.isEmpty() || StorableText.problem(text) != null ? null : text;
         } catch (IllegalArgumentException | CharacterCodingException e) {
             return null;

@@ -1,9 +1,8 @@
 package dev.sendlog.service.resources;
 
-import dev.sendlog.service.db.StorableText;
-
 import dev.sendlog.service.auth.Caller;
 import dev.sendlog.service.auth.Role;
+import dev.sendlog.service.db.StorableText;
 import dev.sendlog.service.errors.FieldError;
 import java.util.List;
 import java.util.function.Predicate;
@@ -14,11 +13,11 @@ import java.util.function.Predicate;
  * not create something nobody's messages reach. Problems go to {@code errors}, each naming the field {@code tenant}.
  */
 final class TenantScope {
-    private TenantScope() {
-    }
+    private TenantScope() {}
 
     /** @param thing what the resource is called in the errors ("list", "webhook") */
-    static String tenant(Caller caller, String tenant, List<FieldError> errors, Predicate<String> exists, String thing) {
+    static String tenant(
+            Caller caller, String tenant, List<FieldError> errors, Predicate<String> exists, String thing) {
         if (tenant != null) {
             String unstorable = StorableText.problem(tenant);
             if (unstorable != null) {
@@ -33,7 +32,8 @@ final class TenantScope {
             return caller.tenant();
         }
         if (tenant == null || tenant.isEmpty()) {
-            errors.add(new FieldError("tenant", "required with a support or admin key: the tenant whose " + thing + " this is"));
+            errors.add(new FieldError(
+                    "tenant", "required with a support or admin key: the tenant whose " + thing + " this is"));
             return null;
         }
         if (errors.isEmpty() && !exists.test(tenant)) {

@@ -43,8 +43,11 @@ public final class WebhookAdminResource {
     @GET
     @Path("/dead")
     @RolesAllowed({Role.SUPPORT_NAME, Role.ADMIN_NAME})
-    public Map<String, Object> dead(@Auth Caller caller, @QueryParam("tenant") String tenant, @QueryParam("limit") String limit,
-                                    @QueryParam("cursor") String cursor) {
+    public Map<String, Object> dead(
+            @Auth Caller caller,
+            @QueryParam("tenant") String tenant,
+            @QueryParam("limit") String limit,
+            @QueryParam("cursor") String cursor) {
         List<FieldError> errors = new ArrayList<>();
         int n = SearchParams.DEFAULT_LIMIT;
         if (limit != null) {
@@ -78,7 +81,9 @@ public final class WebhookAdminResource {
         String next = null;
         if (more) {
             WebhookDeliveries.DeadView last = shown.getLast();
-            next = new WebhookDeliveries.DeadCursor(last.deadAt(), java.util.UUID.fromString(last.messageId()), last.seq()).encode();
+            next = new WebhookDeliveries.DeadCursor(
+                            last.deadAt(), java.util.UUID.fromString(last.messageId()), last.seq())
+                    .encode();
         }
         body.put("nextCursor", next);
         return body;
@@ -91,13 +96,19 @@ public final class WebhookAdminResource {
     public Response redrive(@Auth Caller caller, @PathParam("eventId") String eventId) {
         WebhookDeliveries.EventId id = WebhookDeliveries.EventId.parse(eventId);
         if (id == null) {
-            throw ApiProblem.badRequest("the event id is invalid", List.of(new FieldError("eventId",
-                    "must be <message id>:<seq>, as a delivery's Sendlog-Event-Id header and the dead list give it")));
+            throw ApiProblem.badRequest(
+                    "the event id is invalid",
+                    List.of(
+                            new FieldError(
+                                    "eventId",
+                                    "must be <message id>:<seq>, as a delivery's Sendlog-Event-Id header and the dead list give it")));
         }
-        Boolean redriven = deliveries.redrive(id.messageId(), id.seq(), null, clock.instant())
+        Boolean redriven = deliveries
+                .redrive(id.messageId(), id.seq(), null, clock.instant())
                 .orElseThrow(() -> ApiProblem.notFound("no webhook delivery " + eventId));
         if (!redriven) {
-            throw ApiProblem.conflict("webhook delivery " + eventId + " is not DEAD: it is delivered, or still owed and retried",
+            throw ApiProblem.conflict(
+                    "webhook delivery " + eventId + " is not DEAD: it is delivered, or still owed and retried",
                     List.of());
         }
         LOG.info("webhook delivery re-driven event_id={} actor={}", eventId, caller.actor());

@@ -1,6 +1,5 @@
 package dev.sendlog.service.resources;
 
-import dev.sendlog.service.db.StorableText;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.sendlog.projections.MessageStatus;
@@ -8,6 +7,7 @@ import dev.sendlog.service.api.SubmitParser;
 import dev.sendlog.service.api.WebhookView;
 import dev.sendlog.service.auth.Caller;
 import dev.sendlog.service.auth.Role;
+import dev.sendlog.service.db.StorableText;
 import dev.sendlog.service.errors.ApiProblem;
 import dev.sendlog.service.errors.FieldError;
 import dev.sendlog.service.webhooks.WebhookStore;
@@ -49,7 +49,10 @@ import java.util.Set;
 public final class WebhookResource {
     /** What a registration without {@code events} receives: the final statuses, in the API's order. */
     public static final List<String> DEFAULT_EVENTS = Arrays.stream(MessageStatus.values())
-            .filter(MessageStatus::isFinal).map(Enum::name).toList();
+            .filter(MessageStatus::isFinal)
+            .map(Enum::name)
+            .toList();
+
     private static final Set<String> FIELDS = Set.of("url", "events");
 
     private final WebhookStore store;
@@ -67,8 +70,9 @@ public final class WebhookResource {
     @PUT
     @Consumes(MediaType.APPLICATION_JSON)
     @RolesAllowed({Role.CLIENT_NAME, Role.ADMIN_NAME})
-    public WebhookView put(@Auth Caller caller, @QueryParam("tenant") String tenant, @Context HttpHeaders headers,
-                           byte[] body) throws JsonProcessingException {
+    public WebhookView put(
+            @Auth Caller caller, @QueryParam("tenant") String tenant, @Context HttpHeaders headers, byte[] body)
+            throws JsonProcessingException {
         if (headers.getMediaType() == null) {
             throw new NotSupportedException();
         }
@@ -77,7 +81,8 @@ public final class WebhookResource {
         String url = null;
         List<String> events = DEFAULT_EVENTS;
         if (!json.isObject()) {
-            errors.add(new FieldError("", "must be a JSON object such as {\"url\": \"https://example.com/hooks/sendlog\"}"));
+            errors.add(new FieldError(
+                    "", "must be a JSON object such as {\"url\": \"https://example.com/hooks/sendlog\"}"));
         } else {
             for (Iterator<String> names = json.fieldNames(); names.hasNext(); ) {
                 String name = names.next();
@@ -100,7 +105,9 @@ public final class WebhookResource {
             throw ApiProblem.badRequest("the webhook is invalid", errors);
         }
         WebhookStore.Saved saved = store.put(scope, url, events, caller.actor());
-        return new WebhookView(saved.registration().url(), saved.registration().events(),
+        return new WebhookView(
+                saved.registration().url(),
+                saved.registration().events(),
                 saved.newSecret() == null ? null : saved.newSecret().reveal());
     }
 
@@ -112,7 +119,10 @@ public final class WebhookResource {
         String scope = scope(caller, tenant);
         WebhookStore.Rotated rotated = store.rotate(scope, caller.actor())
                 .orElseThrow(() -> ApiProblem.notFound("no webhook is registered for tenant " + scope));
-        return new WebhookView(rotated.registration().url(), rotated.registration().events(), rotated.secret().reveal());
+        return new WebhookView(
+                rotated.registration().url(),
+                rotated.registration().events(),
+                rotated.secret().reveal());
     }
 
     @GET
@@ -150,7 +160,8 @@ public final class WebhookResource {
             return null;
         }
         if (url.length() > WebhookTargets.MAX_LENGTH) {
-            errors.add(new FieldError("url", "must be at most " + WebhookTargets.MAX_LENGTH + " characters; is " + url.length()));
+            errors.add(new FieldError(
+                    "url", "must be at most " + WebhookTargets.MAX_LENGTH + " characters; is " + url.length()));
             return null;
         }
         return url;
@@ -162,12 +173,15 @@ public final class WebhookResource {
             return DEFAULT_EVENTS;
         }
         if (!node.isArray()) {
-            errors.add(new FieldError("events", "must be an array of statuses such as [\"DELIVERED\", \"UNDELIVERED\"]"));
+            errors.add(
+                    new FieldError("events", "must be an array of statuses such as [\"DELIVERED\", \"UNDELIVERED\"]"));
             return DEFAULT_EVENTS;
         }
         if (node.isEmpty()) {
-            errors.add(new FieldError("events", "must name at least one status (leave it out for the final statuses: "
-                    + String.join(", ", DEFAULT_EVENTS) + ")"));
+            errors.add(new FieldError(
+                    "events",
+                    "must name at least one status (leave it out for the final statuses: "
+                            + String.join(", ", DEFAULT_EVENTS) + ")"));
             return DEFAULT_EVENTS;
         }
         int known = MessageStatus.values().length;
@@ -181,7 +195,8 @@ public final class WebhookResource {
             String field = "events[" + i + "]";
             MessageStatus status = item.isTextual() ? status(item.textValue()) : null;
             if (status == null) {
-                errors.add(new FieldError(field, "is not a status of the API; one of " + Arrays.toString(MessageStatus.values())));
+                errors.add(new FieldError(
+                        field, "is not a status of the API; one of " + Arrays.toString(MessageStatus.values())));
             } else if (!chosen.add(status)) {
                 errors.add(new FieldError(field, status + " is listed twice"));
             }

@@ -13,8 +13,7 @@ import java.util.List;
  * answers qualified table names, most due first.
  */
 final class DueTables {
-    private DueTables() {
-    }
+    private DueTables() {}
 
     static List<String> of(Connection c, String sql, long rows, double fraction) throws SQLException {
         List<String> due = new ArrayList<>();

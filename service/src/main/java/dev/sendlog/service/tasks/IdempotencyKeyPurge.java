@@ -35,9 +35,11 @@ public final class IdempotencyKeyPurge implements Runnable {
                     .from(IDEMPOTENCY_KEYS)
                     .where(IDEMPOTENCY_KEYS.EXPIRES_AT.le(clock.instant()))
                     .limit(batchSize)
-                    .forUpdate().skipLocked();
+                    .forUpdate()
+                    .skipLocked();
             int n = dsl.deleteFrom(IDEMPOTENCY_KEYS)
-                    .where(DSL.row(IDEMPOTENCY_KEYS.TENANT, IDEMPOTENCY_KEYS.CLIENT_KEY).in(expired))
+                    .where(DSL.row(IDEMPOTENCY_KEYS.TENANT, IDEMPOTENCY_KEYS.CLIENT_KEY)
+                            .in(expired))
                     .execute();
             total += n;
             if (n < batchSize) {

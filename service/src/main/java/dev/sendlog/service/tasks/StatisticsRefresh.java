@@ -41,7 +41,8 @@ public final class StatisticsRefresh implements Runnable {
     private final Counter lockBusy;
     private final Counter failures;
 
-    public StatisticsRefresh(DataSource dataSource, Duration lockTimeout, int statisticsTarget, MetricRegistry metrics) {
+    public StatisticsRefresh(
+            DataSource dataSource, Duration lockTimeout, int statisticsTarget, MetricRegistry metrics) {
         this.dataSource = dataSource;
         this.lockTimeout = lockTimeout;
         this.statisticsTarget = statisticsTarget;

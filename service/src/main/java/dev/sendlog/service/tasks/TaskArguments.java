@@ -32,10 +32,12 @@ public final class TaskArguments implements Filter {
     }
 
     @Override
-    public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain) throws IOException, ServletException {
+    public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain)
+            throws IOException, ServletException {
         HttpServletRequest request = (HttpServletRequest) req;
         ComponentTask task = "POST".equals(request.getMethod()) && request.getPathInfo() != null
-                ? byPath.get(request.getPathInfo()) : null;
+                ? byPath.get(request.getPathInfo())
+                : null;
         if (task == null) {
             chain.doFilter(req, res);
             return;

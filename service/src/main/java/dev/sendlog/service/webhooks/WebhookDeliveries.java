@@ -23,8 +23,16 @@ public final class WebhookDeliveries {
     public static final short DEAD = 2;
 
     /** A delivery as its job sees it. */
-    public record Delivery(UUID messageId, int seq, String tenant, String status, Instant eventAt, Instant owedSince,
-                           short state, int attempts, int lease) {
+    public record Delivery(
+            UUID messageId,
+            int seq,
+            String tenant,
+            String status,
+            Instant eventAt,
+            Instant owedSince,
+            short state,
+            int attempts,
+            int lease) {
         public String eventId() {
             return eventId(messageId, seq);
         }
@@ -38,22 +46,33 @@ public final class WebhookDeliveries {
      * What one attempt needs, read in one statement: the delivery, its tenant's registration now (null fields when the
      * tenant has none), and what the body tells besides (the message's reference; the receipt's words, copied at owe time).
      */
-    public record ToDeliver(Delivery delivery, String url, byte[] secret, byte[] previousSecret, Instant previousUntil,
-                            String reference, String providerStatus, String errorCode) {
-    }
+    public record ToDeliver(
+            Delivery delivery,
+            String url,
+            byte[] secret,
+            byte[] previousSecret,
+            Instant previousUntil,
+            String reference,
+            String providerStatus,
+            String errorCode) {}
 
     /** A delivery put on the stream: the job's fields. */
-    public record Leased(UUID messageId, int seq, String tenant, int lease) {
-    }
+    public record Leased(UUID messageId, int seq, String tenant, int lease) {}
 
     /** A dead delivery as support lists it. */
-    public record DeadView(String eventId, String messageId, int seq, String tenant, String status, Instant at, int attempts,
-                           String lastOutcome, Instant deadAt) {
-    }
+    public record DeadView(
+            String eventId,
+            String messageId,
+            int seq,
+            String tenant,
+            String status,
+            Instant at,
+            int attempts,
+            String lastOutcome,
+            Instant deadAt) {}
 
     /** What the metrics and the health check read: owed deliveries and the age of the oldest. */
-    public record Backlog(long owed, Instant oldestOwedSince) {
-    }
+    public record Backlog(long owed, Instant oldestOwedSince) {}
 
     private static final String LEASE_SQL = """
             UPDATE webhook_deliveries d SET lease = d.lease + 1, due_at = ?::timestamptz
@@ -119,12 +138,26 @@ public final class WebhookDeliveries {
                     if (!rs.next()) {
                         return Optional.<ToDeliver>empty();
                     }
-                    Delivery d = new Delivery(rs.getObject(1, UUID.class), rs.getInt(2), rs.getString(3), rs.getString(4),
-                            rs.getTimestamp(5).toInstant(), rs.getTimestamp(6).toInstant(), rs.getShort(7), rs.getInt(8),
+                    Delivery d = new Delivery(
+                            rs.getObject(1, UUID.class),
+                            rs.getInt(2),
+                            rs.getString(3),
+                            rs.getString(4),
+                            rs.getTimestamp(5).toInstant(),
+                            rs.getTimestamp(6).toInstant(),
+                            rs.getShort(7),
+                            rs.getInt(8),
                             rs.getInt(9));
                     Timestamp until = rs.getTimestamp(13);
-                    return Optional.of(new ToDeliver(d, rs.getString(10), rs.getBytes(11), rs.getBytes(12),
-                            until == null ? null : until.toInstant(), rs.getString(14), rs.getString(15), rs.getString(16)));
+                    return Optional.of(new ToDeliver(
+                            d,
+                            rs.getString(10),
+                            rs.getBytes(11),
+                            rs.getBytes(12),
+                            until == null ? null : until.toInstant(),
+                            rs.getString(14),
+                            rs.getString(15),
+                            rs.getString(16)));
                 }
             }
         });
@@ -138,8 +171,15 @@ public final class WebhookDeliveries {
                 ps.setInt(2, seq);
                 try (ResultSet rs = ps.executeQuery()) {
                     if (rs.next()) {
-                        found.add(new Delivery(rs.getObject(1, UUID.class), rs.getInt(2), rs.getString(3), rs.getString(4),
-                                rs.getTimestamp(5).toInstant(), rs.getTimestamp(6).toInstant(), rs.getShort(7), rs.getInt(8),
+                        found.add(new Delivery(
+                                rs.getObject(1, UUID.class),
+                                rs.getInt(2),
+                                rs.getString(3),
+                                rs.getString(4),
+                                rs.getTimestamp(5).toInstant(),
+                                rs.getTimestamp(6).toInstant(),
+                                rs.getShort(7),
+                                rs.getInt(8),
                                 rs.getInt(9)));
                     }
                 }
@@ -193,8 +233,9 @@ public final class WebhookDeliveries {
 
     /** Dead deliveries, newest first; {@code tenant} null for all; {@code before} the last row of the previous page. */
     public List<DeadView> dead(String tenant, int limit, DeadCursor before) {
-        StringBuilder sql = new StringBuilder("SELECT message_id, seq, tenant, status, event_at, attempts, last_outcome, done_at "
-                + "FROM webhook_deliveries WHERE state = 2");
+        StringBuilder sql =
+                new StringBuilder("SELECT message_id, seq, tenant, status, event_at, attempts, last_outcome, done_at "
+                        + "FROM webhook_deliveries WHERE state = 2");
         List<Object> args = new ArrayList<>();
         if (tenant != null) {
             sql.append(" AND tenant = ?");
@@ -218,8 +259,16 @@ public final class WebhookDeliveries {
                     while (rs.next()) {
                         UUID id = rs.getObject(1, UUID.class);
                         int seq = rs.getInt(2);
-                        out.add(new DeadView(Delivery.eventId(id, seq), id.toString(), seq, rs.getString(3), rs.getString(4),
-                                rs.getTimestamp(5).toInstant(), rs.getInt(6), rs.getString(7), rs.getTimestamp(8).toInstant()));
+                        out.add(new DeadView(
+                                Delivery.eventId(id, seq),
+                                id.toString(),
+                                seq,
+                                rs.getString(3),
+                                rs.getString(4),
+                                rs.getTimestamp(5).toInstant(),
+                                rs.getInt(6),
+                                rs.getString(7),
+                                rs.getTimestamp(8).toInstant()));
                     }
                 }
             }
@@ -243,8 +292,11 @@ public final class WebhookDeliveries {
                 if (id == null) {
                     return null;
                 }
-                return new DeadCursor(Instant.ofEpochSecond(Math.floorDiv(micros, 1_000_000L),
-                        Math.floorMod(micros, 1_000_000L) * 1_000L), id.messageId(), id.seq());
+                return new DeadCursor(
+                        Instant.ofEpochSecond(
+                                Math.floorDiv(micros, 1_000_000L), Math.floorMod(micros, 1_000_000L) * 1_000L),
+                        id.messageId(),
+                        id.seq());
             } catch (RuntimeException e) {
                 return null;
             }
@@ -279,46 +331,61 @@ public final class WebhookDeliveries {
     public Optional<Boolean> redrive(UUID messageId, int seq, String tenantOrNull, Instant now) {
         return dsl.transactionResult(cfg -> {
             DSLContext tx = cfg.dsl();
-            var row = tx.resultQuery("SELECT state, tenant FROM webhook_deliveries WHERE message_id = ? AND seq = ? FOR UPDATE",
-                    messageId, seq).fetchOptional();
-            if (row.isEmpty() || (tenantOrNull != null && !tenantOrNull.equals(row.get().get(1, String.class)))) {
+            var row = tx.resultQuery(
+                            "SELECT state, tenant FROM webhook_deliveries WHERE message_id = ? AND seq = ? FOR UPDATE",
+                            messageId,
+                            seq)
+                    .fetchOptional();
+            if (row.isEmpty()
+                    || (tenantOrNull != null && !tenantOrNull.equals(row.get().get(1, String.class)))) {
                 return Optional.<Boolean>empty();
             }
             if (row.get().get(0, Short.class) != DEAD) {
                 return Optional.of(false);
             }
-            tx.execute("UPDATE webhook_deliveries SET state = 0, due_at = ?::timestamptz, owed_since = ?::timestamptz, "
-                    + "done_at = NULL WHERE message_id = ? AND seq = ?", now.toString(), now.toString(), messageId, seq);
+            tx.execute(
+                    "UPDATE webhook_deliveries SET state = 0, due_at = ?::timestamptz, owed_since = ?::timestamptz, "
+                            + "done_at = NULL WHERE message_id = ? AND seq = ?",
+                    now.toString(),
+                    now.toString(),
+                    messageId,
+                    seq);
             return Optional.of(true);
         });
     }
 
     /** A message's delivery with its attempts in order: for its history. */
-    public record OfMessage(int seq, String status, short state, int attempts, List<Attempt> attemptLog) {
-    }
+    public record OfMessage(int seq, String status, short state, int attempts, List<Attempt> attemptLog) {}
 
-    public record Attempt(int attempt, Instant at, Integer httpStatus, String outcome) {
-    }
+    public record Attempt(int attempt, Instant at, Integer httpStatus, String outcome) {}
 
     /** The deliveries {@code messageId} owes or owed, by seq, each with its attempts. */
     public List<OfMessage> ofMessage(UUID messageId) {
         return dsl.connectionResult(c -> {
             java.util.LinkedHashMap<Integer, OfMessage> bySeq = new java.util.LinkedHashMap<>();
-            try (PreparedStatement ps = c.prepareStatement("SELECT seq, status, state, attempts FROM webhook_deliveries "
-                    + "WHERE message_id = ? ORDER BY seq")) {
+            try (PreparedStatement ps =
+                    c.prepareStatement("SELECT seq, status, state, attempts FROM webhook_deliveries "
+                            + "WHERE message_id = ? ORDER BY seq")) {
                 ps.setObject(1, messageId);
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
-                        bySeq.put(rs.getInt(1), new OfMessage(rs.getInt(1), rs.getString(2), rs.getShort(3), rs.getInt(4),
-                                new ArrayList<>()));
+                        bySeq.put(
+                                rs.getInt(1),
+                                new OfMessage(
+                                        rs.getInt(1),
+                                        rs.getString(2),
+                                        rs.getShort(3),
+                                        rs.getInt(4),
+                                        new ArrayList<>()));
                     }
                 }
             }
             if (bySeq.isEmpty()) {
                 return List.of();
             }
-            try (PreparedStatement ps = c.prepareStatement("SELECT seq, attempt, at, http_status, outcome FROM webhook_attempts "
-                    + "WHERE message_id = ? ORDER BY seq, attempt")) {
+            try (PreparedStatement ps =
+                    c.prepareStatement("SELECT seq, attempt, at, http_status, outcome FROM webhook_attempts "
+                            + "WHERE message_id = ? ORDER BY seq, attempt")) {
                 ps.setObject(1, messageId);
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
@@ -326,7 +393,9 @@ public final class WebhookDeliveries {
                         short http = rs.getShort(4);
                         Integer status = rs.wasNull() ? null : (int) http;
                         if (d != null) {
-                            d.attemptLog().add(new Attempt(rs.getInt(2), rs.getTimestamp(3).toInstant(), status, rs.getString(5)));
+                            d.attemptLog()
+                                    .add(new Attempt(
+                                            rs.getInt(2), rs.getTimestamp(3).toInstant(), status, rs.getString(5)));
                         }
                     }
                 }
@@ -348,8 +417,8 @@ public final class WebhookDeliveries {
     public Backlog backlog() {
         return dsl.connectionResult(c -> {
             try (PreparedStatement ps = c.prepareStatement(
-                    "SELECT count(*), min(owed_since) FROM webhook_deliveries WHERE state = 0");
-                 ResultSet rs = ps.executeQuery()) {
+                            "SELECT count(*), min(owed_since) FROM webhook_deliveries WHERE state = 0");
+                    ResultSet rs = ps.executeQuery()) {
                 rs.next();
                 Timestamp oldest = rs.getTimestamp(2);
                 return new Backlog(rs.getLong(1), oldest == null ? null : oldest.toInstant());

@@ -35,12 +35,20 @@ public final class WebhookDispatcher implements Managed {
     private final int batch;
     private final Duration keepDelivered;
     private final Meter published;
-    private final AtomicReference<WebhookDeliveries.Backlog> backlog = new AtomicReference<>(new WebhookDeliveries.Backlog(0, null));
+    private final AtomicReference<WebhookDeliveries.Backlog> backlog =
+            new AtomicReference<>(new WebhookDeliveries.Backlog(0, null));
     private volatile boolean running;
     private Thread loop;
 
-    public WebhookDispatcher(WebhookDeliveries deliveries, JobStream stream, InstantSource clock, Duration leaseTimeout,
-                             Duration every, int batch, Duration keepDelivered, MetricRegistry metrics) {
+    public WebhookDispatcher(
+            WebhookDeliveries deliveries,
+            JobStream stream,
+            InstantSource clock,
+            Duration leaseTimeout,
+            Duration every,
+            int batch,
+            Duration keepDelivered,
+            MetricRegistry metrics) {
         this.deliveries = deliveries;
         this.stream = stream;
         this.clock = clock;
@@ -50,13 +58,16 @@ public final class WebhookDispatcher implements Managed {
         this.keepDelivered = keepDelivered;
         this.published = metrics.meter("webhooks.published");
         metrics.registerGauge("webhooks.owed", () -> backlog.get().owed());
-        metrics.registerGauge("webhooks.oldest.owed.seconds", () -> oldestOwedAge().toSeconds());
+        metrics.registerGauge(
+                "webhooks.oldest.owed.seconds", () -> oldestOwedAge().toSeconds());
     }
 
     /** How long the oldest owed delivery has been owed, as last sampled; zero when none is. */
     public Duration oldestOwedAge() {
         Instant oldest = backlog.get().oldestOwedSince();
-        return oldest == null ? Duration.ZERO : Duration.between(oldest, clock.instant()).abs();
+        return oldest == null
+                ? Duration.ZERO
+                : Duration.between(oldest, clock.instant()).abs();
     }
 
     public WebhookDeliveries.Backlog backlog() {
@@ -102,7 +113,8 @@ public final class WebhookDispatcher implements Managed {
                 Thread.currentThread().interrupt();
                 return;
             } catch (RuntimeException e) {
-                LOG.warn("webhook dispatch failed; trying again in 1 s (leased deliveries come back with their lease): {}",
+                LOG.warn(
+                        "webhook dispatch failed; trying again in 1 s (leased deliveries come back with their lease): {}",
                         e.toString());
                 try {
                     Thread.sleep(1000);
@@ -122,8 +134,15 @@ public final class WebhookDispatcher implements Managed {
         }
         List<Map<String, String>> jobs = new ArrayList<>(leased.size());
         for (WebhookDeliveries.Leased l : leased) {
-            jobs.add(Map.of(WebhookWorker.MESSAGE, l.messageId().toString(), WebhookWorker.SEQ, Integer.toString(l.seq()),
-                    WebhookWorker.TENANT, l.tenant(), WebhookWorker.LEASE, Integer.toString(l.lease())));
+            jobs.add(Map.of(
+                    WebhookWorker.MESSAGE,
+                    l.messageId().toString(),
+                    WebhookWorker.SEQ,
+                    Integer.toString(l.seq()),
+                    WebhookWorker.TENANT,
+                    l.tenant(),
+                    WebhookWorker.LEASE,
+                    Integer.toString(l.lease())));
         }
         stream.publish(jobs);
         published.mark(jobs.size());

@@ -55,8 +55,12 @@ public final class WebhookPoster implements AutoCloseable {
     private final Duration timeout;
 
     /** @param total connections in all, to any one host as well (the worker's lanes bound each endpoint) */
-    public WebhookPoster(WebhookTargets targets, WebhookTargets.Resolver resolver, Duration connectTimeout, Duration timeout,
-                         int total) {
+    public WebhookPoster(
+            WebhookTargets targets,
+            WebhookTargets.Resolver resolver,
+            Duration connectTimeout,
+            Duration timeout,
+            int total) {
         this.timeout = timeout;
         DnsResolver checked = new DnsResolver() {
             @Override
@@ -68,7 +72,8 @@ public final class WebhookPoster implements AutoCloseable {
                     String refusal = targets.refusal(address);
                     if (refusal != null) {
                         // All or nothing, as at registration: a name with one private address is not a target.
-                        throw new RefusedTarget(host + " resolves to " + address.getHostAddress() + ", which " + refusal);
+                        throw new RefusedTarget(
+                                host + " resolves to " + address.getHostAddress() + ", which " + refusal);
                     }
                     allowed.add(address);
                 }
@@ -86,7 +91,8 @@ public final class WebhookPoster implements AutoCloseable {
         PoolingHttpClientConnectionManager pool = PoolingHttpClientConnectionManagerBuilder.create()
                 .setDnsResolver(checked)
                 .setMaxConnTotal(total)
-                // Not a per-endpoint bound: a route is a host and port, and tenants' endpoints may share one (a hosted receiver
+                // Not a per-endpoint bound: a route is a host and port, and tenants' endpoints may share one (a hosted
+                // receiver
                 // service); the worker's lanes bound each endpoint, the pool must not couple them.
                 .setMaxConnPerRoute(total)
                 .setPoolConcurrencyPolicy(PoolConcurrencyPolicy.LAX)
@@ -134,17 +140,21 @@ public final class WebhookPoster implements AutoCloseable {
                 }
                 Header retryAfter = response.getFirstHeader("Retry-After");
                 Header location = response.getFirstHeader("Location");
-                String detail = "HTTP " + status + (status >= 300 && status < 400 && location != null
-                        ? " (redirects are not followed; Location " + abbreviate(location.getValue()) + ")" : "")
+                String detail = "HTTP " + status
+                        + (status >= 300 && status < 400 && location != null
+                                ? " (redirects are not followed; Location " + abbreviate(location.getValue()) + ")"
+                                : "")
                         + (answer.isBlank() ? "" : ": " + abbreviate(answer.strip()));
-                return new Outcome(status, HttpProvider.retryAfter(retryAfter == null ? null : retryAfter.getValue()), detail);
+                return new Outcome(
+                        status, HttpProvider.retryAfter(retryAfter == null ? null : retryAfter.getValue()), detail);
             });
         } catch (RefusedTarget e) {
             return new Outcome(null, null, "refused: " + e.getMessage());
         } catch (SocketTimeoutException e) {
             return new Outcome(null, null, "no answer within " + timeout.toSeconds() + " s");
         } catch (IOException e) {
-            return new Outcome(null, null, e.getClass().getSimpleName() + ": " + abbreviate(String.valueOf(e.getMessage())));
+            return new Outcome(
+                    null, null, e.getClass().getSimpleName() + ": " + abbreviate(String.valueOf(e.getMessage())));
         }
     }
 

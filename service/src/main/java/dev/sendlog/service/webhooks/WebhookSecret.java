@@ -26,7 +26,8 @@ public final class WebhookSecret {
     public static WebhookSecret generate() {
         byte[] bytes = new byte[RANDOM_BYTES];
         RANDOM.nextBytes(bytes);
-        return new WebhookSecret(PREFIX + Base64.getUrlEncoder().withoutPadding().encodeToString(bytes));
+        return new WebhookSecret(
+                PREFIX + Base64.getUrlEncoder().withoutPadding().encodeToString(bytes));
     }
 
     /** A secret as stored or as a client holds it; refuses text that is not one, so a mangled value fails loudly. */

@@ -20,8 +20,7 @@ public final class WebhookSignature {
     /** At most this many {@code v1=} values are read when verifying: a header is bounded like everything else. */
     private static final int MAX_SIGNATURES = 8;
 
-    private WebhookSignature() {
-    }
+    private WebhookSignature() {}
 
     /** The header's value for a body sent at {@code unixSeconds}, signed with each of {@code secrets} in order. */
     public static String header(long unixSeconds, byte[] body, List<WebhookSecret> secrets) {
@@ -39,7 +38,8 @@ public final class WebhookSignature {
      * Whether {@code header} carries a {@code v1=} signature of {@code body} by {@code secret}, with a {@code t} within
      * {@code toleranceSeconds} of {@code nowUnixSeconds}. Compares in constant time; a malformed header is false.
      */
-    public static boolean verify(String header, byte[] body, WebhookSecret secret, long nowUnixSeconds, long toleranceSeconds) {
+    public static boolean verify(
+            String header, byte[] body, WebhookSecret secret, long nowUnixSeconds, long toleranceSeconds) {
         if (header == null || header.length() > 64 + MAX_SIGNATURES * 68) {
             return false;
         }

@@ -24,30 +24,34 @@ import org.jooq.DSLContext;
 public final class WebhookStore {
     /** How long a rotated-out secret still signs (API.md: both verify for 24 h). */
     public static final Duration PREVIOUS_SECRET_VALIDITY = Duration.ofHours(24);
+
     public static final String REGISTERED = "REGISTERED";
     public static final String CHANGED = "CHANGED";
     public static final String ROTATED = "ROTATED";
     public static final String DELETED = "DELETED";
     /** How often a PUT tries again when the row its insert ran into was deleted before it could lock it. */
     static final int PUT_ATTEMPTS = 5;
+
     private static final Webhooks W = WEBHOOKS;
     private static final WebhookChanges C = WEBHOOK_CHANGES;
 
     /** A registration as shown: never a secret. {@code previousUntil} is when the rotated-out secret stops signing, if any. */
-    public record Registration(String tenant, String url, List<String> events, Instant createdAt, Instant updatedAt,
-                               Instant previousUntil) {
-    }
+    public record Registration(
+            String tenant,
+            String url,
+            List<String> events,
+            Instant createdAt,
+            Instant updatedAt,
+            Instant previousUntil) {}
 
     /**
      * What a PUT did: the registration now, the secret when this call created the registration (null otherwise: a
      * change keeps the secret, and it is not shown again), and whether anything was written.
      */
-    public record Saved(Registration registration, WebhookSecret newSecret, boolean written) {
-    }
+    public record Saved(Registration registration, WebhookSecret newSecret, boolean written) {}
 
     /** What a rotation did: the registration now and the new secret, shown once. */
-    public record Rotated(Registration registration, WebhookSecret secret) {
-    }
+    public record Rotated(Registration registration, WebhookSecret secret) {}
 
     private final DSLContext dsl;
     private final SecretBox box;
@@ -69,21 +73,26 @@ public final class WebhookStore {
             DSLContext tx = cfg.dsl();
             Instant now = now();
             String[] eventArray = events.toArray(String[]::new);
-            // Inserting first, not reading first: of two first PUTs racing, one inserts and the other finds its row. The
+            // Inserting first, not reading first: of two first PUTs racing, one inserts and the other finds its row.
+            // The
             // row found by the conflict may be deleted before it is locked (a DELETE committing in between): then this
-            // PUT comes after that DELETE and registers anew. Each turn needs another committed DELETE, so the loop ends
+            // PUT comes after that DELETE and registers anew. Each turn needs another committed DELETE, so the loop
+            // ends
             // unless deletes keep winning, which the bound turns into an error instead of a spin.
             for (int attempt = 1; attempt <= PUT_ATTEMPTS; attempt++) {
                 WebhookSecret secret = WebhookSecret.generate();
                 boolean inserted = tx.insertInto(W, W.TENANT, W.URL, W.EVENTS, W.SECRET, W.CREATED_AT, W.UPDATED_AT)
-                        .values(tenant, url, eventArray, box.seal(secret, tenant), now, now)
-                        .onConflict(W.TENANT).doNothing()
-                        .execute() == 1;
+                                .values(tenant, url, eventArray, box.seal(secret, tenant), now, now)
+                                .onConflict(W.TENANT)
+                                .doNothing()
+                                .execute()
+                        == 1;
                 if (inserted) {
                     append(tx, tenant, REGISTERED, url, eventArray, actor, now);
                     return new Saved(new Registration(tenant, url, List.copyOf(events), now, now, null), secret, true);
                 }
-                Optional<WebhooksRecord> found = tx.selectFrom(W).where(W.TENANT.eq(tenant)).forUpdate().fetchOptional();
+                Optional<WebhooksRecord> found =
+                        tx.selectFrom(W).where(W.TENANT.eq(tenant)).forUpdate().fetchOptional();
                 if (found.isEmpty()) {
                     continue;
                 }
@@ -111,7 +120,8 @@ public final class WebhookStore {
     public Optional<Rotated> rotate(String tenant, String actor) {
         return dsl.transactionResult(cfg -> {
             DSLContext tx = cfg.dsl();
-            Optional<WebhooksRecord> found = tx.selectFrom(W).where(W.TENANT.eq(tenant)).forUpdate().fetchOptional();
+            Optional<WebhooksRecord> found =
+                    tx.selectFrom(W).where(W.TENANT.eq(tenant)).forUpdate().fetchOptional();
             if (found.isEmpty()) {
                 return Optional.<Rotated>empty();
             }
@@ -149,7 +159,8 @@ public final class WebhookStore {
      * still signs. Empty when the tenant has no registration. For the delivery worker.
      */
     public List<WebhookSecret> signingSecrets(String tenant, Instant at) {
-        Optional<WebhooksRecord> found = dsl.selectFrom(W).where(W.TENANT.eq(tenant)).fetchOptional();
+        Optional<WebhooksRecord> found =
+                dsl.selectFrom(W).where(W.TENANT.eq(tenant)).fetchOptional();
         if (found.isEmpty()) {
             return List.of();
         }
@@ -166,8 +177,8 @@ public final class WebhookStore {
      * The secrets that sign at {@code at}, opened from a registration's stored values (read with its delivery, in one
      * statement): the current one first, then the previous one while it still signs.
      */
-    public List<WebhookSecret> signingSecrets(String tenant, byte[] secret, byte[] previousSecret, Instant previousUntil,
-                                              Instant at) {
+    public List<WebhookSecret> signingSecrets(
+            String tenant, byte[] secret, byte[] previousSecret, Instant previousUntil, Instant at) {
         List<WebhookSecret> secrets = new ArrayList<>(2);
         secrets.add(box.open(secret, tenant));
         if (previousSecret != null && previousUntil != null && at.isBefore(previousUntil)) {
@@ -186,15 +197,20 @@ public final class WebhookStore {
         return clock.instant().truncatedTo(ChronoUnit.MICROS);
     }
 
-    private static void append(DSLContext tx, String tenant, String action, String url, String[] events, String actor,
-                               Instant at) {
+    private static void append(
+            DSLContext tx, String tenant, String action, String url, String[] events, String actor, Instant at) {
         tx.insertInto(C, C.TENANT, C.ACTION, C.URL, C.EVENTS, C.ACTOR, C.AT)
                 .values(tenant, action, url, events, actor, at)
                 .execute();
     }
 
     private static Registration registration(WebhooksRecord row) {
-        return new Registration(row.getTenant(), row.getUrl(), List.of(row.getEvents()), row.getCreatedAt(),
-                row.getUpdatedAt(), row.getPreviousUntil());
+        return new Registration(
+                row.getTenant(),
+                row.getUrl(),
+                List.of(row.getEvents()),
+                row.getCreatedAt(),
+                row.getUpdatedAt(),
+                row.getPreviousUntil());
     }
 }

@@ -5,13 +5,13 @@ import java.net.URI;
 import java.net.URISyntaxException;
 import java.net.UnknownHostException;
 import java.time.Duration;
+import java.util.Arrays;
+import java.util.Locale;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.Arrays;
-import java.util.Locale;
-import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
@@ -31,9 +31,17 @@ import java.util.regex.Pattern;
 public final class WebhookTargets {
     public static final int MAX_LENGTH = 2048;
     /** Cloud instance metadata services by name; their addresses are refused by range as well as by name below. */
-    private static final Set<String> METADATA_NAMES = Set.of("metadata.google.internal", "metadata.goog", "metadata",
-            "instance-data", "instance-data.ec2.internal", "metadata.azure.internal");
-    private static final byte[] AWS_METADATA_V6 = {(byte) 0xfd, 0x00, 0x0e, (byte) 0xc2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x02, 0x54};
+    private static final Set<String> METADATA_NAMES = Set.of(
+            "metadata.google.internal",
+            "metadata.goog",
+            "metadata",
+            "instance-data",
+            "instance-data.ec2.internal",
+            "metadata.azure.internal");
+
+    private static final byte[] AWS_METADATA_V6 = {
+        (byte) 0xfd, 0x00, 0x0e, (byte) 0xc2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x02, 0x54
+    };
     private static final Pattern ALL_NUMERIC_LABEL = Pattern.compile("(0x[0-9a-f]*|[0-9]+)");
 
     /** Resolves a host name to all its addresses; tests give a table, the service the system resolver. */
@@ -263,7 +271,10 @@ public final class WebhookTargets {
     private static byte[] embeddedIpv4(byte[] b) {
         boolean mapped = isZero(b, 0, 10) && (b[10] & 0xff) == 0xff && (b[11] & 0xff) == 0xff;
         boolean compatible = isZero(b, 0, 12) && !isZero(b, 12, 15);
-        boolean nat64 = (b[0] & 0xff) == 0 && (b[1] & 0xff) == 0x64 && (b[2] & 0xff) == 0xff && (b[3] & 0xff) == 0x9b
+        boolean nat64 = (b[0] & 0xff) == 0
+                && (b[1] & 0xff) == 0x64
+                && (b[2] & 0xff) == 0xff
+                && (b[3] & 0xff) == 0x9b
                 && isZero(b, 4, 12);
         if (mapped || compatible || nat64) {
             return Arrays.copyOfRange(b, 12, 16);
@@ -289,8 +300,11 @@ public final class WebhookTargets {
             return false;
         }
         for (String p : parts) {
-            if (p.isEmpty() || p.length() > 3 || !p.chars().allMatch(Character::isDigit)
-                    || (p.length() > 1 && p.charAt(0) == '0') || Integer.parseInt(p) > 255) {
+            if (p.isEmpty()
+                    || p.length() > 3
+                    || !p.chars().allMatch(Character::isDigit)
+                    || (p.length() > 1 && p.charAt(0) == '0')
+                    || Integer.parseInt(p) > 255) {
                 return false;
             }
         }

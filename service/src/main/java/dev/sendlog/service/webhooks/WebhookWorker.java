@@ -66,9 +66,16 @@ public final class WebhookWorker {
         final Set<String> known = new HashSet<>();
     }
 
-    public WebhookWorker(StreamConsumer consumer, WebhookDeliveries deliveries, WebhookStore registrations,
-                         WebhookPoster poster, WebhookRetries retries, InstantSource clock,
-                         int perEndpoint, int perEndpointQueue, MetricRegistry metrics) {
+    public WebhookWorker(
+            StreamConsumer consumer,
+            WebhookDeliveries deliveries,
+            WebhookStore registrations,
+            WebhookPoster poster,
+            WebhookRetries retries,
+            InstantSource clock,
+            int perEndpoint,
+            int perEndpointQueue,
+            MetricRegistry metrics) {
         this.consumer = consumer;
         this.deliveries = deliveries;
         this.registrations = registrations;
@@ -83,11 +90,15 @@ public final class WebhookWorker {
         this.deferred = metrics.counter("webhooks.deferred");
         this.stale = metrics.counter("webhooks.jobs.stale");
         this.eventToDelivered = Metrics.timer(metrics, "webhooks.event.to.delivered");
-        metrics.registerGauge("webhooks.endpoints.busy", () -> lanes.values().stream().filter(l -> {
-            synchronized (l) {
-                return l.running > 0;
-            }
-        }).count());
+        metrics.registerGauge(
+                "webhooks.endpoints.busy",
+                () -> lanes.values().stream()
+                        .filter(l -> {
+                            synchronized (l) {
+                                return l.running > 0;
+                            }
+                        })
+                        .count());
         consumer.onEntries(this::handle);
     }
 
@@ -136,9 +147,15 @@ public final class WebhookWorker {
                     consumer.acknowledge(entry);
                 }
             } catch (RuntimeException e) {
-                // The database or the registration could not be read: the entry stays pending, its lease brings it back.
-                LOG.warn("webhook delivery failed before its outcome was recorded entry_id={} event_id={}:{}; it comes back "
-                        + "with its lease: {}", entry.id(), entry.fields().get(MESSAGE), entry.fields().get(SEQ), e.toString());
+                // The database or the registration could not be read: the entry stays pending, its lease brings it
+                // back.
+                LOG.warn(
+                        "webhook delivery failed before its outcome was recorded entry_id={} event_id={}:{}; it comes back "
+                                + "with its lease: {}",
+                        entry.id(),
+                        entry.fields().get(MESSAGE),
+                        entry.fields().get(SEQ),
+                        e.toString());
             }
             synchronized (lane) {
                 lane.known.remove(entry.id());
@@ -151,12 +168,13 @@ public final class WebhookWorker {
         return false; // acknowledged above, one by one
     }
 
-    private record Job(UUID messageId, int seq, int lease) {
-    }
+    private record Job(UUID messageId, int seq, int lease) {}
 
     private static Job job(StreamEntry entry) {
         try {
-            return new Job(UUID.fromString(entry.fields().get(MESSAGE)), Integer.parseInt(entry.fields().get(SEQ)),
+            return new Job(
+                    UUID.fromString(entry.fields().get(MESSAGE)),
+                    Integer.parseInt(entry.fields().get(SEQ)),
                     Integer.parseInt(entry.fields().get(LEASE)));
         } catch (RuntimeException e) {
             return null;
@@ -167,7 +185,8 @@ public final class WebhookWorker {
     boolean deliverOne(StreamEntry entry) {
         Job job = job(entry);
         Optional<WebhookDeliveries.ToDeliver> found = deliveries.toDeliver(job.messageId(), job.seq());
-        if (found.isEmpty() || found.get().delivery().state() != WebhookDeliveries.OWED
+        if (found.isEmpty()
+                || found.get().delivery().state() != WebhookDeliveries.OWED
                 || found.get().delivery().lease() != job.lease()) {
             stale.inc();
             return true;
@@ -182,12 +201,15 @@ public final class WebhookWorker {
             return true;
         }
         byte[] body = body(t);
-        String signature = WebhookSignature.header(now.getEpochSecond(), body, registrations.signingSecrets(d.tenant(),
-                t.secret(), t.previousSecret(), t.previousUntil(), now));
+        String signature = WebhookSignature.header(
+                now.getEpochSecond(),
+                body,
+                registrations.signingSecrets(d.tenant(), t.secret(), t.previousSecret(), t.previousUntil(), now));
         WebhookPoster.Outcome outcome = poster.post(t.url(), d.eventId(), signature, body);
         Instant after = clock.instant();
         if (outcome.delivered()) {
-            if (deliveries.record(d, after, outcome.httpStatus(), outcome.detail(), WebhookDeliveries.DELIVERED, null)) {
+            if (deliveries.record(
+                    d, after, outcome.httpStatus(), outcome.detail(), WebhookDeliveries.DELIVERED, null)) {
                 delivered.mark();
                 eventToDelivered.update(Duration.between(d.eventAt(), after).abs());
             }
@@ -196,11 +218,20 @@ public final class WebhookWorker {
         failedAttempts.mark();
         Instant next = retries.next(after, d.attempts() + 1, outcome.retryAfter(), d.owedSince());
         if (next == null) {
-            if (deliveries.record(d, after, outcome.httpStatus(), outcome.detail() + "; retried for "
-                    + retries.window() + ", now DEAD", WebhookDeliveries.DEAD, null)) {
+            if (deliveries.record(
+                    d,
+                    after,
+                    outcome.httpStatus(),
+                    outcome.detail() + "; retried for " + retries.window() + ", now DEAD",
+                    WebhookDeliveries.DEAD,
+                    null)) {
                 dead.mark();
-                LOG.warn("webhook delivery DEAD event_id={} tenant={} attempts={} last={}", d.eventId(), d.tenant(),
-                        d.attempts() + 1, outcome.detail());
+                LOG.warn(
+                        "webhook delivery DEAD event_id={} tenant={} attempts={} last={}",
+                        d.eventId(),
+                        d.tenant(),
+                        d.attempts() + 1,
+                        outcome.detail());
             }
         } else {
             deliveries.record(d, after, outcome.httpStatus(), outcome.detail(), WebhookDeliveries.OWED, next);

@@ -26,7 +26,8 @@ class ActorNamesTest {
         assertThat(ActorNames.shown("admin:ops-admin", Role.CLIENT)).isEqualTo("support");
         assertThat(ActorNames.shown("support:alice", Role.CLIENT)).isEqualTo("support");
         assertThat(ActorNames.shown("client:acme-client", Role.CLIENT)).isEqualTo("client");
-        assertThat(ActorNames.shown("worker-node-7.internal-6022", Role.SUPPORT)).isEqualTo("worker-node-7.internal-6022");
+        assertThat(ActorNames.shown("worker-node-7.internal-6022", Role.SUPPORT))
+                .isEqualTo("worker-node-7.internal-6022");
         assertThat(ActorNames.shown("admin:ops-admin", Role.ADMIN)).isEqualTo("admin:ops-admin");
     }
 
@@ -34,13 +35,18 @@ class ActorNamesTest {
     void insideASnapshotAClientSeesRolesToo() {
         UUID id = UUID.randomUUID();
         Instant at = Instant.parse("2026-11-30T09:31:00Z");
-        Compacted snapshot = new Compacted(List.of(new StoredEvent(id, 1, at, "api", new Accepted("acme", "sim")),
-                new StoredEvent(id, 3, at, "worker-local-6022", new Claimed(1, "worker-local-6022", at.plusSeconds(30)))));
+        Compacted snapshot = new Compacted(List.of(
+                new StoredEvent(id, 1, at, "api", new Accepted("acme", "sim")),
+                new StoredEvent(
+                        id, 3, at, "worker-local-6022", new Claimed(1, "worker-local-6022", at.plusSeconds(30)))));
         EventCodec codec = new EventCodec();
         JsonNode client = ActorNames.shownData("COMPACTED", codec.toNode(snapshot), Role.CLIENT);
         assertThat(client.toString()).doesNotContain("6022");
         assertThat(client.get("events").get(1).get("actor").asText()).isEqualTo("worker");
-        assertThat(client.get("events").get(1).get("data").get("worker").asText()).isEqualTo("worker");
-        assertThat(ActorNames.shownData("COMPACTED", codec.toNode(snapshot), Role.SUPPORT).toString()).contains("worker-local-6022");
+        assertThat(client.get("events").get(1).get("data").get("worker").asText())
+                .isEqualTo("worker");
+        assertThat(ActorNames.shownData("COMPACTED", codec.toNode(snapshot), Role.SUPPORT)
+                        .toString())
+                .contains("worker-local-6022");
     }
 }

@@ -54,7 +54,8 @@ class ApiKeySyncTest {
     }
 
     private static int submit(ApiClient api, String key) {
-        return api.post("/v1/messages", key, "{\"to\":\"" + Messages.recipient() + "\",\"body\":\"hi\"}").status();
+        return api.post("/v1/messages", key, "{\"to\":\"" + Messages.recipient() + "\",\"body\":\"hi\"}")
+                .status();
     }
 
     /** What a process that starts with ONLY_A_AS_SUPPORT answers at once: the new keys, nothing of the old ones. */
@@ -63,14 +64,22 @@ class ApiKeySyncTest {
         assertThat(b.status()).as("B was removed").isEqualTo(401);
         assertThat(b.contentType()).startsWith("application/problem+json");
         assertThat(adminDead(api, "support-1")).as("support-1 was removed").isEqualTo(401);
-        assertThat(admin.post("/tasks/gc", "admin-1", "").status()).as("B on the admin port").isEqualTo(401);
+        assertThat(admin.post("/tasks/gc", "admin-1", "").status())
+                .as("B on the admin port")
+                .isEqualTo(401);
         assertThat(adminDead(api, "client-a")).as("A is a support key now").isEqualTo(200);
         assertThat(submit(api, "client-a")).as("and no longer a client").isEqualTo(403);
-        assertThat(api.get("/v1/messages/" + acmeMessage, "client-b").status()).as("client-b moved to acme").isEqualTo(200);
+        assertThat(api.get("/v1/messages/" + acmeMessage, "client-b").status())
+                .as("client-b moved to acme")
+                .isEqualTo(200);
         assertThat(submit(api, "client-c")).as("a new key").isEqualTo(202);
-        assertThat(Sql.count(SERVICE.dataSource(), "SELECT count(*) FROM api_keys")).isEqualTo(3);
-        assertThat(Sql.count(SERVICE.dataSource(), "SELECT count(*) FROM api_keys WHERE key_hash = '" + ApiKeyHash.of("client-a")
-                + "' AND tenant = 'acme' AND role = 'support' AND name = 'acme-support'")).isEqualTo(1);
+        assertThat(Sql.count(SERVICE.dataSource(), "SELECT count(*) FROM api_keys"))
+                .isEqualTo(3);
+        assertThat(Sql.count(
+                        SERVICE.dataSource(),
+                        "SELECT count(*) FROM api_keys WHERE key_hash = '" + ApiKeyHash.of("client-a")
+                                + "' AND tenant = 'acme' AND role = 'support' AND name = 'acme-support'"))
+                .isEqualTo(1);
     }
 
     @Test
@@ -80,7 +89,9 @@ class ApiKeySyncTest {
         assertThat(adminDead(running, "admin-1")).isEqualTo(200);
         assertThat(adminDead(running, "client-a")).isEqualTo(403);
         String acmeMessage = Messages.submitOne(SERVICE, Messages.recipient());
-        assertThat(running.get("/v1/messages/" + acmeMessage, "client-b").status()).as("globex cannot see acme").isEqualTo(404);
+        assertThat(running.get("/v1/messages/" + acmeMessage, "client-b").status())
+                .as("globex cannot see acme")
+                .isEqualTo(404);
 
         // The running process keeps B in use (so in its cache) all the while the other one starts and syncs.
         AtomicBoolean using = new AtomicBoolean(true);
@@ -101,18 +112,30 @@ class ApiKeySyncTest {
         try (ServiceHarness.Instance other = SERVICE.startAnother(ONLY_A_AS_SUPPORT, "components", "API")) {
             using.set(false);
             user.join();
-            assertThat(acceptedWhileStarting.get()).as("B was in use in the running process").isPositive();
+            assertThat(acceptedWhileStarting.get())
+                    .as("B was in use in the running process")
+                    .isPositive();
             long synced = System.nanoTime();
             assertTheNewKeysApply(other.api(), other.admin(), acmeMessage);
 
             // Every poll uses B again: a cache that kept a key while it is used would never let go of it.
-            await().atMost(Duration.ofMillis(2500)).pollInterval(Duration.ofMillis(50)).untilAsserted(() -> {
-                assertThat(adminDead(running, "admin-1")).as("B in the running process").isEqualTo(401);
-                assertThat(adminDead(running, "client-a")).as("A's new role in the running process").isEqualTo(200);
-                assertThat(running.get("/v1/messages/" + acmeMessage, "client-b").status()).isEqualTo(200);
-            });
+            await().atMost(Duration.ofMillis(2500))
+                    .pollInterval(Duration.ofMillis(50))
+                    .untilAsserted(() -> {
+                        assertThat(adminDead(running, "admin-1"))
+                                .as("B in the running process")
+                                .isEqualTo(401);
+                        assertThat(adminDead(running, "client-a"))
+                                .as("A's new role in the running process")
+                                .isEqualTo(200);
+                        assertThat(running.get("/v1/messages/" + acmeMessage, "client-b")
+                                        .status())
+                                .isEqualTo(200);
+                    });
             assertThat(Duration.ofNanos(System.nanoTime() - synced)).isLessThan(Duration.ofMillis(2500));
-            assertThat(SERVICE.admin().post("/tasks/gc", "admin-1", "").status()).as("B on the admin port").isEqualTo(401);
+            assertThat(SERVICE.admin().post("/tasks/gc", "admin-1", "").status())
+                    .as("B on the admin port")
+                    .isEqualTo(401);
         }
     }
 

@@ -26,9 +26,17 @@ class AccessControlTest {
             return switch (method) {
                 case "GET" -> SERVICE.api().get(path, key);
                 case "POST" -> SERVICE.api().post(path, key, body);
-                default -> SERVICE.api().send(SERVICE.api().builder(path, key, "Content-Type", "application/json")
-                        .method(method, body == null ? java.net.http.HttpRequest.BodyPublishers.noBody()
-                                : java.net.http.HttpRequest.BodyPublishers.ofString(body)), body);
+                default ->
+                    SERVICE.api()
+                            .send(
+                                    SERVICE.api()
+                                            .builder(path, key, "Content-Type", "application/json")
+                                            .method(
+                                                    method,
+                                                    body == null
+                                                            ? java.net.http.HttpRequest.BodyPublishers.noBody()
+                                                            : java.net.http.HttpRequest.BodyPublishers.ofString(body)),
+                                    body);
             };
         }
 
@@ -80,15 +88,22 @@ class AccessControlTest {
     @Test
     void aKeyThatDiffersOnlyInCaseIsRefusedEvenRightAfterTheRealKeyOnTheSameConnection() {
         RawRequest.Builder real = RawRequest.get("/v1/messages?limit=1").header("Authorization", "Bearer client-b");
-        List<RawResponse> answers = new RawHttp(SERVICE.api().baseUrl()).sendOnOneConnection(List.of(real.build(),
-                RawRequest.get("/v1/messages?limit=1").header("Authorization", "Bearer CLIENT-B").build(),
-                RawRequest.get("/v1/messages?limit=1").header("Authorization", "Bearer Client-B").build()));
+        List<RawResponse> answers = new RawHttp(SERVICE.api().baseUrl())
+                .sendOnOneConnection(List.of(
+                        real.build(),
+                        RawRequest.get("/v1/messages?limit=1")
+                                .header("Authorization", "Bearer CLIENT-B")
+                                .build(),
+                        RawRequest.get("/v1/messages?limit=1")
+                                .header("Authorization", "Bearer Client-B")
+                                .build()));
         assertThat(answers).extracting(RawResponse::status).containsExactly(200, 401, 401);
     }
 
     @Test
     void aKeyInTheQueryStringIsNotAKey() {
-        for (String path : List.of("/v1/messages?access_token=client-a", "/v1/messages/" + acmeMessage + "?access_token=client-a")) {
+        for (String path : List.of(
+                "/v1/messages?access_token=client-a", "/v1/messages/" + acmeMessage + "?access_token=client-a")) {
             ApiResponse r = SERVICE.api().get(path, null);
             assertThat(r.status()).as(path).isEqualTo(401);
             assertThat(r.contentType()).startsWith("application/problem+json");
@@ -104,22 +119,36 @@ class AccessControlTest {
             assertThat(foreign.contentType()).startsWith("application/problem+json");
             assertThat(foreign.json().get("title")).isEqualTo(missing.json().get("title"));
         }
-        assertThat(SERVICE.api().get("/v1/messages/" + acmeMessage, "client-a").status()).isEqualTo(200);
-        assertThat(SERVICE.api().get("/v1/messages/" + acmeMessage, "support-1").status()).isEqualTo(200);
+        assertThat(SERVICE.api().get("/v1/messages/" + acmeMessage, "client-a").status())
+                .isEqualTo(200);
+        assertThat(SERVICE.api().get("/v1/messages/" + acmeMessage, "support-1").status())
+                .isEqualTo(200);
     }
 
     @Test
     void aClientSearchNeverReturnsAnotherTenantsMessages() {
-        String to = SERVICE.api().get("/v1/messages/" + acmeMessage, "client-a").json().get("to").asText();
+        String to = SERVICE.api()
+                .get("/v1/messages/" + acmeMessage, "client-a")
+                .json()
+                .get("to")
+                .asText();
         ApiResponse byRecipient = SERVICE.api().get("/v1/messages?to=" + UrlJunk.encode(to), "client-b");
         assertThat(byRecipient.status()).isEqualTo(200);
         assertThat(byRecipient.json().get("items")).isEmpty();
         ApiResponse otherTenant = SERVICE.api().get("/v1/messages?tenant=acme", "client-b");
         assertThat(otherTenant.status()).isEqualTo(400);
         assertThat(otherTenant.contentType()).startsWith("application/problem+json");
-        ApiResponse pastTheirMessage = SERVICE.api().get("/v1/messages?cursor=ffffffff-ffff-ffff-ffff-ffffffffffff", "client-b");
-        pastTheirMessage.json().get("items").forEach(item -> assertThat(item.get("tenant").asText()).isEqualTo("globex"));
-        assertThat(SERVICE.api().get("/v1/messages?to=" + UrlJunk.encode(to), "support-1").json().get("items")).hasSize(1);
+        ApiResponse pastTheirMessage =
+                SERVICE.api().get("/v1/messages?cursor=ffffffff-ffff-ffff-ffff-ffffffffffff", "client-b");
+        pastTheirMessage
+                .json()
+                .get("items")
+                .forEach(item -> assertThat(item.get("tenant").asText()).isEqualTo("globex"));
+        assertThat(SERVICE.api()
+                        .get("/v1/messages?to=" + UrlJunk.encode(to), "support-1")
+                        .json()
+                        .get("items"))
+                .hasSize(1);
     }
 
     @Test
@@ -141,7 +170,8 @@ class AccessControlTest {
             assertThat(r.status()).as(call.toString()).isEqualTo(403);
             assertThat(r.contentType()).startsWith("application/problem+json");
         }
-        // The same calls pass the role check for an admin: an accepted message cannot be re-driven, there is no parked row 1.
+        // The same calls pass the role check for an admin: an accepted message cannot be re-driven, there is no parked
+        // row 1.
         assertThat(everyEndpoint().get(7).as("admin-1").status()).isEqualTo(409);
         assertThat(everyEndpoint().get(8).as("admin-1").status()).isEqualTo(404);
     }
@@ -159,7 +189,9 @@ class AccessControlTest {
         }
         assertThat(suppressions.get(0).as("admin-1").status()).isEqualTo(200);
         assertThat(suppressions.get(1).as("admin-1").status()).isEqualTo(204);
-        assertThat(suppressions.get(1).as("admin-1").status()).as("no longer listed").isEqualTo(404);
+        assertThat(suppressions.get(1).as("admin-1").status())
+                .as("no longer listed")
+                .isEqualTo(404);
     }
 
     @Test
@@ -170,12 +202,16 @@ class AccessControlTest {
             assertThat(r.status()).as(change.toString()).isEqualTo(403);
             assertThat(r.contentType()).startsWith("application/problem+json");
         }
-        assertThat(webhook.get(3).as("support-1").status()).as("none registered yet").isEqualTo(404);
+        assertThat(webhook.get(3).as("support-1").status())
+                .as("none registered yet")
+                .isEqualTo(404);
         assertThat(webhook.get(0).as("admin-1").status()).isEqualTo(200);
         assertThat(webhook.get(3).as("support-1").status()).isEqualTo(200);
         assertThat(webhook.get(1).as("admin-1").status()).isEqualTo(200);
         assertThat(webhook.get(2).as("admin-1").status()).isEqualTo(204);
-        assertThat(webhook.get(2).as("admin-1").status()).as("no longer registered").isEqualTo(404);
+        assertThat(webhook.get(2).as("admin-1").status())
+                .as("no longer registered")
+                .isEqualTo(404);
     }
 
     @Test

@@ -24,7 +24,8 @@ final class AccessLines extends AppenderBase<ILoggingEvent> {
         logger.setLevel(Level.INFO);
         try {
             action.run();
-            // A line is written after the answer has left (the filter logs once the chain returns): wait until no more come.
+            // A line is written after the answer has left (the filter logs once the chain returns): wait until no more
+            // come.
             int seen = -1;
             long deadline = System.nanoTime() + 3_000_000_000L;
             while (appender.lines().size() != seen && System.nanoTime() < deadline) {

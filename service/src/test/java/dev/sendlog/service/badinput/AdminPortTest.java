@@ -19,8 +19,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 class AdminPortTest {
     @RegisterExtension
-    static final ServiceHarness SERVICE = new ServiceHarness("adminPort.allowedHosts",
-            "admin.sendlog.test,mapped.sendlog.test:18081");
+    static final ServiceHarness SERVICE =
+            new ServiceHarness("adminPort.allowedHosts", "admin.sendlog.test,mapped.sendlog.test:18081");
 
     private static final String PAUSE = "/tasks/pause?component=callback-worker";
     private static final String RESUME = "/tasks/resume?component=callback-worker";
@@ -54,11 +54,24 @@ class AdminPortTest {
     private static void assertTheCallbackWorkerRuns() {
         String id = Messages.submitOne(SERVICE, Messages.recipient());
         Messages.awaitStatus(SERVICE, id, "SENT", Duration.ofSeconds(30));
-        String providerId = SERVICE.api().get("/v1/messages/" + id, "support-1").json().get("providerId").asText();
-        byte[] body = ("{\"id\":\"" + providerId + "\",\"reference\":\"" + id + "\",\"status\":\"DELIVRD\",\"timestamp\":\"2611300931\"}")
+        String providerId = SERVICE.api()
+                .get("/v1/messages/" + id, "support-1")
+                .json()
+                .get("providerId")
+                .asText();
+        byte[] body = ("{\"id\":\"" + providerId + "\",\"reference\":\"" + id
+                        + "\",\"status\":\"DELIVRD\",\"timestamp\":\"2611300931\"}")
                 .getBytes(StandardCharsets.UTF_8);
-        assertThat(SERVICE.api().postBytes("/v1/callbacks/sim", null, "application/json", body,
-                "X-Signature", CallbackSignature.sign("sim-secret", body)).status()).isEqualTo(200);
+        assertThat(SERVICE.api()
+                        .postBytes(
+                                "/v1/callbacks/sim",
+                                null,
+                                "application/json",
+                                body,
+                                "X-Signature",
+                                CallbackSignature.sign("sim-secret", body))
+                        .status())
+                .isEqualTo(200);
         Messages.awaitStatus(SERVICE, id, "DELIVERED", Duration.ofSeconds(30));
     }
 
@@ -76,23 +89,44 @@ class AdminPortTest {
     @Test
     void aRequestWithAnOriginIsRefusedOnEveryPathHealthIncluded() {
         for (String path : List.of("/healthcheck", "/alarms", "/ping", "/metrics", "/metrics/prometheus", "/threads")) {
-            ApiResponse r = SERVICE.admin().send(SERVICE.admin().builder(path, null, "Origin", "http://evil.example").GET());
+            ApiResponse r = SERVICE.admin()
+                    .send(SERVICE.admin()
+                            .builder(path, null, "Origin", "http://evil.example")
+                            .GET());
             assertProblem(r, 403);
         }
     }
 
     @Test
     void aForeignHostIs403WhateverItAsksFor() {
-        for (String host : List.of("attacker.example", "attacker.example:" + adminPort(), "127.0.0.1.attacker.example",
-                "localhost.", "10.0.0.1", "[::2]", "localhost:1", "127.0.0.1:" + (adminPort() + 1), "admin.sendlog.test:1",
-                "mapped.sendlog.test", "mapped.sendlog.test:" + adminPort())) {
-            assertProblem(raw(RawRequest.get("/healthcheck").header("Host", host).build()), 403);
+        for (String host : List.of(
+                "attacker.example",
+                "attacker.example:" + adminPort(),
+                "127.0.0.1.attacker.example",
+                "localhost.",
+                "10.0.0.1",
+                "[::2]",
+                "localhost:1",
+                "127.0.0.1:" + (adminPort() + 1),
+                "admin.sendlog.test:1",
+                "mapped.sendlog.test",
+                "mapped.sendlog.test:" + adminPort())) {
+            assertProblem(
+                    raw(RawRequest.get("/healthcheck").header("Host", host).build()), 403);
             assertProblem(raw(RawRequest.get("/metrics").header("Host", host).build()), 403);
-            assertProblem(raw(RawRequest.post(PAUSE).header("Host", host).header("Authorization", "Bearer admin-1").build()), 403);
+            assertProblem(
+                    raw(RawRequest.post(PAUSE)
+                            .header("Host", host)
+                            .header("Authorization", "Bearer admin-1")
+                            .build()),
+                    403);
         }
         // A Host that is not even a host name Jetty refuses itself (400); either way nothing is served.
         for (String host : List.of("127.0.0.1:", "[::1", "", "127.0.0.1:x")) {
-            assertThat(raw(RawRequest.get("/healthcheck").header("Host", host).build()).status()).as(host).isIn(400, 403);
+            assertThat(raw(RawRequest.get("/healthcheck").header("Host", host).build())
+                            .status())
+                    .as(host)
+                    .isIn(400, 403);
         }
         assertTheCallbackWorkerRuns();
     }
@@ -100,8 +134,16 @@ class AdminPortTest {
     @Test
     void theAdminHostByNameOrAddressWithOrWithoutThePortIsServed() {
         int port = adminPort();
-        for (String host : List.of("127.0.0.1", "127.0.0.1:" + port, "localhost", "LocalHost:" + port, "[::1]", "[::1]:" + port,
-                "admin.sendlog.test", "admin.sendlog.test:" + port, "mapped.sendlog.test:18081")) {
+        for (String host : List.of(
+                "127.0.0.1",
+                "127.0.0.1:" + port,
+                "localhost",
+                "LocalHost:" + port,
+                "[::1]",
+                "[::1]:" + port,
+                "admin.sendlog.test",
+                "admin.sendlog.test:" + port,
+                "mapped.sendlog.test:18081")) {
             RawResponse r = raw(RawRequest.get("/ping").header("Host", host).build());
             assertThat(r.status()).as(host + ": " + r).isEqualTo(200);
         }
@@ -143,9 +185,14 @@ class AdminPortTest {
     @Test
     void aComponentTaskNamingNoComponentOfThisProcessIs400AndChangesNothing() {
         // Issue 24, item 11: Dropwizard's task servlet answers a task's exception with 500, as if the fault were ours.
-        for (String path : List.of("/tasks/pause?component=nope", "/tasks/resume?component=nope", "/tasks/pause",
-                "/tasks/pause?component=", "/tasks/pause?component=poller&component=send-worker",
-                "/tasks/pause?component=CALLBACK-WORKER", "/tasks/resume?other=callback-worker")) {
+        for (String path : List.of(
+                "/tasks/pause?component=nope",
+                "/tasks/resume?component=nope",
+                "/tasks/pause",
+                "/tasks/pause?component=",
+                "/tasks/pause?component=poller&component=send-worker",
+                "/tasks/pause?component=CALLBACK-WORKER",
+                "/tasks/resume?other=callback-worker")) {
             ApiResponse r = post(path, "admin-1");
             assertProblem(r, 400);
             assertThat(r.json().get("detail").asText()).as(path).contains("callback-worker");

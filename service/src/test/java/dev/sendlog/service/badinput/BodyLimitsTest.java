@@ -18,10 +18,11 @@ class BodyLimitsTest {
     @RegisterExtension
     static final ServiceHarness SERVICE = new ServiceHarness("components", "API,MAINTENANCE");
 
-    private static final byte[] HUGE_MESSAGE = ("{\"to\":\"+4912\",\"body\":\"" + "x".repeat(100 * 1024) + "\"}")
-            .getBytes(StandardCharsets.UTF_8);
+    private static final byte[] HUGE_MESSAGE =
+            ("{\"to\":\"+4912\",\"body\":\"" + "x".repeat(100 * 1024) + "\"}").getBytes(StandardCharsets.UTF_8);
     private static final byte[] HUGE_BATCH = ("{\"messages\":[{\"to\":\"+4912\",\"body\":\"" + "x".repeat(1500) + "\"}"
-            + (",{\"to\":\"+4912\",\"body\":\"" + "x".repeat(1500) + "\"}").repeat(60) + "]}").getBytes(StandardCharsets.UTF_8);
+                    + (",{\"to\":\"+4912\",\"body\":\"" + "x".repeat(1500) + "\"}").repeat(60) + "]}")
+            .getBytes(StandardCharsets.UTF_8);
 
     private static RawResponse send(RawRequest request) {
         return new RawHttp(SERVICE.api().baseUrl()).send(request);
@@ -39,11 +40,18 @@ class BodyLimitsTest {
     @Test
     void aJsonBodyOver64KibIs413WithOrWithoutAContentLength() {
         long before = count("SELECT count(*) FROM messages");
-        for (RawRequest.Framing framing : new RawRequest.Framing[] {RawRequest.Framing.LENGTH, RawRequest.Framing.CHUNKED}) {
+        for (RawRequest.Framing framing :
+                new RawRequest.Framing[] {RawRequest.Framing.LENGTH, RawRequest.Framing.CHUNKED}) {
             for (String path : new String[] {"/v1/messages", "/v1/messages/batch"}) {
                 byte[] body = path.endsWith("batch") ? HUGE_BATCH : HUGE_MESSAGE;
-                assertProblem(send(RawRequest.post(path).header("Authorization", "Bearer client-a")
-                        .header("Content-Type", "application/json").framing(framing).body(body).build()), 413);
+                assertProblem(
+                        send(RawRequest.post(path)
+                                .header("Authorization", "Bearer client-a")
+                                .header("Content-Type", "application/json")
+                                .framing(framing)
+                                .body(body)
+                                .build()),
+                        413);
             }
         }
         assertThat(count("SELECT count(*) FROM messages")).isEqualTo(before);
@@ -52,10 +60,16 @@ class BodyLimitsTest {
     @Test
     void aCallbackOver64KibIs413WithOrWithoutAContentLengthAndIsNotStored() {
         long before = count("SELECT count(*) FROM callback_inbox");
-        for (RawRequest.Framing framing : new RawRequest.Framing[] {RawRequest.Framing.LENGTH, RawRequest.Framing.CHUNKED}) {
-            assertProblem(send(RawRequest.post("/v1/callbacks/sim").header("Content-Type", "application/json")
-                    .header("X-Signature", CallbackSignature.sign("sim-secret", HUGE_MESSAGE)).framing(framing)
-                    .body(HUGE_MESSAGE).build()), 413);
+        for (RawRequest.Framing framing :
+                new RawRequest.Framing[] {RawRequest.Framing.LENGTH, RawRequest.Framing.CHUNKED}) {
+            assertProblem(
+                    send(RawRequest.post("/v1/callbacks/sim")
+                            .header("Content-Type", "application/json")
+                            .header("X-Signature", CallbackSignature.sign("sim-secret", HUGE_MESSAGE))
+                            .framing(framing)
+                            .body(HUGE_MESSAGE)
+                            .build()),
+                    413);
         }
         assertThat(count("SELECT count(*) FROM callback_inbox")).isEqualTo(before);
     }
@@ -63,15 +77,23 @@ class BodyLimitsTest {
     @Test
     void anEmptyBodyIsA400ForMessagesAndIsStoredForASignedCallback() {
         for (String path : new String[] {"/v1/messages", "/v1/messages/batch"}) {
-            for (RawRequest.Framing framing : new RawRequest.Framing[] {RawRequest.Framing.LENGTH, RawRequest.Framing.CHUNKED}) {
-                assertProblem(send(RawRequest.post(path).header("Authorization", "Bearer client-a")
-                        .header("Content-Type", "application/json").framing(framing).build()), 400);
+            for (RawRequest.Framing framing :
+                    new RawRequest.Framing[] {RawRequest.Framing.LENGTH, RawRequest.Framing.CHUNKED}) {
+                assertProblem(
+                        send(RawRequest.post(path)
+                                .header("Authorization", "Bearer client-a")
+                                .header("Content-Type", "application/json")
+                                .framing(framing)
+                                .build()),
+                        400);
             }
         }
-        RawResponse callback = send(RawRequest.post("/v1/callbacks/sim").header("X-Signature", CallbackSignature.sign("sim-secret",
-                new byte[0])).build());
+        RawResponse callback = send(RawRequest.post("/v1/callbacks/sim")
+                .header("X-Signature", CallbackSignature.sign("sim-secret", new byte[0]))
+                .build());
         assertThat(callback.status()).as(callback.toString()).isEqualTo(200);
-        assertThat(count("SELECT count(*) FROM callback_inbox WHERE id = " + callback.json().get("stored").asLong()
-                + " AND length(body) = 0")).isEqualTo(1);
+        assertThat(count("SELECT count(*) FROM callback_inbox WHERE id = "
+                        + callback.json().get("stored").asLong() + " AND length(body) = 0"))
+                .isEqualTo(1);
     }
 }

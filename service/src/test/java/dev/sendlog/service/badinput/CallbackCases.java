@@ -18,16 +18,42 @@ import java.util.UUID;
  */
 final class CallbackCases {
     static final String[] GATEWAYS = {"sim", "other"};
-    private static final List<String> SMPP = List.copyOf(Vocabulary.smpp().statuses().keySet());
-    private static final List<String> JSON = List.copyOf(Vocabulary.json().statuses().keySet());
+    private static final List<String> SMPP =
+            List.copyOf(Vocabulary.smpp().statuses().keySet());
+    private static final List<String> JSON =
+            List.copyOf(Vocabulary.json().statuses().keySet());
     /** Few, so that the same receipt comes twice and must be recorded as a duplicate. */
     private static final String[] SMPP_TIMES = {"2611300931", "261130093105", "2611300932", "2612011200"};
-    private static final String[] ISO_TIMES = {"2026-11-30T09:31:05Z", "2026-11-30T10:31:05+01:00", "2026-11-30T09:32:00.123Z"};
-    private static final String[] BROKEN_TIMES = {"2613300931", "2611310931", "261130093", "26113009310", "2611302461", "abcdefghij",
-            "", " ", "2026-11-30T09:31:05", "2026-11-30 09:31:05Z", "2026-02-30T00:00:00Z", "+999999999-12-31T23:59:59Z",
-            "-999999999-01-01T00:00:00+18:00", "+999999999-12-31T23:59:59.999999999-18:00", "2026-11-30T09:31:05.1234567891Z",
-            "1764495065", "0000-01-01T00:00:00Z", "9999-12-31T23:59:59.999999999-18:00", "2026-11-30T09:31:05+25:00",
-            "261130", "99999999999999", "0000000000", "2611300931Z", "\u0661\u0662\u0663"};
+
+    private static final String[] ISO_TIMES = {
+        "2026-11-30T09:31:05Z", "2026-11-30T10:31:05+01:00", "2026-11-30T09:32:00.123Z"
+    };
+    private static final String[] BROKEN_TIMES = {
+        "2613300931",
+        "2611310931",
+        "261130093",
+        "26113009310",
+        "2611302461",
+        "abcdefghij",
+        "",
+        " ",
+        "2026-11-30T09:31:05",
+        "2026-11-30 09:31:05Z",
+        "2026-02-30T00:00:00Z",
+        "+999999999-12-31T23:59:59Z",
+        "-999999999-01-01T00:00:00+18:00",
+        "+999999999-12-31T23:59:59.999999999-18:00",
+        "2026-11-30T09:31:05.1234567891Z",
+        "1764495065",
+        "0000-01-01T00:00:00Z",
+        "9999-12-31T23:59:59.999999999-18:00",
+        "2026-11-30T09:31:05+25:00",
+        "261130",
+        "99999999999999",
+        "0000000000",
+        "2611300931Z",
+        "\u0661\u0662\u0663"
+    };
 
     private final Junk junk;
     private final List<Sent> sent;
@@ -45,11 +71,21 @@ final class CallbackCases {
     FuzzCase next() {
         String gateway = junk.pick(GATEWAYS);
         boolean known = junk.chance(0.95);
-        String path = known ? gateway : junk.pick("nope", "SIM", "Other", "%00", "sim%2Fx", "sim%20", UrlJunk.encode(junk.text(10)),
-                "x".repeat(300));
+        String path = known
+                ? gateway
+                : junk.pick(
+                        "nope",
+                        "SIM",
+                        "Other",
+                        "%00",
+                        "sim%2Fx",
+                        "sim%20",
+                        UrlJunk.encode(junk.text(10)),
+                        "x".repeat(300));
         byte[] body = body(gateway);
         boolean oversize = body.length > 64 * 1024;
-        RawRequest.Builder b = RawRequest.post("/v1/callbacks/" + path).note(known ? "gateway " + gateway : "unknown gateway");
+        RawRequest.Builder b =
+                RawRequest.post("/v1/callbacks/" + path).note(known ? "gateway " + gateway : "unknown gateway");
         Signature signature = signature(b, gateway, body);
         boolean oddContentType = !junk.chance(0.85);
         if (oddContentType) {
@@ -75,14 +111,19 @@ final class CallbackCases {
         } else {
             allowed.add(signature == Signature.RIGHT ? 200 : 401);
         }
-        // Jetty refuses a path or header it cannot parse, and Jersey a Content-Type it cannot parse, before any of our code.
+        // Jetty refuses a path or header it cannot parse, and Jersey a Content-Type it cannot parse, before any of our
+        // code.
         if (!known || signature == Signature.UNPARSEABLE || oddContentType) {
             allowed.add(400);
         }
         return new FuzzCase(FuzzCase.Kind.CALLBACK, b.build(), Set.copyOf(allowed), null);
     }
 
-    private enum Signature { RIGHT, WRONG, UNPARSEABLE }
+    private enum Signature {
+        RIGHT,
+        WRONG,
+        UNPARSEABLE
+    }
 
     /** Signs the body, or signs it wrong, or not at all. */
     private Signature signature(RawRequest.Builder b, String gateway, byte[] body) {
@@ -93,13 +134,23 @@ final class CallbackCases {
             return Signature.RIGHT;
         }
         switch (junk.below(7)) {
-            case 0 -> b.header("X-Signature", CallbackSignature.sign(secretOf(other), body)).note("other gateway's signature");
+            case 0 ->
+                b.header("X-Signature", CallbackSignature.sign(secretOf(other), body))
+                        .note("other gateway's signature");
             case 1 -> b.note("no signature");
-            case 2 -> b.header("X-Signature", CallbackSignature.sign("wrong", body)).note("wrong secret");
-            case 3 -> b.header("X-Signature", CallbackSignature.sign(secretOf(gateway), body).replace("sha256=", "sha1="))
-                    .note("wrong scheme");
-            case 4 -> b.header("X-Signature", CallbackSignature.sign(secretOf(gateway), java.util.Arrays.copyOf(body, body.length + 1)))
-                    .note("signature of other bytes");
+            case 2 ->
+                b.header("X-Signature", CallbackSignature.sign("wrong", body)).note("wrong secret");
+            case 3 ->
+                b.header(
+                                "X-Signature",
+                                CallbackSignature.sign(secretOf(gateway), body).replace("sha256=", "sha1="))
+                        .note("wrong scheme");
+            case 4 ->
+                b.header(
+                                "X-Signature",
+                                CallbackSignature.sign(
+                                        secretOf(gateway), java.util.Arrays.copyOf(body, body.length + 1)))
+                        .note("signature of other bytes");
             case 5 -> {
                 b.header("X-Signature", HeaderJunk.headerBytes(junk.text(70))).note("junk signature");
                 return Signature.UNPARSEABLE;
@@ -116,7 +167,11 @@ final class CallbackCases {
         }
         List<String> members = new ArrayList<>();
         Sent about = junk.pick(sent);
-        Sent sameGateway = sent.stream().filter(s -> s.gateway().equals(gateway)).skip(junk.below(4)).findFirst().orElse(about);
+        Sent sameGateway = sent.stream()
+                .filter(s -> s.gateway().equals(gateway))
+                .skip(junk.below(4))
+                .findFirst()
+                .orElse(about);
         Sent target = junk.chance(0.7) ? sameGateway : about;
         field(members, "id", () -> switch (junk.below(20)) {
             case 0 -> Junk.quote("p" + junk.below(1000));
@@ -128,7 +183,9 @@ final class CallbackCases {
         field(members, "reference", () -> switch (junk.below(16)) {
             case 0 -> Junk.quote(junk.pick(sent).messageId());
             case 1 -> Junk.quote(UUID.randomUUID().toString());
-            case 2 -> Junk.quote(junk.pick("1-1-1-1-1", "00000000-0000-0000-0000-000000000000", "ffffffff-ffff-ffff-ffff-ffffffffffff"));
+            case 2 ->
+                Junk.quote(junk.pick(
+                        "1-1-1-1-1", "00000000-0000-0000-0000-000000000000", "ffffffff-ffff-ffff-ffff-ffffffffffff"));
             case 3 -> Junk.quote(junk.text(20));
             case 4 -> Junk.quote(target.messageId().toUpperCase(Locale.ROOT));
             default -> Junk.quote(target.messageId());
@@ -136,7 +193,9 @@ final class CallbackCases {
         boolean smpp = gateway.equals("sim") != junk.chance(0.1);
         field(members, "status", () -> switch (junk.below(16)) {
             case 0 -> Junk.quote(junk.pick(smpp ? JSON : SMPP));
-            case 1 -> Junk.quote(junk.pick("delivrd", "DELIVERED", " DELIVRD", "DELIVRD ", "Delivered", "DELIVRD\u0000", "MYSTERY_STATE"));
+            case 1 ->
+                Junk.quote(junk.pick(
+                        "delivrd", "DELIVERED", " DELIVRD", "DELIVRD ", "Delivered", "DELIVRD\u0000", "MYSTERY_STATE"));
             case 2 -> Junk.quote(junk.text(15));
             case 3 -> Junk.quote(junk.unstorableText());
             default -> Junk.quote(junk.pick(smpp ? SMPP : JSON));
@@ -148,11 +207,18 @@ final class CallbackCases {
             default -> Junk.quote(junk.pick(smpp ? SMPP_TIMES : ISO_TIMES));
         });
         if (junk.chance(0.3)) {
-            field(members, "errorCode", () -> junk.chance(0.3) ? Junk.quote(junk.unstorableText())
-                    : Junk.quote(junk.pick("000", "001", "0x0000000b", junk.text(20), "e".repeat(junk.between(200, 20_000)))));
+            field(
+                    members,
+                    "errorCode",
+                    () -> junk.chance(0.3)
+                            ? Junk.quote(junk.unstorableText())
+                            : Junk.quote(junk.pick(
+                                    "000", "001", "0x0000000b", junk.text(20), "e".repeat(junk.between(200, 20_000)))));
         }
         if (junk.chance(0.1)) {
-            members.add(junk.below(members.size() + 1), Junk.quote(junk.pick("extra", "id", "status", junk.text(8))) + ":" + junk.notAString());
+            members.add(
+                    junk.below(members.size() + 1),
+                    Junk.quote(junk.pick("extra", "id", "status", junk.text(8))) + ":" + junk.notAString());
             notes.add("extra or duplicated field");
         }
         String json = "{" + String.join(",", members) + "}";
@@ -196,15 +262,18 @@ final class CallbackCases {
             }
             case 3 -> {
                 notes.add("over 64 KiB");
-                return ("{\"id\":\"" + "p".repeat(junk.between(64 * 1024, 150 * 1024)) + "\"}").getBytes(StandardCharsets.UTF_8);
+                return ("{\"id\":\"" + "p".repeat(junk.between(64 * 1024, 150 * 1024)) + "\"}")
+                        .getBytes(StandardCharsets.UTF_8);
             }
             case 4 -> {
                 notes.add("top level not an object");
-                return junk.pick("[]", "null", "\"DELIVRD\"", "42", "[{\"id\":\"p1\"}]").getBytes(StandardCharsets.UTF_8);
+                return junk.pick("[]", "null", "\"DELIVRD\"", "42", "[{\"id\":\"p1\"}]")
+                        .getBytes(StandardCharsets.UTF_8);
             }
             case 5 -> {
                 notes.add("smpp text receipt");
-                return ("id:" + junk.pick(sent).providerId() + " sub:001 dlvrd:001 submit date:2611300931 done date:2611300932 stat:DELIVRD err:000")
+                return ("id:" + junk.pick(sent).providerId()
+                                + " sub:001 dlvrd:001 submit date:2611300931 done date:2611300932 stat:DELIVRD err:000")
                         .getBytes(StandardCharsets.UTF_8);
             }
             case 6 -> {

@@ -1,11 +1,10 @@
 package dev.sendlog.service.badinput;
 
-import dev.sendlog.service.db.StorableText;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
-
+import dev.sendlog.service.db.StorableText;
 import dev.sendlog.service.support.ApiResponse;
 import dev.sendlog.service.support.Messages;
 import dev.sendlog.service.support.ServiceHarness;
@@ -34,16 +33,22 @@ class CallbackFuzzTest {
     static final ProviderSimulator OTHER_PROVIDER = startOtherProvider();
 
     @RegisterExtension
-    static final ServiceHarness SERVICE = new ServiceHarness("receipts.holdWindow", "10m",
-            "gateways.other.baseUrl", OTHER_PROVIDER.baseUrl());
+    static final ServiceHarness SERVICE =
+            new ServiceHarness("receipts.holdWindow", "10m", "gateways.other.baseUrl", OTHER_PROVIDER.baseUrl());
 
     static final int CASES = Integer.getInteger("sendlog.fuzz.callbackCases", 3000);
     private static final int THREADS = 4;
 
     private static ProviderSimulator startOtherProvider() {
         try {
-            return ProviderSimulator.start(SimulatorConfig.defaults().toBuilder().token("other-token").callbackSecret("other-secret")
-                    .latencyMs(5).receiptMode(ReceiptMode.NONE).build(), 0);
+            return ProviderSimulator.start(
+                    SimulatorConfig.defaults().toBuilder()
+                            .token("other-token")
+                            .callbackSecret("other-secret")
+                            .latencyMs(5)
+                            .receiptMode(ReceiptMode.NONE)
+                            .build(),
+                    0);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -63,20 +68,30 @@ class CallbackFuzzTest {
         LogWatch log = LogWatch.attach();
         int ran;
         try {
-            ran = FuzzRun.run(seed, CASES, THREADS, new RawHttp(SERVICE.api().baseUrl()), failures,
-                    junk -> new CallbackCases(junk, sent).next(), (c, r) -> {
+            ran = FuzzRun.run(
+                    seed,
+                    CASES,
+                    THREADS,
+                    new RawHttp(SERVICE.api().baseUrl()),
+                    failures,
+                    junk -> new CallbackCases(junk, sent).next(),
+                    (c, r) -> {
                         // A body sent again is answered with the row that holds it, marked replayed; any other id
                         // answered twice would be two callbacks stored as one.
-                        if (r.status() == 200 && !r.json().path("replayed").asBoolean() && !stored.add(r.json().path("stored").asLong())) {
+                        if (r.status() == 200
+                                && !r.json().path("replayed").asBoolean()
+                                && !stored.add(r.json().path("stored").asLong())) {
                             return "a stored id answered twice: " + r.json();
                         }
                         return null;
                     });
             // Receipts that matched nothing are held for the hold window, then parked.
             SERVICE.clock().advance(Duration.ofMinutes(11));
-            await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(250)).untilAsserted(() ->
-                    assertThat(count("SELECT count(*) FROM callback_inbox i WHERE NOT EXISTS "
-                            + "(SELECT 1 FROM callback_outcomes o WHERE o.inbox_id = i.id)")).isZero());
+            await().atMost(Duration.ofSeconds(90))
+                    .pollInterval(Duration.ofMillis(250))
+                    .untilAsserted(() -> assertThat(count("SELECT count(*) FROM callback_inbox i WHERE NOT EXISTS "
+                                    + "(SELECT 1 FROM callback_outcomes o WHERE o.inbox_id = i.id)"))
+                            .isZero());
         } finally {
             log.detach();
         }
@@ -88,24 +103,39 @@ class CallbackFuzzTest {
 
         assertThat(ran).isEqualTo(CASES);
         assertThat(failures.count()).as(failures.report()).isZero();
-        assertThat(count("SELECT count(*) FROM callback_inbox")).as("only signed callbacks are stored").isEqualTo(stored.size());
+        assertThat(count("SELECT count(*) FROM callback_inbox"))
+                .as("only signed callbacks are stored")
+                .isEqualTo(stored.size());
         assertThat(count("SELECT count(*) FROM callback_outcomes")).isEqualTo(stored.size());
-        assertThat(count("SELECT count(*) FROM callback_outcomes o WHERE outcome = 'appended' AND NOT EXISTS (SELECT 1 FROM "
-                + "message_events e WHERE e.message_id = o.message_id AND e.seq = o.event_seq AND e.type = 9 "
-                + "AND e.ref = o.inbox_id)")).isZero();
+        assertThat(count(
+                        "SELECT count(*) FROM callback_outcomes o WHERE outcome = 'appended' AND NOT EXISTS (SELECT 1 FROM "
+                                + "message_events e WHERE e.message_id = o.message_id AND e.seq = o.event_seq AND e.type = 9 "
+                                + "AND e.ref = o.inbox_id)"))
+                .isZero();
         assertThat(count("SELECT count(*) FROM callback_outcomes o WHERE outcome = 'parked' AND NOT EXISTS "
-                + "(SELECT 1 FROM parked_input p WHERE p.inbox_id = o.inbox_id)")).isZero();
+                        + "(SELECT 1 FROM parked_input p WHERE p.inbox_id = o.inbox_id)"))
+                .isZero();
         assertThat(count("SELECT count(*) FROM parked_input p WHERE NOT EXISTS "
-                + "(SELECT 1 FROM callback_outcomes o WHERE o.inbox_id = p.inbox_id AND o.outcome = 'parked')")).isZero();
-        assertThat(count("SELECT count(*) FROM callback_outcomes o WHERE outcome = 'duplicate' AND NOT EXISTS (SELECT 1 FROM "
-                + "message_events e WHERE e.message_id = o.message_id AND e.type = 9)")).isZero();
+                        + "(SELECT 1 FROM callback_outcomes o WHERE o.inbox_id = p.inbox_id AND o.outcome = 'parked')"))
+                .isZero();
+        assertThat(count(
+                        "SELECT count(*) FROM callback_outcomes o WHERE outcome = 'duplicate' AND NOT EXISTS (SELECT 1 FROM "
+                                + "message_events e WHERE e.message_id = o.message_id AND e.type = 9)"))
+                .isZero();
         assertThat(count("SELECT count(*) FROM (SELECT 1 FROM message_events WHERE type = 9 GROUP BY message_id, "
-                + "detail, time2 HAVING count(*) > 1) twice"))
-                .as("the same receipt recorded twice on a message").isZero();
+                        + "detail, time2 HAVING count(*) > 1) twice"))
+                .as("the same receipt recorded twice on a message")
+                .isZero();
         assertThat(log.failures()).as("failures the service logged").isEmpty();
         for (Sent s : sent) {
-            assertThat(SERVICE.api().get("/v1/messages/" + s.messageId(), "support-1").status()).isEqualTo(200);
-            assertThat(SERVICE.api().get("/v1/messages/" + s.messageId() + "/events", "support-1").status()).isEqualTo(200);
+            assertThat(SERVICE.api()
+                            .get("/v1/messages/" + s.messageId(), "support-1")
+                            .status())
+                    .isEqualTo(200);
+            assertThat(SERVICE.api()
+                            .get("/v1/messages/" + s.messageId() + "/events", "support-1")
+                            .status())
+                    .isEqualTo(200);
         }
         assertEveryParkedRowIsListed();
         assertNoReceiptCameFromAFieldThatCouldNotBeKeptAsSent();
@@ -120,24 +150,29 @@ class CallbackFuzzTest {
         com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
         List<String> changed = new ArrayList<>();
         int read = 0;
-        try (var c = SERVICE.dataSource().getConnection(); var st = c.createStatement(); var rs = st.executeQuery(
-                "SELECT i.id, i.body FROM callback_outcomes o JOIN callback_inbox i ON i.id = o.inbox_id "
-                        + "WHERE o.outcome IN ('appended', 'duplicate')")) {
+        try (var c = SERVICE.dataSource().getConnection();
+                var st = c.createStatement();
+                var rs = st.executeQuery(
+                        "SELECT i.id, i.body FROM callback_outcomes o JOIN callback_inbox i ON i.id = o.inbox_id "
+                                + "WHERE o.outcome IN ('appended', 'duplicate')")) {
             while (rs.next()) {
                 read++;
                 JsonNode body = json.readTree(rs.getBytes(2));
                 for (String field : List.of("id", "reference", "status", "timestamp", "errorCode")) {
                     JsonNode v = body.get(field);
                     boolean optional = field.equals("reference") || field.equals("errorCode");
-                    if (v != null && ((v.isTextual() && StorableText.problem(v.textValue()) != null)
-                            || (optional && !v.isNull() && !v.isTextual()))) {
+                    if (v != null
+                            && ((v.isTextual() && StorableText.problem(v.textValue()) != null)
+                                    || (optional && !v.isNull() && !v.isTextual()))) {
                         changed.add("inbox " + rs.getLong(1) + " field " + field + ": " + v);
                     }
                 }
             }
         }
         assertThat(read).as("receipts recorded in the run").isPositive();
-        assertThat(changed).as("receipts recorded from fields that could not be kept as sent").isEmpty();
+        assertThat(changed)
+                .as("receipts recorded from fields that could not be kept as sent")
+                .isEmpty();
     }
 
     /** Messages on both gateways that their providers accepted, plus two that no provider ever saw. */
@@ -146,19 +181,33 @@ class CallbackFuzzTest {
         List<String[]> submitted = new ArrayList<>();
         for (int i = 0; i < 16; i++) {
             String gateway = CallbackCases.GATEWAYS[i % 2];
-            ApiResponse r = SERVICE.api().post("/v1/messages", "client-a", "{\"to\":\"" + Messages.recipient()
-                    + "\",\"body\":\"receipt target\",\"gateway\":\"" + gateway + "\"}");
+            ApiResponse r = SERVICE.api()
+                    .post(
+                            "/v1/messages",
+                            "client-a",
+                            "{\"to\":\"" + Messages.recipient() + "\",\"body\":\"receipt target\",\"gateway\":\""
+                                    + gateway + "\"}");
             assertThat(r.status()).isEqualTo(202);
             submitted.add(new String[] {gateway, r.json().get("id").asText()});
         }
         for (String[] s : submitted) {
-            String providerId = await().atMost(Duration.ofSeconds(30)).until(
-                    () -> SERVICE.api().get("/v1/messages/" + s[1], "support-1").json().path("providerId").asText(null), p -> p != null);
+            String providerId = await().atMost(Duration.ofSeconds(30))
+                    .until(
+                            () -> SERVICE.api()
+                                    .get("/v1/messages/" + s[1], "support-1")
+                                    .json()
+                                    .path("providerId")
+                                    .asText(null),
+                            p -> p != null);
             sent.add(new Sent(s[0], s[1], providerId));
         }
         for (String gateway : CallbackCases.GATEWAYS) {
-            ApiResponse r = SERVICE.api().post("/v1/messages", "client-a", "{\"to\":\"+4999000" + gateway.length()
-                    + "\",\"body\":\"blocked\",\"gateway\":\"" + gateway + "\"}");
+            ApiResponse r = SERVICE.api()
+                    .post(
+                            "/v1/messages",
+                            "client-a",
+                            "{\"to\":\"+4999000" + gateway.length() + "\",\"body\":\"blocked\",\"gateway\":\"" + gateway
+                                    + "\"}");
             String id = r.json().get("id").asText();
             Messages.awaitStatus(SERVICE, id, "REJECTED", Duration.ofSeconds(30));
             sent.add(new Sent(gateway, id, "p999999"));
@@ -171,11 +220,16 @@ class CallbackFuzzTest {
         long listed = 0;
         String cursor = null;
         do {
-            ApiResponse page = SERVICE.api().get("/v1/admin/parked?all=true&limit=500" + (cursor == null ? "" : "&cursor=" + cursor),
-                    "support-1");
+            ApiResponse page = SERVICE.api()
+                    .get(
+                            "/v1/admin/parked?all=true&limit=500" + (cursor == null ? "" : "&cursor=" + cursor),
+                            "support-1");
             assertThat(page.status()).as(page.raw()).isEqualTo(200);
             for (JsonNode item : page.json().get("items")) {
-                assertThat(item.path("body").isTextual() || item.path("bodyBase64").isTextual()).as(item.toString()).isTrue();
+                assertThat(item.path("body").isTextual()
+                                || item.path("bodyBase64").isTextual())
+                        .as(item.toString())
+                        .isTrue();
                 listed++;
             }
             cursor = page.json().path("nextCursor").asText(null);
@@ -185,11 +239,16 @@ class CallbackFuzzTest {
 
     private static String parkedReasons() {
         StringBuilder reasons = new StringBuilder();
-        try (var c = SERVICE.dataSource().getConnection(); var st = c.createStatement(); var rs = st.executeQuery(
-                "SELECT split_part(r, ' ', 1) || ' ' || split_part(r, ' ', 2), count(*) FROM "
-                        + "(SELECT regexp_replace(reason, '[0-9a-f-]{36}', 'ID', 'g') AS r FROM parked_input) p GROUP BY 1 ORDER BY 2 DESC")) {
+        try (var c = SERVICE.dataSource().getConnection();
+                var st = c.createStatement();
+                var rs = st.executeQuery(
+                        "SELECT split_part(r, ' ', 1) || ' ' || split_part(r, ' ', 2), count(*) FROM "
+                                + "(SELECT regexp_replace(reason, '[0-9a-f-]{36}', 'ID', 'g') AS r FROM parked_input) p GROUP BY 1 ORDER BY 2 DESC")) {
             while (rs.next()) {
-                reasons.append(rs.getString(1)).append('=').append(rs.getLong(2)).append("; ");
+                reasons.append(rs.getString(1))
+                        .append('=')
+                        .append(rs.getLong(2))
+                        .append("; ");
             }
         } catch (java.sql.SQLException e) {
             throw new IllegalStateException(e);

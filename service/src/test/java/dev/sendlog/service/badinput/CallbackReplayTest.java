@@ -24,8 +24,14 @@ class CallbackReplayTest {
 
     private static ApiResponse callback(String gateway, String body, String secret) {
         byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
-        return SERVICE.api().postBytes("/v1/callbacks/" + gateway, null, "application/json", bytes,
-                "X-Signature", CallbackSignature.sign(secret, bytes));
+        return SERVICE.api()
+                .postBytes(
+                        "/v1/callbacks/" + gateway,
+                        null,
+                        "application/json",
+                        bytes,
+                        "X-Signature",
+                        CallbackSignature.sign(secret, bytes));
     }
 
     private static long count(String sql) {
@@ -35,9 +41,16 @@ class CallbackReplayTest {
     @Test
     void aReplayedCallbackIsAnsweredWithItsRowAndChangesTheMessageOnlyOnce() {
         String id = Messages.submitOne(SERVICE, Messages.recipient());
-        String providerId = await().atMost(Duration.ofSeconds(30)).until(
-                () -> SERVICE.api().get("/v1/messages/" + id, "support-1").json().path("providerId").asText(null), p -> p != null);
-        String receipt = "{\"id\":\"" + providerId + "\",\"reference\":\"" + id + "\",\"status\":\"DELIVRD\",\"timestamp\":\"2611300931\"}";
+        String providerId = await().atMost(Duration.ofSeconds(30))
+                .until(
+                        () -> SERVICE.api()
+                                .get("/v1/messages/" + id, "support-1")
+                                .json()
+                                .path("providerId")
+                                .asText(null),
+                        p -> p != null);
+        String receipt = "{\"id\":\"" + providerId + "\",\"reference\":\"" + id
+                + "\",\"status\":\"DELIVRD\",\"timestamp\":\"2611300931\"}";
         long rowsBefore = count("SELECT count(*) FROM callback_inbox");
 
         ApiResponse first = callback("sim", receipt, "sim-secret");
@@ -45,15 +58,26 @@ class CallbackReplayTest {
         assertThat(first.status()).isEqualTo(200);
         assertThat(replay.status()).isEqualTo(200);
         long firstInbox = first.json().get("stored").asLong();
-        assertThat(replay.json().get("stored").asLong()).as("the replay names the row that holds the body").isEqualTo(firstInbox);
+        assertThat(replay.json().get("stored").asLong())
+                .as("the replay names the row that holds the body")
+                .isEqualTo(firstInbox);
         assertThat(replay.json().get("replayed").asBoolean()).isTrue();
-        assertThat(count("SELECT count(*) FROM callback_inbox")).as("stored once").isEqualTo(rowsBefore + 1);
+        assertThat(count("SELECT count(*) FROM callback_inbox"))
+                .as("stored once")
+                .isEqualTo(rowsBefore + 1);
 
-        Messages.awaitCount(SERVICE, "SELECT count(*) FROM callback_outcomes WHERE inbox_id = " + firstInbox, 1, Duration.ofSeconds(30));
+        Messages.awaitCount(
+                SERVICE,
+                "SELECT count(*) FROM callback_outcomes WHERE inbox_id = " + firstInbox,
+                1,
+                Duration.ofSeconds(30));
         Messages.awaitStatus(SERVICE, id, "DELIVERED", Duration.ofSeconds(30));
         assertThat(Messages.events(SERVICE, id, "RECEIPT")).isEqualTo(1);
-        assertThat(count("SELECT count(*) FROM callback_outcomes WHERE message_id = '" + id + "' AND outcome = 'appended'")).isEqualTo(1);
-        assertThat(count("SELECT count(*) FROM callback_outcomes WHERE message_id = '" + id + "'")).isEqualTo(1);
+        assertThat(count("SELECT count(*) FROM callback_outcomes WHERE message_id = '" + id
+                        + "' AND outcome = 'appended'"))
+                .isEqualTo(1);
+        assertThat(count("SELECT count(*) FROM callback_outcomes WHERE message_id = '" + id + "'"))
+                .isEqualTo(1);
     }
 
     @Test
@@ -61,12 +85,15 @@ class CallbackReplayTest {
         long before = count("SELECT count(*) FROM callback_inbox");
         String smpp = "{\"id\":\"p1\",\"status\":\"DELIVRD\",\"timestamp\":\"2611300931\"}";
         String json = "{\"id\":\"p1\",\"status\":\"delivered\",\"timestamp\":\"2026-11-30T09:31:00Z\"}";
-        for (ApiResponse r : new ApiResponse[] {callback("sim", smpp, "other-secret"), callback("other", json, "sim-secret")}) {
+        for (ApiResponse r :
+                new ApiResponse[] {callback("sim", smpp, "other-secret"), callback("other", json, "sim-secret")}) {
             assertThat(r.status()).isEqualTo(401);
             assertThat(r.contentType()).startsWith("application/problem+json");
             assertThat(r.json().get("status").asInt()).isEqualTo(401);
         }
         assertThat(count("SELECT count(*) FROM callback_inbox")).isEqualTo(before);
-        assertThat(callback("other", json, "other-secret").status()).as("the same body signed right").isEqualTo(200);
+        assertThat(callback("other", json, "other-secret").status())
+                .as("the same body signed right")
+                .isEqualTo(200);
     }
 }

@@ -23,9 +23,12 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 class ClientApiFuzzTest {
     @RegisterExtension
-    static final ServiceHarness SERVICE = new ServiceHarness("components", "API,MAINTENANCE",
+    static final ServiceHarness SERVICE = new ServiceHarness(
+            "components",
+            "API,MAINTENANCE",
             // As in production: webhook registrations to private targets must be refused (ClientApiCases.webhook).
-            "webhooks.allowPrivateTargets", "false");
+            "webhooks.allowPrivateTargets",
+            "false");
 
     static final int CASES = Integer.getInteger("sendlog.fuzz.clientCases", 8000);
     private static final int THREADS = 4;
@@ -40,8 +43,14 @@ class ClientApiFuzzTest {
         LogWatch log = LogWatch.attach();
         int ran;
         try {
-            ran = FuzzRun.run(seed, CASES, THREADS, new RawHttp(SERVICE.api().baseUrl()), failures,
-                    junk -> new ClientApiCases(junk, acme, globex).next(), (c, r) -> check(c, r, accepted));
+            ran = FuzzRun.run(
+                    seed,
+                    CASES,
+                    THREADS,
+                    new RawHttp(SERVICE.api().baseUrl()),
+                    failures,
+                    junk -> new ClientApiCases(junk, acme, globex).next(),
+                    (c, r) -> check(c, r, accepted));
         } finally {
             log.detach();
         }
@@ -54,8 +63,10 @@ class ClientApiFuzzTest {
         String in = "'" + String.join("','", accepted.keySet()) + "'";
         assertThat(Sql.count(SERVICE.dataSource(), "SELECT count(*) FROM messages WHERE id IN (" + in + ")"))
                 .isEqualTo(accepted.size());
-        assertThat(Sql.count(SERVICE.dataSource(), "SELECT count(*) FROM messages WHERE xid > 0 AND id IN (" + in + ")"))
-                .as("each with its tail position").isEqualTo(accepted.size());
+        assertThat(Sql.count(
+                        SERVICE.dataSource(), "SELECT count(*) FROM messages WHERE xid > 0 AND id IN (" + in + ")"))
+                .as("each with its tail position")
+                .isEqualTo(accepted.size());
         List<String> sample = new ArrayList<>(accepted.keySet()).subList(0, Math.min(200, accepted.size()));
         for (String id : sample) {
             String key = accepted.get(id).equals("acme") ? "client-a" : "client-b";
@@ -64,8 +75,10 @@ class ClientApiFuzzTest {
             // Nothing claims work here: a message waits as SCHEDULED exactly when its sendAt is after its acceptance
             // (issue 26; one in the past means now), else as ACCEPTED.
             JsonNode sendAt = one.json().get("sendAt");
-            boolean scheduled = sendAt != null && java.time.Instant.parse(sendAt.asText())
-                    .isAfter(java.time.Instant.parse(one.json().get("acceptedAt").asText()));
+            boolean scheduled = sendAt != null
+                    && java.time.Instant.parse(sendAt.asText())
+                            .isAfter(java.time.Instant.parse(
+                                    one.json().get("acceptedAt").asText()));
             assertThat(one.json().get("status").asText()).as(id).isEqualTo(scheduled ? "SCHEDULED" : "ACCEPTED");
         }
     }
@@ -73,7 +86,8 @@ class ClientApiFuzzTest {
     private static List<String> submitSome(String key) {
         List<String> ids = new ArrayList<>();
         for (int i = 0; i < 5; i++) {
-            ApiResponse r = SERVICE.api().post("/v1/messages", key, "{\"to\":\"" + Messages.recipient() + "\",\"body\":\"seed\"}");
+            ApiResponse r = SERVICE.api()
+                    .post("/v1/messages", key, "{\"to\":\"" + Messages.recipient() + "\",\"body\":\"seed\"}");
             assertThat(r.status()).isEqualTo(202);
             ids.add(r.json().get("id").asText());
         }
@@ -113,7 +127,9 @@ class ClientApiFuzzTest {
                 return "registered a webhook from a body that is not one valid object (issue 27)";
             }
             JsonNode json = r.json();
-            if (json != null && json.has("secret") && !json.get("secret").asText().startsWith("whsec_")) {
+            if (json != null
+                    && json.has("secret")
+                    && !json.get("secret").asText().startsWith("whsec_")) {
                 return "answered a secret that is not whsec_...";
             }
             return null;
@@ -167,12 +183,16 @@ class ClientApiFuzzTest {
         if (c.kind() == FuzzCase.Kind.SEARCH) {
             for (JsonNode item : json.path("items")) {
                 if (!item.path("tenant").asText().equals(c.tenant())) {
-                    return "a " + c.tenant() + " key found a message of tenant " + item.path("tenant").asText();
+                    return "a " + c.tenant() + " key found a message of tenant "
+                            + item.path("tenant").asText();
                 }
             }
         }
-        if (c.kind() == FuzzCase.Kind.READ && json.has("tenant") && !json.path("tenant").asText().equals(c.tenant())) {
-            return "a " + c.tenant() + " key read a message of tenant " + json.path("tenant").asText();
+        if (c.kind() == FuzzCase.Kind.READ
+                && json.has("tenant")
+                && !json.path("tenant").asText().equals(c.tenant())) {
+            return "a " + c.tenant() + " key read a message of tenant "
+                    + json.path("tenant").asText();
         }
         return null;
     }
@@ -185,7 +205,8 @@ class ClientApiFuzzTest {
     private static boolean oneValueRead(RawRequest request) {
         byte[] body = request.body();
         int half = body.length / 2;
-        return request.framing() == RawRequest.Framing.SHORT_LENGTH && body.length % 2 == 0
+        return request.framing() == RawRequest.Framing.SHORT_LENGTH
+                && body.length % 2 == 0
                 && java.util.Arrays.equals(body, 0, half, body, half, body.length);
     }
 }

@@ -35,10 +35,19 @@ final class Failures {
     }
 
     synchronized String report() {
-        StringBuilder s = new StringBuilder().append(total).append(" case(s) broke the property (seed ").append(seed)
-                .append("; replay with -D").append(FuzzSeed.PROPERTY).append('=').append(seed).append(")\n");
-        counts.forEach((why, n) -> s.append("  ").append(n).append(" x ").append(why).append('\n'));
-        examples.values().forEach(list -> list.forEach(e -> s.append('\n').append(e).append('\n')));
+        StringBuilder s = new StringBuilder()
+                .append(total)
+                .append(" case(s) broke the property (seed ")
+                .append(seed)
+                .append("; replay with -D")
+                .append(FuzzSeed.PROPERTY)
+                .append('=')
+                .append(seed)
+                .append(")\n");
+        counts.forEach(
+                (why, n) -> s.append("  ").append(n).append(" x ").append(why).append('\n'));
+        examples.values()
+                .forEach(list -> list.forEach(e -> s.append('\n').append(e).append('\n')));
         return s.toString();
     }
 }

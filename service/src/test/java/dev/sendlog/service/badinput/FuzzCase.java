@@ -7,5 +7,14 @@ import java.util.Set;
  * any answer that keeps the problem property is), and the tenant of the key it uses (null for none).
  */
 record FuzzCase(Kind kind, RawRequest request, Set<Integer> allowed, String tenant) {
-    enum Kind { SUBMIT, BATCH, READ, SEARCH, SUPPRESSION, WEBHOOK, OTHER, CALLBACK }
+    enum Kind {
+        SUBMIT,
+        BATCH,
+        READ,
+        SEARCH,
+        SUPPRESSION,
+        WEBHOOK,
+        OTHER,
+        CALLBACK
+    }
 }

@@ -14,11 +14,17 @@ import java.util.function.Function;
  * caller's, and records every violation. Returns how many cases ran.
  */
 final class FuzzRun {
-    private FuzzRun() {
-    }
+    private FuzzRun() {}
 
-    static int run(long seed, int cases, int threads, RawHttp http, Failures failures, Function<Junk, FuzzCase> generate,
-                   BiFunction<FuzzCase, RawResponse, String> check) throws InterruptedException {
+    static int run(
+            long seed,
+            int cases,
+            int threads,
+            RawHttp http,
+            Failures failures,
+            Function<Junk, FuzzCase> generate,
+            BiFunction<FuzzCase, RawResponse, String> check)
+            throws InterruptedException {
         ExecutorService pool = Executors.newFixedThreadPool(threads);
         AtomicInteger ran = new AtomicInteger();
         Slowest slowest = new Slowest();
@@ -44,8 +50,11 @@ final class FuzzRun {
                 } catch (UncheckedIOException e) {
                     failures.add(caseNumber, "no answer: " + e.getCause(), c.request(), null);
                 } catch (RuntimeException e) {
-                    failures.add(caseNumber, (c == null ? "generating the case threw " : "checking the answer threw ") + e,
-                            c == null ? null : c.request(), null);
+                    failures.add(
+                            caseNumber,
+                            (c == null ? "generating the case threw " : "checking the answer threw ") + e,
+                            c == null ? null : c.request(),
+                            null);
                 }
                 ran.incrementAndGet();
             });
@@ -64,8 +73,10 @@ final class FuzzRun {
         private final java.util.TreeMap<Long, String> cases = new java.util.TreeMap<>();
 
         synchronized void offer(long millis, long caseNumber, RawRequest request) {
-            cases.put(millis * 1_000_000 + caseNumber % 1_000_000, "case " + caseNumber + " " + millis + " ms: "
-                    + request.method() + " " + Text.clip(request.target(), 80) + " [" + request.describe() + "] " + request.framing());
+            cases.put(
+                    millis * 1_000_000 + caseNumber % 1_000_000,
+                    "case " + caseNumber + " " + millis + " ms: " + request.method() + " "
+                            + Text.clip(request.target(), 80) + " [" + request.describe() + "] " + request.framing());
             if (cases.size() > 5) {
                 cases.pollFirstEntry();
             }
@@ -73,7 +84,8 @@ final class FuzzRun {
 
         @Override
         public synchronized String toString() {
-            return "FUZZ slowest cases:\n  " + String.join("\n  ", cases.descendingMap().values());
+            return "FUZZ slowest cases:\n  "
+                    + String.join("\n  ", cases.descendingMap().values());
         }
     }
 }

@@ -10,8 +10,7 @@ import java.util.SplittableRandom;
 final class FuzzSeed {
     static final String PROPERTY = "sendlog.fuzz.seed";
 
-    private FuzzSeed() {
-    }
+    private FuzzSeed() {}
 
     static long of(String run) {
         String given = System.getProperty(PROPERTY);

@@ -40,12 +40,19 @@ final class LogWatch extends AppenderBase<ILoggingEvent> {
     protected synchronized void append(ILoggingEvent e) {
         boolean ours = e.getLoggerName().startsWith("dev.sendlog");
         boolean failed = e.getLevel().isGreaterOrEqual(Level.ERROR)
-                || (ours && e.getLevel() == Level.WARN && (e.getThrowableProxy() != null || e.getMessage().contains("failed")));
+                || (ours
+                        && e.getLevel() == Level.WARN
+                        && (e.getThrowableProxy() != null || e.getMessage().contains("failed")));
         if (failed && seen.size() < 50) {
             IThrowableProxy t = e.getThrowableProxy();
             seen.add(e.getLevel() + " " + e.getLoggerName() + ": " + e.getFormattedMessage()
-                    + (t == null ? "" : " / " + t.getClassName() + ": " + t.getMessage()
-                    + (t.getCause() == null ? "" : " / caused by " + t.getCause().getClassName() + ": " + t.getCause().getMessage())));
+                    + (t == null
+                            ? ""
+                            : " / " + t.getClassName() + ": " + t.getMessage()
+                                    + (t.getCause() == null
+                                            ? ""
+                                            : " / caused by " + t.getCause().getClassName() + ": "
+                                                    + t.getCause().getMessage())));
         }
     }
 

@@ -43,7 +43,10 @@ class LoggedInputTest {
 
         List<String> lines(String containing) {
             synchronized (appender.list) {
-                return appender.list.stream().map(ILoggingEvent::getFormattedMessage).filter(m -> m.contains(containing)).toList();
+                return appender.list.stream()
+                        .map(ILoggingEvent::getFormattedMessage)
+                        .filter(m -> m.contains(containing))
+                        .toList();
             }
         }
 
@@ -55,12 +58,23 @@ class LoggedInputTest {
     }
 
     private static long rejectedSignatures() {
-        return SERVICE.admin().get("/metrics", null).json().path("counters").path("callbacks.signature.rejected").path("count")
+        return SERVICE.admin()
+                .get("/metrics", null)
+                .json()
+                .path("counters")
+                .path("callbacks.signature.rejected")
+                .path("count")
                 .asLong();
     }
 
     private static ApiResponse unsigned(String body, String... signature) {
-        return SERVICE.api().postBytes("/v1/callbacks/sim", null, "application/json", body.getBytes(StandardCharsets.UTF_8), signature);
+        return SERVICE.api()
+                .postBytes(
+                        "/v1/callbacks/sim",
+                        null,
+                        "application/json",
+                        body.getBytes(StandardCharsets.UTF_8),
+                        signature);
     }
 
     @Test
@@ -68,20 +82,31 @@ class LoggedInputTest {
         // JSON escapes for: a newline and a forged line, a carriage return, NEL, the line separator, a tab, a quote.
         String status = "NEWWORD\\n2026-12-02 11:29:00,000 INFO  [main] dev.sendlog.service.auth: admin key accepted"
                 + "\\r\\u0085\\u2028\\t\\\"end";
-        byte[] body = ("{\"id\":\"p1\",\"status\":\"" + status + "\",\"timestamp\":\"2611300931\"}").getBytes(StandardCharsets.UTF_8);
+        byte[] body = ("{\"id\":\"p1\",\"status\":\"" + status + "\",\"timestamp\":\"2611300931\"}")
+                .getBytes(StandardCharsets.UTF_8);
         try (Captured log = new Captured(CallbackWorker.class)) {
-            ApiResponse r = SERVICE.api().postBytes("/v1/callbacks/sim", null, "application/json", body,
-                    "X-Signature", CallbackSignature.sign("sim-secret", body));
+            ApiResponse r = SERVICE.api()
+                    .postBytes(
+                            "/v1/callbacks/sim",
+                            null,
+                            "application/json",
+                            body,
+                            "X-Signature",
+                            CallbackSignature.sign("sim-secret", body));
             assertThat(r.status()).as(r.raw()).isEqualTo(200);
             long inboxId = r.json().get("stored").asLong();
-            String line = await().atMost(Duration.ofSeconds(30)).until(() -> log.lines("inbox_id=" + inboxId + " "),
-                    lines -> !lines.isEmpty()).getFirst();
+            String line = await().atMost(Duration.ofSeconds(30))
+                    .until(() -> log.lines("inbox_id=" + inboxId + " "), lines -> !lines.isEmpty())
+                    .getFirst();
             assertThat(line).doesNotContain("\n", "\r", "\u0085", "\u2028", "\t");
-            assertThat(line).contains("reason=\"unmapped status NEWWORD\\n2026-12-02 11:29:00,000 INFO  [main]")
+            assertThat(line)
+                    .contains("reason=\"unmapped status NEWWORD\\n2026-12-02 11:29:00,000 INFO  [main]")
                     .contains("\\r\\u0085\\u2028\\t\\\"end\"");
         }
         // The parked row keeps the status as sent: only the log line is escaped.
-        assertThat(Sql.count(SERVICE.dataSource(), "SELECT count(*) FROM parked_input WHERE reason LIKE '%NEWWORD' || chr(10) || '2026%'"))
+        assertThat(Sql.count(
+                        SERVICE.dataSource(),
+                        "SELECT count(*) FROM parked_input WHERE reason LIKE '%NEWWORD' || chr(10) || '2026%'"))
                 .isEqualTo(1);
     }
 
@@ -93,7 +118,8 @@ class LoggedInputTest {
         long stored = Sql.count(SERVICE.dataSource(), "SELECT count(*) FROM callback_inbox");
         try (Captured log = new Captured(CallbackResource.class)) {
             for (int i = 0; i < 200; i++) {
-                ApiResponse r = i % 2 == 0 ? unsigned("{\"id\":\"p" + i + "\"}")
+                ApiResponse r = i % 2 == 0
+                        ? unsigned("{\"id\":\"p" + i + "\"}")
                         : unsigned("{\"id\":\"p" + i + "\"}", "X-Signature", "sha256=" + "0".repeat(64));
                 assertThat(r.status()).isEqualTo(401);
             }
@@ -104,8 +130,12 @@ class LoggedInputTest {
             assertThat(unsigned("{}").status()).isEqualTo(401);
             List<String> lines = log.lines("callback refused");
             assertThat(lines).hasSize(2);
-            assertThat(lines.getLast()).contains("not_logged_since_last=199").contains("refused_total=" + (before + 201));
+            assertThat(lines.getLast())
+                    .contains("not_logged_since_last=199")
+                    .contains("refused_total=" + (before + 201));
         }
-        assertThat(Sql.count(SERVICE.dataSource(), "SELECT count(*) FROM callback_inbox")).as("nothing stored").isEqualTo(stored);
+        assertThat(Sql.count(SERVICE.dataSource(), "SELECT count(*) FROM callback_inbox"))
+                .as("nothing stored")
+                .isEqualTo(stored);
     }
 }

@@ -7,8 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
  * {@code type}, {@code title} and a {@code status} equal to the HTTP status. Never a 5xx, never anything else.
  */
 final class ProblemProperty {
-    private ProblemProperty() {
-    }
+    private ProblemProperty() {}
 
     /** Why the response breaks the property, or null when it holds. */
     static String violation(RawResponse r) {

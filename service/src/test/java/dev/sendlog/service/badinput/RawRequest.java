@@ -58,8 +58,10 @@ record RawRequest(String method, String target, List<Header> headers, byte[] bod
         ByteArrayOutputStream out = new ByteArrayOutputStream(body.length + 512);
         // Host: 127.0.0.1 unless the case sends a Host of its own (the admin port's DNS-rebinding tests).
         boolean ownHost = headers.stream().anyMatch(h -> h.name().equalsIgnoreCase("Host"));
-        write(out, method + " " + target + " HTTP/1.1\r\n" + (ownHost ? "" : "Host: 127.0.0.1\r\n")
-                + (close ? "Connection: close\r\n" : ""));
+        write(
+                out,
+                method + " " + target + " HTTP/1.1\r\n" + (ownHost ? "" : "Host: 127.0.0.1\r\n")
+                        + (close ? "Connection: close\r\n" : ""));
         for (Header h : headers) {
             write(out, h.name() + ": ");
             out.writeBytes(h.value());
@@ -70,7 +72,8 @@ record RawRequest(String method, String target, List<Header> headers, byte[] bod
             case CHUNKED -> write(out, "Transfer-Encoding: chunked\r\n\r\n");
             case SHORT_LENGTH -> write(out, "Content-Length: " + body.length / 2 + "\r\n\r\n");
             case INVALID_LENGTH -> write(out, "Content-Length: " + body.length + "x\r\n\r\n");
-            case TWO_LENGTHS -> write(out, "Content-Length: " + body.length + "\r\nContent-Length: " + (body.length + 1) + "\r\n\r\n");
+            case TWO_LENGTHS ->
+                write(out, "Content-Length: " + body.length + "\r\nContent-Length: " + (body.length + 1) + "\r\n\r\n");
         }
         if (framing == Framing.CHUNKED) {
             for (int at = 0; at < body.length; at += chunkSize) {
@@ -88,12 +91,19 @@ record RawRequest(String method, String target, List<Header> headers, byte[] bod
 
     @Override
     public String toString() {
-        StringBuilder s = new StringBuilder(method).append(' ').append(Text.clip(target, 300)).append(" [").append(describe)
-                .append("] framing=").append(framing);
+        StringBuilder s = new StringBuilder(method)
+                .append(' ')
+                .append(Text.clip(target, 300))
+                .append(" [")
+                .append(describe)
+                .append("] framing=")
+                .append(framing);
         for (Header h : headers) {
             s.append("\n  ").append(h.name()).append(": ").append(Text.clip(Text.visible(h.text()), 200));
         }
-        s.append("\n  body(").append(body.length).append(" bytes): ")
+        s.append("\n  body(")
+                .append(body.length)
+                .append(" bytes): ")
                 .append(Text.clip(Text.visible(new String(body, StandardCharsets.UTF_8)), 400));
         return s.toString();
     }

@@ -24,8 +24,11 @@ final class SlowClient implements AutoCloseable {
         String hostPort = baseUrl.replaceFirst("^http://", "").replaceFirst("/.*$", "");
         Socket socket = new Socket();
         try {
-            socket.connect(new InetSocketAddress(hostPort.substring(0, hostPort.lastIndexOf(':')),
-                    Integer.parseInt(hostPort.substring(hostPort.lastIndexOf(':') + 1))), 5000);
+            socket.connect(
+                    new InetSocketAddress(
+                            hostPort.substring(0, hostPort.lastIndexOf(':')),
+                            Integer.parseInt(hostPort.substring(hostPort.lastIndexOf(':') + 1))),
+                    5000);
             SlowClient client = new SlowClient(socket);
             client.send(start);
             return client;

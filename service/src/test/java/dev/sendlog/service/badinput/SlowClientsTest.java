@@ -50,20 +50,31 @@ class SlowClientsTest {
             long start = System.nanoTime();
             List<Future<Integer>> ordinary = new ArrayList<>();
             for (int i = 0; i < 4; i++) {
-                ordinary.add(pool.submit(() -> SERVICE.api().get("/v1/messages/" + id, "client-a").status()));
-                ordinary.add(pool.submit(() -> SERVICE.api().post("/v1/messages", "client-a",
-                        "{\"to\":\"" + Messages.recipient() + "\",\"body\":\"ordinary\"}").status()));
+                ordinary.add(pool.submit(() ->
+                        SERVICE.api().get("/v1/messages/" + id, "client-a").status()));
+                ordinary.add(pool.submit(() -> SERVICE.api()
+                        .post(
+                                "/v1/messages",
+                                "client-a",
+                                "{\"to\":\"" + Messages.recipient() + "\",\"body\":\"ordinary\"}")
+                        .status()));
                 ordinary.add(pool.submit(() -> signedCallback(base).status()));
-                ordinary.add(pool.submit(() -> SERVICE.api().get("/v1/messages?limit=5", "support-1").status()));
+                ordinary.add(pool.submit(() ->
+                        SERVICE.api().get("/v1/messages?limit=5", "support-1").status()));
             }
             for (Future<Integer> f : ordinary) {
                 assertThat(f.get(10, TimeUnit.SECONDS)).isIn(200, 202);
             }
             long ordinaryMs = (System.nanoTime() - start) / 1_000_000;
-            System.out.println("SLOW clients opened in " + openedMs + " ms; 16 ordinary requests answered in " + ordinaryMs + " ms");
-            assertThat(ordinaryMs).as("ordinary requests while 300 slow bodies are pending").isLessThan(3_000);
+            System.out.println("SLOW clients opened in " + openedMs + " ms; 16 ordinary requests answered in "
+                    + ordinaryMs + " ms");
+            assertThat(ordinaryMs)
+                    .as("ordinary requests while 300 slow bodies are pending")
+                    .isLessThan(3_000);
             long stillWaiting = slow.stream().filter(c -> !c.answered()).count();
-            assertThat(stillWaiting).as("the slow requests were still pending meanwhile").isGreaterThan(SLOW / 2);
+            assertThat(stillWaiting)
+                    .as("the slow requests were still pending meanwhile")
+                    .isGreaterThan(SLOW / 2);
 
             // Each slow one is answered 408 once it falls behind the data rate, and not before the grace period.
             List<Future<RawResponse>> answers = new ArrayList<>();
@@ -77,8 +88,14 @@ class SlowClientsTest {
             }
             long answeredAfter = (System.nanoTime() - opened) / 1_000_000;
             assertThat(answeredAfter).as("not before the 5 s grace").isGreaterThanOrEqualTo(4_500);
-            assertThat(SERVICE.admin().get("/metrics", null).json().path("counters").path("http.body.timeouts").path("count")
-                    .asLong()).isGreaterThanOrEqualTo(SLOW);
+            assertThat(SERVICE.admin()
+                            .get("/metrics", null)
+                            .json()
+                            .path("counters")
+                            .path("http.body.timeouts")
+                            .path("count")
+                            .asLong())
+                    .isGreaterThanOrEqualTo(SLOW);
         } finally {
             slow.forEach(SlowClient::close);
             pool.shutdownNow();
@@ -93,10 +110,14 @@ class SlowClientsTest {
         String body = "{\"id\":\"p1\",\"status\":\"DELIVRD\",\"timestamp\":\"2611300931\"}";
         String signature = CallbackSignature.sign("sim-secret", body.getBytes(StandardCharsets.UTF_8));
         long start = System.nanoTime();
-        try (SlowClient c = SlowClient.open(SERVICE.api().baseUrl(), "POST /v1/callbacks/sim HTTP/1.1\r\n" + HOST
-                + "X-Signature: " + signature + "\r\nContent-Length: " + body.length() + "\r\n\r\n")) {
+        try (SlowClient c = SlowClient.open(
+                SERVICE.api().baseUrl(),
+                "POST /v1/callbacks/sim HTTP/1.1\r\n" + HOST + "X-Signature: " + signature + "\r\nContent-Length: "
+                        + body.length() + "\r\n\r\n")) {
             int sent = 0;
-            while (!c.answered() && sent < body.length() - 1 && (System.nanoTime() - start) < TimeUnit.SECONDS.toNanos(25)) {
+            while (!c.answered()
+                    && sent < body.length() - 1
+                    && (System.nanoTime() - start) < TimeUnit.SECONDS.toNanos(25)) {
                 try {
                     c.send(body.substring(sent, sent + 1));
                 } catch (java.io.UncheckedIOException answeredAndClosed) {
@@ -115,19 +136,29 @@ class SlowClientsTest {
     /** The start of a request whose body never comes: callbacks signed in form, submits with a valid key, chunked too. */
     private static String slowStart(int i) {
         return switch (i % 3) {
-            case 0 -> "POST /v1/callbacks/sim HTTP/1.1\r\n" + HOST + "X-Signature: sha256=" + "0".repeat(64)
-                    + "\r\nContent-Length: 200\r\n\r\nabc";
-            case 1 -> "POST /v1/messages HTTP/1.1\r\n" + HOST + "Authorization: Bearer client-a\r\n"
-                    + "Content-Type: application/json\r\nContent-Length: 200\r\n\r\n{\"to\":";
-            default -> "POST /v1/messages/batch HTTP/1.1\r\n" + HOST + "Authorization: Bearer client-a\r\n"
-                    + "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n10\r\n{\"messages\":[";
+            case 0 ->
+                "POST /v1/callbacks/sim HTTP/1.1\r\n" + HOST + "X-Signature: sha256=" + "0".repeat(64)
+                        + "\r\nContent-Length: 200\r\n\r\nabc";
+            case 1 ->
+                "POST /v1/messages HTTP/1.1\r\n" + HOST + "Authorization: Bearer client-a\r\n"
+                        + "Content-Type: application/json\r\nContent-Length: 200\r\n\r\n{\"to\":";
+            default ->
+                "POST /v1/messages/batch HTTP/1.1\r\n" + HOST + "Authorization: Bearer client-a\r\n"
+                        + "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n10\r\n{\"messages\":[";
         };
     }
 
     private static ApiResponse signedCallback(String base) {
-        byte[] body = ("{\"id\":\"ordinary-" + System.nanoTime() + "\",\"status\":\"DELIVRD\",\"timestamp\":\"2611300931\"}")
+        byte[] body = ("{\"id\":\"ordinary-" + System.nanoTime()
+                        + "\",\"status\":\"DELIVRD\",\"timestamp\":\"2611300931\"}")
                 .getBytes(StandardCharsets.UTF_8);
-        return new dev.sendlog.service.support.ApiClient(base).postBytes("/v1/callbacks/sim", null, "application/json", body,
-                "X-Signature", CallbackSignature.sign("sim-secret", body));
+        return new dev.sendlog.service.support.ApiClient(base)
+                .postBytes(
+                        "/v1/callbacks/sim",
+                        null,
+                        "application/json",
+                        body,
+                        "X-Signature",
+                        CallbackSignature.sign("sim-secret", body));
     }
 }

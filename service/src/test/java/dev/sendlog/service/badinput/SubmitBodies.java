@@ -57,7 +57,8 @@ final class SubmitBodies {
             }
             case 2 -> {
                 notes.add("messages-1001");
-                return "[" + String.join(",", java.util.Collections.nCopies(1001, "{\"to\":\"+4912\",\"body\":\"b\"}")) + "]";
+                return "[" + String.join(",", java.util.Collections.nCopies(1001, "{\"to\":\"+4912\",\"body\":\"b\"}"))
+                        + "]";
             }
             case 3 -> {
                 notes.add("messages-items-wrong-type");
@@ -90,14 +91,24 @@ final class SubmitBodies {
         }
         if (junk.chance(0.15)) {
             // A valid validity, one way or the other (issue 26).
-            fields.add(junk.chance(0.5) ? new String[] {Junk.quote("ttlSeconds"), Integer.toString(junk.between(1, 259_200))}
-                    : new String[] {Junk.quote("validUntil"), Junk.quote(java.time.Instant.now().plusSeconds(junk.between(600, 250_000))
-                            .toString())});
+            fields.add(
+                    junk.chance(0.5)
+                            ? new String[] {Junk.quote("ttlSeconds"), Integer.toString(junk.between(1, 259_200))}
+                            : new String[] {
+                                Junk.quote("validUntil"),
+                                Junk.quote(java.time.Instant.now()
+                                        .plusSeconds(junk.between(600, 250_000))
+                                        .toString())
+                            });
         }
         if (junk.chance(0.1)) {
             // A valid sendAt (issue 26): up to 30 days ahead, or in the past (meaning now).
-            fields.add(new String[] {Junk.quote("sendAt"), Junk.quote(java.time.Instant.now()
-                    .plusSeconds(junk.between(-86_400, 29 * 86_400)).toString())});
+            fields.add(new String[] {
+                Junk.quote("sendAt"),
+                Junk.quote(java.time.Instant.now()
+                        .plusSeconds(junk.between(-86_400, 29 * 86_400))
+                        .toString())
+            });
         }
         if (junk.chance(0.1)) {
             // A valid priority (issue 26).
@@ -112,7 +123,10 @@ final class SubmitBodies {
         }
         StringBuilder s = new StringBuilder("{");
         for (int i = 0; i < fields.size(); i++) {
-            s.append(i == 0 ? "" : ",").append(junk.chance(0.05) ? " \n\t" : "").append(fields.get(i)[0]).append(':')
+            s.append(i == 0 ? "" : ",")
+                    .append(junk.chance(0.05) ? " \n\t" : "")
+                    .append(fields.get(i)[0])
+                    .append(':')
                     .append(fields.get(i)[1]);
         }
         return s.append('}').toString();
@@ -133,49 +147,127 @@ final class SubmitBodies {
         switch (junk.below(18)) {
             case 17 -> {
                 // Issue 26: a sender id of the wrong shape (too long, no letter and not a number or short code, a
-                // character outside [A-Za-z0-9 ], empty, not a string) is a 400 naming from, never sent as something else.
+                // character outside [A-Za-z0-9 ], empty, not a string) is a 400 naming from, never sent as something
+                // else.
                 fields.removeIf(f -> f[0].equals(Junk.quote("from")));
-                fields.add(new String[] {Junk.quote("from"), junk.pick(Junk.quote("TwelveLetter"), Junk.quote("A".repeat(40)),
-                        Junk.quote(""), Junk.quote("   "), Junk.quote("12"), Junk.quote("123456789"), Junk.quote("+0151123456"),
-                        Junk.quote("+49151"), Junk.quote("Caf\u00e9"), Junk.quote("Shop!"), Junk.quote("Shop\n"),
-                        Junk.quote("+4915112345678901"), "123", "true", "[]", "{}")});
+                fields.add(new String[] {
+                    Junk.quote("from"),
+                    junk.pick(
+                            Junk.quote("TwelveLetter"),
+                            Junk.quote("A".repeat(40)),
+                            Junk.quote(""),
+                            Junk.quote("   "),
+                            Junk.quote("12"),
+                            Junk.quote("123456789"),
+                            Junk.quote("+0151123456"),
+                            Junk.quote("+49151"),
+                            Junk.quote("Caf\u00e9"),
+                            Junk.quote("Shop!"),
+                            Junk.quote("Shop\n"),
+                            Junk.quote("+4915112345678901"),
+                            "123",
+                            "true",
+                            "[]",
+                            "{}")
+                });
                 notes.add("bad-sender");
             }
             case 16 -> {
                 // Issue 26: a priority is exactly "high" or "normal"; any other spelling or type is a 400 naming it.
                 fields.removeIf(f -> f[0].equals(Junk.quote("priority")));
-                fields.add(new String[] {Junk.quote("priority"), junk.pick(Junk.quote("urgent"), "1", Junk.quote("HIGH"),
-                        Junk.quote("Normal"), Junk.quote(" high"), Junk.quote(""), Junk.quote("low"), "true", "0", "[]", "{}",
-                        "[\"high\"]", Junk.quote("p-" + junk.text(6)))});
+                fields.add(new String[] {
+                    Junk.quote("priority"),
+                    junk.pick(
+                            Junk.quote("urgent"),
+                            "1",
+                            Junk.quote("HIGH"),
+                            Junk.quote("Normal"),
+                            Junk.quote(" high"),
+                            Junk.quote(""),
+                            Junk.quote("low"),
+                            "true",
+                            "0",
+                            "[]",
+                            "{}",
+                            "[\"high\"]",
+                            Junk.quote("p-" + junk.text(6)))
+                });
                 notes.add("bad-priority");
             }
             case 15 -> {
                 // Issue 26: a sendAt more than 30 days ahead, unparseable or not a string is a 400 naming it.
                 fields.removeIf(f -> f[0].equals(Junk.quote("sendAt")));
-                fields.add(new String[] {Junk.quote("sendAt"), junk.pick(
-                        Junk.quote(java.time.Instant.now().plus(java.time.Duration.ofDays(31)).toString()),
-                        Junk.quote("2099-01-01T00:00:00Z"), Junk.quote("tomorrow"), Junk.quote("2030-01-01"),
-                        Junk.quote("2030-01-01T00:00:00"), Junk.quote("2030-01-01 00:00:00Z"), Junk.quote(""),
-                        "1893456000", "true", "[]", "{}", Junk.quote(junk.text(12)))});
+                fields.add(new String[] {
+                    Junk.quote("sendAt"),
+                    junk.pick(
+                            Junk.quote(java.time.Instant.now()
+                                    .plus(java.time.Duration.ofDays(31))
+                                    .toString()),
+                            Junk.quote("2099-01-01T00:00:00Z"),
+                            Junk.quote("tomorrow"),
+                            Junk.quote("2030-01-01"),
+                            Junk.quote("2030-01-01T00:00:00"),
+                            Junk.quote("2030-01-01 00:00:00Z"),
+                            Junk.quote(""),
+                            "1893456000",
+                            "true",
+                            "[]",
+                            "{}",
+                            Junk.quote(junk.text(12)))
+                });
                 notes.add("bad-send-at");
             }
             case 14 -> {
-                // Issue 26: every way a validity is wrong is a 400 at submit, never a message accepted to expire at once.
+                // Issue 26: every way a validity is wrong is a 400 at submit, never a message accepted to expire at
+                // once.
                 fields.removeIf(f -> f[0].equals(Junk.quote("validUntil")) || f[0].equals(Junk.quote("ttlSeconds")));
                 String[] bad = switch (junk.below(5)) {
-                    case 0 -> new String[] {"validUntil", Junk.quote(junk.pick("2020-01-01T00:00:00Z", "1970-01-01T00:00:00+00:00",
-                            java.time.Instant.now().minus(java.time.Duration.ofDays(1)).toString()))};
-                    case 1 -> new String[] {"validUntil", junk.pick(Junk.quote("tomorrow"), Junk.quote("2030-01-01"),
-                            Junk.quote("2030-01-01T00:00:00"), Junk.quote("2030-13-01T00:00:00Z"), Junk.quote("2030-01-01 00:00:00Z"),
-                            Junk.quote(""), "1893456000", "true", "[]", "{}", Junk.quote(junk.text(12)))};
-                    case 2 -> new String[] {"validUntil", Junk.quote(java.time.Instant.now().plusSeconds(259_200 + 3_600).toString())};
-                    case 3 -> new String[] {"ttlSeconds", junk.pick("0", "-1", "259201", "1.5", "1e3", "\"60\"", "99999999999999999999",
-                            "true", "[]")};
+                    case 0 ->
+                        new String[] {
+                            "validUntil",
+                            Junk.quote(junk.pick(
+                                    "2020-01-01T00:00:00Z",
+                                    "1970-01-01T00:00:00+00:00",
+                                    java.time.Instant.now()
+                                            .minus(java.time.Duration.ofDays(1))
+                                            .toString()))
+                        };
+                    case 1 ->
+                        new String[] {
+                            "validUntil",
+                            junk.pick(
+                                    Junk.quote("tomorrow"),
+                                    Junk.quote("2030-01-01"),
+                                    Junk.quote("2030-01-01T00:00:00"),
+                                    Junk.quote("2030-13-01T00:00:00Z"),
+                                    Junk.quote("2030-01-01 00:00:00Z"),
+                                    Junk.quote(""),
+                                    "1893456000",
+                                    "true",
+                                    "[]",
+                                    "{}",
+                                    Junk.quote(junk.text(12)))
+                        };
+                    case 2 ->
+                        new String[] {
+                            "validUntil",
+                            Junk.quote(java.time.Instant.now()
+                                    .plusSeconds(259_200 + 3_600)
+                                    .toString())
+                        };
+                    case 3 ->
+                        new String[] {
+                            "ttlSeconds",
+                            junk.pick("0", "-1", "259201", "1.5", "1e3", "\"60\"", "99999999999999999999", "true", "[]")
+                        };
                     default -> null;
                 };
                 if (bad == null) {
                     // Both at once.
-                    fields.add(new String[] {Junk.quote("validUntil"), Junk.quote(java.time.Instant.now().plusSeconds(3_600).toString())});
+                    fields.add(new String[] {
+                        Junk.quote("validUntil"),
+                        Junk.quote(java.time.Instant.now().plusSeconds(3_600).toString())
+                    });
                     fields.add(new String[] {Junk.quote("ttlSeconds"), "60"});
                 } else {
                     fields.add(new String[] {Junk.quote(bad[0]), bad[1]});
@@ -184,9 +276,23 @@ final class SubmitBodies {
             }
             case 12 -> {
                 // Issue 24 item 17: refused at submit, never accepted to be REJECTED later.
-                set(fields, "to", Junk.quote(junk.pick("12345", "+49", "+0151123456", "+49 151 1234567", "+4915112345678901",
-                        "004915112345678", "+49151123456x", "+\u0664\u0669\u0661\u0665\u0661\u0661\u0662\u0663", "4915112345678",
-                        "+4915112345678 ", " +4915112345678", "+1234567\n", junk.text(12))));
+                set(
+                        fields,
+                        "to",
+                        Junk.quote(junk.pick(
+                                "12345",
+                                "+49",
+                                "+0151123456",
+                                "+49 151 1234567",
+                                "+4915112345678901",
+                                "004915112345678",
+                                "+49151123456x",
+                                "+\u0664\u0669\u0661\u0665\u0661\u0661\u0662\u0663",
+                                "4915112345678",
+                                "+4915112345678 ",
+                                " +4915112345678",
+                                "+1234567\n",
+                                junk.text(12))));
                 notes.add("bad-recipient");
             }
             case 13 -> {
@@ -203,11 +309,15 @@ final class SubmitBodies {
                 notes.add("missing:" + field);
             }
             case 2 -> {
-                String name = junk.chance(0.5) ? junk.text(10) : junk.pick("To", "BODY", "messages", "idempotencyKey", "tenant", "", "id");
+                String name = junk.chance(0.5)
+                        ? junk.text(10)
+                        : junk.pick("To", "BODY", "messages", "idempotencyKey", "tenant", "", "id");
                 if (batchItem && name.equals("idempotencyKey")) {
                     name = "idempotency_key";
                 }
-                fields.add(junk.below(fields.size() + 1), new String[] {Junk.quote(name), junk.chance(0.5) ? Junk.quote(junk.text(5)) : junk.notAString()});
+                fields.add(junk.below(fields.size() + 1), new String[] {
+                    Junk.quote(name), junk.chance(0.5) ? Junk.quote(junk.text(5)) : junk.notAString()
+                });
                 notes.add("unknown-field");
             }
             case 3 -> {
@@ -215,7 +325,10 @@ final class SubmitBodies {
                 notes.add("duplicate-key:" + field);
             }
             case 4 -> {
-                set(fields, field, junk.chance(0.5) ? Junk.quote(junk.unstorableText()) : junk.quoteOddly(junk.unstorableText()));
+                set(
+                        fields,
+                        field,
+                        junk.chance(0.5) ? Junk.quote(junk.unstorableText()) : junk.quoteOddly(junk.unstorableText()));
                 notes.add("unstorable:" + field);
             }
             case 5 -> {
@@ -239,8 +352,23 @@ final class SubmitBodies {
                 notes.add("empty-ish:" + field);
             }
             case 10 -> {
-                String raw = junk.pick("'single'", "unquoted", "\"a\" \"b\"", "\"tab\there\"", "\"line\nbreak\"", "\"\\x41\"",
-                        "\"\\u12\"", "NaN", "Infinity", "01", "+1", ".5", "0x10", "\"a\",", "/*c*/\"a\"", "//c\n\"a\"");
+                String raw = junk.pick(
+                        "'single'",
+                        "unquoted",
+                        "\"a\" \"b\"",
+                        "\"tab\there\"",
+                        "\"line\nbreak\"",
+                        "\"\\x41\"",
+                        "\"\\u12\"",
+                        "NaN",
+                        "Infinity",
+                        "01",
+                        "+1",
+                        ".5",
+                        "0x10",
+                        "\"a\",",
+                        "/*c*/\"a\"",
+                        "//c\n\"a\"");
                 set(fields, field, raw);
                 notes.add("not-json-value:" + field);
             }
@@ -259,8 +387,22 @@ final class SubmitBodies {
             String value = switch (junk.below(8)) {
                 case 0 -> junk.notAString();
                 case 1 -> junk.nested(junk.between(1, 30));
-                case 2 -> junk.pick("1e400", "-1e400", "1e-400", "123456789012345678901234567890.123456789", "-0", "0.1", "1E+2",
-                        "-0.0", "1.50", "1e5000", "1e-5000", "1e999999999", "9007199254740993", "0.30000000000000004441");
+                case 2 ->
+                    junk.pick(
+                            "1e400",
+                            "-1e400",
+                            "1e-400",
+                            "123456789012345678901234567890.123456789",
+                            "-0",
+                            "0.1",
+                            "1E+2",
+                            "-0.0",
+                            "1.50",
+                            "1e5000",
+                            "1e-5000",
+                            "1e999999999",
+                            "9007199254740993",
+                            "0.30000000000000004441");
                 default -> Junk.quote(junk.text(20));
             };
             members.add(Junk.quote(junk.chance(0.2) ? "" : junk.text(10)) + ":" + value);
@@ -303,7 +445,14 @@ final class SubmitBodies {
             }
             case 5 -> {
                 notes.add("top-level-not-object");
-                return junk.pick("[" + json + "]", "\"" + json.replace("\"", "'") + "\"", "42", "null", "true", " ", "[]")
+                return junk.pick(
+                                "[" + json + "]",
+                                "\"" + json.replace("\"", "'") + "\"",
+                                "42",
+                                "null",
+                                "true",
+                                " ",
+                                "[]")
                         .getBytes(StandardCharsets.UTF_8);
             }
             case 6 -> {
@@ -328,7 +477,8 @@ final class SubmitBodies {
             }
             case 10 -> {
                 notes.add("deep-nesting-in-field");
-                return ("{\"metadata\":" + junk.nested(10_000) + "," + json.substring(1)).getBytes(StandardCharsets.UTF_8);
+                return ("{\"metadata\":" + junk.nested(10_000) + "," + json.substring(1))
+                        .getBytes(StandardCharsets.UTF_8);
             }
             default -> {
                 notes.add("whitespace-only");

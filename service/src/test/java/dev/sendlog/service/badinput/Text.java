@@ -2,8 +2,7 @@ package dev.sendlog.service.badinput;
 
 /** Making generated text readable in a failure report. */
 final class Text {
-    private Text() {
-    }
+    private Text() {}
 
     static String clip(String s, int max) {
         return s.length() <= max ? s : s.substring(0, max) + "...(" + s.length() + " chars)";

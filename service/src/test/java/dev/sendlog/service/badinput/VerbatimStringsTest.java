@@ -1,11 +1,11 @@
 package dev.sendlog.service.badinput;
 
-import dev.sendlog.service.db.StorableText;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.sendlog.service.api.SubmitParser;
+import dev.sendlog.service.db.StorableText;
 import dev.sendlog.service.support.ApiResponse;
 import dev.sendlog.service.support.ServiceHarness;
 import java.nio.charset.StandardCharsets;
@@ -35,7 +35,8 @@ class VerbatimStringsTest {
     @Test
     void nastyStringsInEveryFieldAreStoredReturnedAndFoundVerbatim() throws Exception {
         long seed = FuzzSeed.of("verbatim-strings");
-        List<String> strings = new ArrayList<>(Junk.NASTY.stream().filter(s -> StorableText.problem(s) == null).toList());
+        List<String> strings = new ArrayList<>(
+                Junk.NASTY.stream().filter(s -> StorableText.problem(s) == null).toList());
         for (int i = 0; i < GENERATED; i++) {
             strings.add(new Junk(FuzzSeed.forCase(seed, i)).text(60));
         }
@@ -65,14 +66,24 @@ class VerbatimStringsTest {
     private static void roundTrip(RawHttp http, String s, int n) throws Exception {
         String nastyTo = prefix(s, SubmitParser.MAX_TO);
         String to = "+4917" + String.format("%09d", n);
-        RawResponse refused = http.send(RawRequest.post("/v1/messages").header("Authorization", "Bearer client-a")
-                .header("Content-Type", "application/json").body("{\"to\":" + Junk.quote(nastyTo) + ",\"body\":\"x\"}").build());
+        RawResponse refused = http.send(RawRequest.post("/v1/messages")
+                .header("Authorization", "Bearer client-a")
+                .header("Content-Type", "application/json")
+                .body("{\"to\":" + Junk.quote(nastyTo) + ",\"body\":\"x\"}")
+                .build());
         if (RECIPIENT.matcher(nastyTo).matches()) {
             assertThat(refused.status()).as(refused.toString()).isEqualTo(202);
         } else {
-            assertThat(refused.status()).as("to [" + Text.visible(nastyTo) + "]: " + refused).isEqualTo(400);
-            assertThat(refused.json().get("errors").get(0).get("field").asText()).isEqualTo("to");
-            assertThat(SERVICE.api().get("/v1/messages?to=" + UrlJunk.encode(nastyTo), "client-a").json().get("items")).isEmpty();
+            assertThat(refused.status())
+                    .as("to [" + Text.visible(nastyTo) + "]: " + refused)
+                    .isEqualTo(400);
+            assertThat(refused.json().get("errors").get(0).get("field").asText())
+                    .isEqualTo("to");
+            assertThat(SERVICE.api()
+                            .get("/v1/messages?to=" + UrlJunk.encode(nastyTo), "client-a")
+                            .json()
+                            .get("items"))
+                    .isEmpty();
         }
         String reference = prefix(s, SubmitParser.MAX_REFERENCE);
         String metadata = "{" + Junk.quote(s) + ":" + Junk.quote(s) + ",\"nested\":{\"list\":[" + Junk.quote(s) + "]}}";
@@ -80,11 +91,15 @@ class VerbatimStringsTest {
         if (key.getBytes(StandardCharsets.UTF_8).length > SubmitParser.MAX_IDEMPOTENCY_KEY) {
             key = prefix(key, 20) + "|" + n;
         }
-        String body = "{\"to\":" + Junk.quote(to) + ",\"body\":" + Junk.quote(s) + ",\"reference\":" + Junk.quote(reference)
-                + ",\"metadata\":" + metadata + "}";
-        RawRequest submit = RawRequest.post("/v1/messages").header("Authorization", "Bearer client-a")
-                .header("Content-Type", "application/json").header("Idempotency-Key", key.getBytes(StandardCharsets.UTF_8))
-                .body(body).note("string " + n).build();
+        String body = "{\"to\":" + Junk.quote(to) + ",\"body\":" + Junk.quote(s) + ",\"reference\":"
+                + Junk.quote(reference) + ",\"metadata\":" + metadata + "}";
+        RawRequest submit = RawRequest.post("/v1/messages")
+                .header("Authorization", "Bearer client-a")
+                .header("Content-Type", "application/json")
+                .header("Idempotency-Key", key.getBytes(StandardCharsets.UTF_8))
+                .body(body)
+                .note("string " + n)
+                .build();
         String what = "string " + n + " [" + Text.visible(s) + "]";
 
         RawResponse accepted = http.send(submit);
@@ -101,7 +116,8 @@ class VerbatimStringsTest {
         assertThat(stored.reference()).as(what).isEqualTo(reference);
         assertThat(JSON.readTree(stored.metadataJson())).as(what).isEqualTo(JSON.readTree(metadata));
         // A header value is octets, which Jetty reads as ISO-8859-1: the stored key holds exactly the bytes sent.
-        assertThat(stored.idempotencyKey().getBytes(StandardCharsets.ISO_8859_1)).as(what)
+        assertThat(stored.idempotencyKey().getBytes(StandardCharsets.ISO_8859_1))
+                .as(what)
                 .isEqualTo(key.getBytes(StandardCharsets.UTF_8));
 
         RawResponse replay = http.send(submit);
@@ -129,8 +145,8 @@ class VerbatimStringsTest {
             Junk junk = new Junk(FuzzSeed.forCase(seed, i));
             String literal = numberLiteral(junk);
             String key = "number-" + i;
-            String body = "{\"to\":\"+4916" + String.format("%09d", i) + "\",\"body\":\"n\",\"metadata\":{\"n\":" + literal
-                    + ",\"list\":[" + literal + "]}}";
+            String body = "{\"to\":\"+4916" + String.format("%09d", i) + "\",\"body\":\"n\",\"metadata\":{\"n\":"
+                    + literal + ",\"list\":[" + literal + "]}}";
             RawResponse r = http.send(numberRequest(body, key));
             String postgres = postgresNumber(literal);
             String what = "literal " + literal + " (case " + i + ")";
@@ -141,12 +157,15 @@ class VerbatimStringsTest {
             }
             assertThat(r.status()).as(what + ": " + r).isEqualTo(202);
             accepted++;
-            String stored = StoredMessage.read(SERVICE.dataSource(), r.json().get("id").asText()).metadataJson();
+            String stored = StoredMessage.read(
+                            SERVICE.dataSource(), r.json().get("id").asText())
+                    .metadataJson();
             assertThat(stored).as(what).isEqualTo("{\"n\": " + postgres + ", \"list\": [" + postgres + "]}");
             RawResponse replay = http.send(numberRequest(body, key));
             assertThat(replay.header("Idempotent-Replayed")).as(what).isEqualTo("true");
             int last = lastMantissaDigit(literal);
-            String changed = literal.substring(0, last) + (literal.charAt(last) == '9' ? '8' : (char) (literal.charAt(last) + 1))
+            String changed = literal.substring(0, last)
+                    + (literal.charAt(last) == '9' ? '8' : (char) (literal.charAt(last) + 1))
                     + literal.substring(last + 1);
             RawResponse conflict = http.send(numberRequest(body.replace(literal, changed), key));
             // Another request (409), unless the changed number is itself too large to keep (400).
@@ -158,8 +177,12 @@ class VerbatimStringsTest {
     }
 
     private static RawRequest numberRequest(String body, String key) {
-        return RawRequest.post("/v1/messages").header("Authorization", "Bearer client-a").header("Content-Type", "application/json")
-                .header("Idempotency-Key", key).body(body).build();
+        return RawRequest.post("/v1/messages")
+                .header("Authorization", "Bearer client-a")
+                .header("Content-Type", "application/json")
+                .header("Idempotency-Key", key)
+                .body(body)
+                .build();
     }
 
     /** A JSON number: integers small and huge, decimals long and short, exponents up to far past a double's range. */
@@ -180,8 +203,9 @@ class VerbatimStringsTest {
             }
         }
         if (junk.chance(0.5)) {
-            s.append(junk.pick("e", "E")).append(junk.pick("", "+", "-")).append(junk.pick(0, 1, 2, 10, 100, 308, 309, 400, 3000,
-                    5000));
+            s.append(junk.pick("e", "E"))
+                    .append(junk.pick("", "+", "-"))
+                    .append(junk.pick(0, 1, 2, 10, 100, 308, 309, 400, 3000, 5000));
         }
         return s.toString();
     }
@@ -203,7 +227,7 @@ class VerbatimStringsTest {
     /** What PostgreSQL itself makes of the literal in jsonb (its text form), or a long marker when it is too large. */
     private static String postgresNumber(String literal) throws Exception {
         try (java.sql.Connection c = SERVICE.dataSource().getConnection();
-             java.sql.PreparedStatement ps = c.prepareStatement("SELECT (?::jsonb)::text")) {
+                java.sql.PreparedStatement ps = c.prepareStatement("SELECT (?::jsonb)::text")) {
             ps.setString(1, literal);
             try (java.sql.ResultSet rs = ps.executeQuery()) {
                 rs.next();
@@ -215,11 +239,14 @@ class VerbatimStringsTest {
     }
 
     private static void assertFoundExactly(String field, String value, String id, String what) {
-        ApiResponse found = SERVICE.api().get("/v1/messages?limit=500&" + field + "=" + UrlJunk.encode(value), "client-a");
+        ApiResponse found =
+                SERVICE.api().get("/v1/messages?limit=500&" + field + "=" + UrlJunk.encode(value), "client-a");
         assertThat(found.status()).as(what).isEqualTo(200);
         List<String> ids = new ArrayList<>();
         found.json().get("items").forEach(item -> {
-            assertThat(item.get(field).asText()).as(what + ": a search by " + field + " finds only that exact value").isEqualTo(value);
+            assertThat(item.get(field).asText())
+                    .as(what + ": a search by " + field + " finds only that exact value")
+                    .isEqualTo(value);
             ids.add(item.get("id").asText());
         });
         assertThat(ids).as(what).contains(id);

@@ -4,41 +4,37 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.sendlog.events.Compacted;
 import dev.sendlog.events.StoredEvent;
 import dev.sendlog.service.core.MessageDetails;
 import dev.sendlog.service.core.MessageReader;
 import dev.sendlog.service.db.EventStore;
 import dev.sendlog.service.receipts.CallbackSignature;
-import dev.sendlog.testkit.LogFixtures;
-import org.jooq.SQLDialect;
-import org.jooq.impl.DSL;
 import dev.sendlog.service.support.ApiResponse;
 import dev.sendlog.service.support.Messages;
-import dev.sendlog.service.support.Sql;
 import dev.sendlog.service.support.ServiceHarness;
+import dev.sendlog.service.support.Sql;
 import dev.sendlog.simulator.ReceiptMode;
 import dev.sendlog.simulator.SimulatorConfig;
+import dev.sendlog.testkit.LogFixtures;
 import java.io.File;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Map;
 import java.util.UUID;
 import java.util.function.Function;
 import java.util.logging.Level;
 import java.util.stream.Stream;
+import org.jooq.SQLDialect;
+import org.jooq.impl.DSL;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Order;
@@ -70,8 +66,10 @@ class ConsoleBrowserTest {
     private static final Path CHROMIUM = Path.of("/usr/bin/chromium");
     private static final Path CHROMEDRIVER = Path.of("/usr/bin/chromedriver");
     private static final Duration WAIT = Duration.ofSeconds(30);
-    private static final SimulatorConfig NORMAL = SimulatorConfig.defaults().toBuilder().latencyMs(5)
-            .receiptMode(ReceiptMode.NONE).build();
+    private static final SimulatorConfig NORMAL = SimulatorConfig.defaults().toBuilder()
+            .latencyMs(5)
+            .receiptMode(ReceiptMode.NONE)
+            .build();
 
     /** Checked before the service starts, so a machine without Chromium fails (or skips) at once. */
     @RegisterExtension
@@ -91,9 +89,18 @@ class ConsoleBrowserTest {
         profile = Files.createTempDirectory("sendlog-console-chromium");
         ChromeOptions options = new ChromeOptions();
         options.setBinary(CHROMIUM.toFile());
-        options.addArguments("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                "--disable-component-update", "--disable-sync", "--disable-quic", "--no-first-run",
-                "--disable-dev-shm-usage", "--window-size=1400,1000", "--user-data-dir=" + profile);
+        options.addArguments(
+                "--headless=new",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--disable-quic",
+                "--no-first-run",
+                "--disable-dev-shm-usage",
+                "--window-size=1400,1000",
+                "--user-data-dir=" + profile);
         LoggingPreferences logs = new LoggingPreferences();
         logs.enable(LogType.BROWSER, Level.ALL);
         options.setCapability("goog:loggingPrefs", logs);
@@ -156,12 +163,19 @@ class ConsoleBrowserTest {
     void aScheduledMessageShowsItsStatusAndSendAtAndAnAdminCancelsIt() {
         String to = Messages.recipient();
         java.time.Instant sendAt = SERVICE.now().plusSeconds(3600).truncatedTo(java.time.temporal.ChronoUnit.SECONDS);
-        String id = SERVICE.api().post("/v1/messages", "client-a", "{\"to\":\"" + to + "\",\"body\":\"later\",\"sendAt\":\""
-                + sendAt + "\"}").json().get("id").asText();
+        String id = SERVICE.api()
+                .post(
+                        "/v1/messages",
+                        "client-a",
+                        "{\"to\":\"" + to + "\",\"body\":\"later\",\"sendAt\":\"" + sendAt + "\"}")
+                .json()
+                .get("id")
+                .asText();
 
         signIn("support-1", "support");
         type("search-to", to);
-        new org.openqa.selenium.support.ui.Select(browser.findElement(By.id("search-status"))).selectByVisibleText("SCHEDULED");
+        new org.openqa.selenium.support.ui.Select(browser.findElement(By.id("search-status")))
+                .selectByVisibleText("SCHEDULED");
         click(By.id("search-submit"));
         WebElement row = wait.until(ExpectedConditions.visibilityOfElementLocated(row("result-row", id)));
         assertThat(row.getText()).contains("SCHEDULED");
@@ -169,14 +183,17 @@ class ConsoleBrowserTest {
         wait.until(d -> field("status").equals("SCHEDULED"));
         assertThat(java.time.Instant.parse(field("sendAt"))).isEqualTo(sendAt);
         wait.until(d -> eventTypes().equals(List.of("ACCEPTED", "SCHEDULED")));
-        assertThat(browser.findElements(By.cssSelector("[data-test=cancel]"))).as("support does not cancel").isEmpty();
+        assertThat(browser.findElements(By.cssSelector("[data-test=cancel]")))
+                .as("support does not cancel")
+                .isEmpty();
         signOut();
 
         signIn("admin-1", "admin");
         type("search-to", to);
         click(By.id("search-submit"));
         wait.until(ExpectedConditions.visibilityOfElementLocated(row("result-row", id)))
-                .findElement(By.cssSelector("[data-test=open]")).click();
+                .findElement(By.cssSelector("[data-test=open]"))
+                .click();
         wait.until(d -> field("status").equals("SCHEDULED"));
         click(By.cssSelector("[data-test=cancel]"));
         wait.until(d -> field("status").equals("CANCELLED"));
@@ -192,14 +209,22 @@ class ConsoleBrowserTest {
         String to = Messages.recipient();
         java.time.Instant now = SERVICE.now().truncatedTo(java.time.temporal.ChronoUnit.SECONDS);
         java.time.Instant validUntil = now.plusSeconds(3600);
-        String id = SERVICE.api().post("/v1/messages", "client-a", "{\"to\":\"" + to + "\",\"body\":\"too late\",\"sendAt\":\""
-                + now.plusSeconds(7200) + "\",\"validUntil\":\"" + validUntil + "\"}").json().get("id").asText();
+        String id = SERVICE.api()
+                .post(
+                        "/v1/messages",
+                        "client-a",
+                        "{\"to\":\"" + to + "\",\"body\":\"too late\",\"sendAt\":\"" + now.plusSeconds(7200)
+                                + "\",\"validUntil\":\"" + validUntil + "\"}")
+                .json()
+                .get("id")
+                .asText();
         SERVICE.clock().advance(java.time.Duration.ofMinutes(61));
         Messages.awaitStatus(SERVICE, id, "EXPIRED", java.time.Duration.ofSeconds(30));
 
         signIn("support-1", "support");
         type("search-to", to);
-        new org.openqa.selenium.support.ui.Select(browser.findElement(By.id("search-status"))).selectByVisibleText("EXPIRED");
+        new org.openqa.selenium.support.ui.Select(browser.findElement(By.id("search-status")))
+                .selectByVisibleText("EXPIRED");
         click(By.id("search-submit"));
         WebElement row = wait.until(ExpectedConditions.visibilityOfElementLocated(row("result-row", id)));
         assertThat(row.getText()).contains("EXPIRED");
@@ -207,7 +232,9 @@ class ConsoleBrowserTest {
         wait.until(d -> field("status").equals("EXPIRED"));
         assertThat(java.time.Instant.parse(field("validUntil"))).isEqualTo(validUntil);
         wait.until(d -> eventTypes().equals(List.of("ACCEPTED", "SCHEDULED", "EXPIRED")));
-        assertThat(browser.findElements(By.cssSelector("[data-test=cancel]"))).as("nothing left to cancel").isEmpty();
+        assertThat(browser.findElements(By.cssSelector("[data-test=cancel]")))
+                .as("nothing left to cancel")
+                .isEmpty();
         signOut();
     }
 
@@ -219,51 +246,86 @@ class ConsoleBrowserTest {
     void aClientSeesOnlyItsOwnMessagesAndCancelsItsScheduledOne() {
         String to = Messages.recipient();
         java.time.Instant sendAt = SERVICE.now().plusSeconds(3600).truncatedTo(java.time.temporal.ChronoUnit.SECONDS);
-        String own = SERVICE.api().post("/v1/messages", "client-a", "{\"to\":\"" + to + "\",\"body\":\"mine\",\"sendAt\":\""
-                + sendAt + "\"}").json().get("id").asText();
-        String other = SERVICE.api().post("/v1/messages", "client-b", "{\"to\":\"" + to + "\",\"body\":\"theirs\",\"sendAt\":\""
-                + sendAt + "\"}").json().get("id").asText();
+        String own = SERVICE.api()
+                .post(
+                        "/v1/messages",
+                        "client-a",
+                        "{\"to\":\"" + to + "\",\"body\":\"mine\",\"sendAt\":\"" + sendAt + "\"}")
+                .json()
+                .get("id")
+                .asText();
+        String other = SERVICE.api()
+                .post(
+                        "/v1/messages",
+                        "client-b",
+                        "{\"to\":\"" + to + "\",\"body\":\"theirs\",\"sendAt\":\"" + sendAt + "\"}")
+                .json()
+                .get("id")
+                .asText();
 
         signIn("client-a", "client");
         for (String tab : List.of("tab-dead", "tab-parked", "tab-webhooks", "tab-suppressions")) {
-            assertThat(browser.findElement(By.id(tab)).isDisplayed()).as(tab + " is for staff").isFalse();
+            assertThat(browser.findElement(By.id(tab)).isDisplayed())
+                    .as(tab + " is for staff")
+                    .isFalse();
         }
         type("search-to", to);
         click(By.id("search-submit"));
         WebElement row = wait.until(ExpectedConditions.visibilityOfElementLocated(row("result-row", own)));
-        assertThat(browser.findElements(row("result-row", other))).as("another tenant's message").isEmpty();
+        assertThat(browser.findElements(row("result-row", other)))
+                .as("another tenant's message")
+                .isEmpty();
         row.findElement(By.cssSelector("[data-test=open]")).click();
         wait.until(d -> field("status").equals("SCHEDULED"));
         click(By.cssSelector("[data-test=cancel]"));
         wait.until(d -> field("status").equals("CANCELLED"));
         wait.until(d -> eventTypes().equals(List.of("ACCEPTED", "SCHEDULED", "CANCELLED")));
-        assertThat(SERVICE.api().get("/v1/messages/" + other, "client-b").json().get("status").asText())
-                .as("the other tenant's message is untouched").isEqualTo("SCHEDULED");
+        assertThat(SERVICE.api()
+                        .get("/v1/messages/" + other, "client-b")
+                        .json()
+                        .get("status")
+                        .asText())
+                .as("the other tenant's message is untouched")
+                .isEqualTo("SCHEDULED");
         signOut();
     }
 
     @Test
     void aDeadMessageIsListedSupportCannotRedriveItAndAnAdminRedrivesItUntilSent() {
-        SERVICE.simulator().updateConfig(NORMAL.toBuilder().transientErrorRate(1.0).build());
+        SERVICE.simulator()
+                .updateConfig(NORMAL.toBuilder().transientErrorRate(1.0).build());
         String id = Messages.submitOne(SERVICE, Messages.recipient());
-        Messages.awaitAdvancing(SERVICE, Duration.ofSeconds(2), Duration.ofSeconds(90), () -> assertThat(
-                SERVICE.api().get("/v1/messages/" + id, "support-1").json().get("status").asText()).isEqualTo("DEAD"));
+        Messages.awaitAdvancing(
+                SERVICE,
+                Duration.ofSeconds(2),
+                Duration.ofSeconds(90),
+                () -> assertThat(SERVICE.api()
+                                .get("/v1/messages/" + id, "support-1")
+                                .json()
+                                .get("status")
+                                .asText())
+                        .isEqualTo("DEAD"));
 
         signIn("support-1", "support");
         click(By.id("tab-dead"));
         WebElement dead = awaitReloading(By.id("dead-reload"), row("dead-row", id));
         assertThat(dead.getText()).contains("DEAD", "attempt limit 4");
-        assertThat(browser.findElements(By.cssSelector("[data-test=redrive]"))).as("no re-drive for support").isEmpty();
+        assertThat(browser.findElements(By.cssSelector("[data-test=redrive]")))
+                .as("no re-drive for support")
+                .isEmpty();
         dead.findElement(By.cssSelector("[data-test=open]")).click();
         wait.until(d -> field("status").equals("DEAD"));
         assertThat(eventTypes()).contains("ATTEMPT_FAILED").last().isEqualTo("DEAD");
-        assertThat(browser.findElement(By.id("message-actions")).findElements(By.tagName("button"))).isEmpty();
+        assertThat(browser.findElement(By.id("message-actions")).findElements(By.tagName("button")))
+                .isEmpty();
 
         SERVICE.simulator().updateConfig(NORMAL);
         signOut();
         signIn("admin-1", "admin");
         click(By.id("tab-dead"));
-        awaitReloading(By.id("dead-reload"), row("dead-row", id)).findElement(By.cssSelector("[data-test=open]")).click();
+        awaitReloading(By.id("dead-reload"), row("dead-row", id))
+                .findElement(By.cssSelector("[data-test=open]"))
+                .click();
         wait.until(d -> field("status").equals("DEAD"));
         click(By.cssSelector("#message-actions [data-test=redrive]"));
 
@@ -271,15 +333,27 @@ class ConsoleBrowserTest {
         wait.until(d -> field("status").equals("SENT"));
         assertThat(eventTypes()).containsSubsequence("DEAD", "REDRIVEN", "CLAIMED", "PROVIDER_ACCEPTED");
         assertThat(texts(By.cssSelector("[data-test=event][data-type=REDRIVEN]"), WebElement::getText))
-                .as("the timers' re-drives, then the admin's").last().asString().contains("admin:ops-admin", "ADMIN");
-        assertThat(SERVICE.api().get("/v1/messages/" + id, "admin-1").json().get("status").asText()).isEqualTo("SENT");
+                .as("the timers' re-drives, then the admin's")
+                .last()
+                .asString()
+                .contains("admin:ops-admin", "ADMIN");
+        assertThat(SERVICE.api()
+                        .get("/v1/messages/" + id, "admin-1")
+                        .json()
+                        .get("status")
+                        .asText())
+                .isEqualTo("SENT");
     }
 
     @Test
     void aCompactedMessageShowsItsWholeHistoryInTheTimeline() throws SQLException {
         String reference = "console-" + UUID.randomUUID();
-        ApiResponse submitted = SERVICE.api().post("/v1/messages", "client-a",
-                "{\"to\":\"" + Messages.recipient() + "\",\"body\":\"hello\",\"reference\":\"" + reference + "\"}");
+        ApiResponse submitted = SERVICE.api()
+                .post(
+                        "/v1/messages",
+                        "client-a",
+                        "{\"to\":\"" + Messages.recipient() + "\",\"body\":\"hello\",\"reference\":\"" + reference
+                                + "\"}");
         assertThat(submitted.status()).as(submitted.raw()).isEqualTo(202);
         String id = submitted.json().get("id").asText();
         Messages.awaitStatus(SERVICE, id, "SENT", WAIT);
@@ -288,30 +362,47 @@ class ConsoleBrowserTest {
         signIn("support-1", "support");
         type("search-reference", reference);
         click(By.id("search-submit"));
-        wait.until(ExpectedConditions.elementToBeClickable(row("result-row", id))).findElement(By.cssSelector("[data-test=open]"))
+        wait.until(ExpectedConditions.elementToBeClickable(row("result-row", id)))
+                .findElement(By.cssSelector("[data-test=open]"))
                 .click();
-        wait.until(d -> !d.findElements(By.cssSelector("#timeline [data-test=event]")).isEmpty());
+        wait.until(d ->
+                !d.findElements(By.cssSelector("#timeline [data-test=event]")).isEmpty());
         // The API opens compaction snapshots back into the events they folded: the timeline reads as before compaction.
-        assertThat(eventTypes()).containsSubsequence("ACCEPTED", "PUBLISHED", "CLAIMED", "PROVIDER_ACCEPTED").doesNotContain("COMPACTED");
+        assertThat(eventTypes())
+                .containsSubsequence("ACCEPTED", "PUBLISHED", "CLAIMED", "PROVIDER_ACCEPTED")
+                .doesNotContain("COMPACTED");
         assertThat(field("status")).isEqualTo("SENT");
     }
 
     @Test
     void parkedInputShowsItsRawBodyAsTextAndAnAdminDiscardsIt() {
-        String raw = "stat:DELIVRD <b id=\"injected\">not json</b> & <script>document.title='x'</script> " + UUID.randomUUID();
+        String raw = "stat:DELIVRD <b id=\"injected\">not json</b> & <script>document.title='x'</script> "
+                + UUID.randomUUID();
         byte[] bytes = raw.getBytes(StandardCharsets.UTF_8);
-        ApiResponse stored = SERVICE.api().postBytes("/v1/callbacks/sim", null, "application/json", bytes,
-                "X-Signature", CallbackSignature.sign("sim-secret", bytes));
+        ApiResponse stored = SERVICE.api()
+                .postBytes(
+                        "/v1/callbacks/sim",
+                        null,
+                        "application/json",
+                        bytes,
+                        "X-Signature",
+                        CallbackSignature.sign("sim-secret", bytes));
         assertThat(stored.status()).as(stored.raw()).isEqualTo(200);
         long parkedId = await().atMost(WAIT).until(() -> parkedIdOf(raw), n -> n > 0);
 
         signIn("support-1", "support");
         click(By.id("tab-parked"));
         WebElement row = awaitReloading(By.id("parked-reload"), row("parked-row", Long.toString(parkedId)));
-        assertThat(row.findElement(By.cssSelector("[data-test=parked-body]")).getText()).isEqualTo(raw);
-        assertThat(row.findElement(By.cssSelector("[data-test=parked-reason]")).getText()).isEqualTo("body is not JSON");
-        assertThat(row.findElement(By.cssSelector("[data-test=parked-resolution]")).getText()).isEqualTo("unresolved");
-        assertThat(browser.findElements(By.id("injected"))).as("the raw body is text, not markup").isEmpty();
+        assertThat(row.findElement(By.cssSelector("[data-test=parked-body]")).getText())
+                .isEqualTo(raw);
+        assertThat(row.findElement(By.cssSelector("[data-test=parked-reason]")).getText())
+                .isEqualTo("body is not JSON");
+        assertThat(row.findElement(By.cssSelector("[data-test=parked-resolution]"))
+                        .getText())
+                .isEqualTo("unresolved");
+        assertThat(browser.findElements(By.id("injected")))
+                .as("the raw body is text, not markup")
+                .isEmpty();
         assertThat(browser.getTitle()).isEqualTo("sendlog support console");
 
         signOut();
@@ -322,14 +413,18 @@ class ConsoleBrowserTest {
         row.findElement(By.cssSelector("[data-test=resolve-discard]")).click();
         wait.until(ExpectedConditions.textToBe(By.id("notice"), "Parked input " + parkedId + " resolved: discard."));
 
-        JsonNode all = SERVICE.api().get("/v1/admin/parked?all=true&limit=500", "support-1").json().get("items");
+        JsonNode all = SERVICE.api()
+                .get("/v1/admin/parked?all=true&limit=500", "support-1")
+                .json()
+                .get("items");
         assertThat(all).anySatisfy(p -> {
             assertThat(p.get("id").asLong()).isEqualTo(parkedId);
             assertThat(p.get("resolution").asText()).isEqualTo("discard: garbage from a test by admin:ops-admin");
         });
         click(By.id("parked-all"));
-        wait.until(ExpectedConditions.textToBe(By.cssSelector(rowCss("parked-row", Long.toString(parkedId))
-                + " [data-test=parked-resolution]"), "discard: garbage from a test by admin:ops-admin"));
+        wait.until(ExpectedConditions.textToBe(
+                By.cssSelector(rowCss("parked-row", Long.toString(parkedId)) + " [data-test=parked-resolution]"),
+                "discard: garbage from a test by admin:ops-admin"));
     }
 
     /**
@@ -341,28 +436,38 @@ class ConsoleBrowserTest {
     void aDeadWebhookDeliveryIsListedAndAnAdminRedrivesIt() throws SQLException {
         String id = Messages.submitOne(SERVICE, Messages.recipient());
         String eventId = id + ":1";
-        try (var c = SERVICE.dataSource().getConnection(); var st = c.prepareStatement("INSERT INTO webhook_deliveries "
-                + "(message_id, seq, tenant, status, event_at, owed_since, state, attempts, lease, due_at, last_outcome, done_at) "
-                + "VALUES (?::uuid, 1, 'acme', 'ACCEPTED', now(), now(), 2, 31, 31, NULL, 'HTTP 503: <b>down</b>; now DEAD', now())")) {
+        try (var c = SERVICE.dataSource().getConnection();
+                var st = c.prepareStatement(
+                        "INSERT INTO webhook_deliveries "
+                                + "(message_id, seq, tenant, status, event_at, owed_since, state, attempts, lease, due_at, last_outcome, done_at) "
+                                + "VALUES (?::uuid, 1, 'acme', 'ACCEPTED', now(), now(), 2, 31, 31, NULL, 'HTTP 503: <b>down</b>; now DEAD', now())")) {
             st.setString(1, id);
             st.executeUpdate();
         }
         signIn("support-1", "support");
         click(By.id("tab-webhooks"));
         WebElement dead = awaitReloading(By.id("webhooks-reload"), row("webhook-row", eventId));
-        assertThat(dead.findElement(By.cssSelector("[data-test=webhook-outcome]")).getText())
-                .as("shown as text").isEqualTo("HTTP 503: <b>down</b>; now DEAD");
+        assertThat(dead.findElement(By.cssSelector("[data-test=webhook-outcome]"))
+                        .getText())
+                .as("shown as text")
+                .isEqualTo("HTTP 503: <b>down</b>; now DEAD");
         assertThat(dead.getText()).contains("ACCEPTED", "acme", "31");
-        assertThat(browser.findElements(By.cssSelector("[data-test=webhook-redrive]"))).as("no re-drive for support").isEmpty();
+        assertThat(browser.findElements(By.cssSelector("[data-test=webhook-redrive]")))
+                .as("no re-drive for support")
+                .isEmpty();
         signOut();
 
         signIn("admin-1", "admin");
         click(By.id("tab-webhooks"));
         awaitReloading(By.id("webhooks-reload"), row("webhook-row", eventId))
-                .findElement(By.cssSelector("[data-test=webhook-redrive]")).click();
+                .findElement(By.cssSelector("[data-test=webhook-redrive]"))
+                .click();
         wait.until(d -> text("notice").startsWith("Webhook delivery " + eventId + " owed again"));
-        assertThat(Sql.count(SERVICE.dataSource(), "SELECT count(*) FROM webhook_deliveries WHERE message_id = '" + id
-                + "' AND state = 0 AND due_at IS NOT NULL")).isEqualTo(1);
+        assertThat(Sql.count(
+                        SERVICE.dataSource(),
+                        "SELECT count(*) FROM webhook_deliveries WHERE message_id = '" + id
+                                + "' AND state = 0 AND due_at IS NOT NULL"))
+                .isEqualTo(1);
     }
 
     @Test
@@ -377,13 +482,23 @@ class ConsoleBrowserTest {
         type("suppress-reason", "user replied STOP <b id=\"injected\">x</b>");
         click(By.id("suppress-submit"));
         WebElement row = wait.until(ExpectedConditions.visibilityOfElementLocated(row("suppression-row", to)));
-        assertThat(row.findElement(By.cssSelector("[data-test=suppression-reason]")).getText())
+        assertThat(row.findElement(By.cssSelector("[data-test=suppression-reason]"))
+                        .getText())
                 .isEqualTo("user replied STOP <b id=\"injected\">x</b>");
-        assertThat(row.findElement(By.cssSelector("[data-test=suppression-actor]")).getText()).isEqualTo("admin:ops-admin");
-        assertThat(browser.findElements(By.id("injected"))).as("text, not markup").isEmpty();
-        assertThat(SERVICE.api().get("/v1/suppressions", "client-a").json().get("items").findValuesAsText("recipient"))
+        assertThat(row.findElement(By.cssSelector("[data-test=suppression-actor]"))
+                        .getText())
+                .isEqualTo("admin:ops-admin");
+        assertThat(browser.findElements(By.id("injected")))
+                .as("text, not markup")
+                .isEmpty();
+        assertThat(SERVICE.api()
+                        .get("/v1/suppressions", "client-a")
+                        .json()
+                        .get("items")
+                        .findValuesAsText("recipient"))
                 .contains(to);
-        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("suppression-changes"), "ADD by admin:ops-admin"));
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(
+                By.id("suppression-changes"), "ADD by admin:ops-admin"));
 
         signOut();
         signIn("support-1", "support");
@@ -391,7 +506,9 @@ class ConsoleBrowserTest {
         type("suppressions-tenant", "acme");
         click(By.id("suppressions-load"));
         row = wait.until(ExpectedConditions.visibilityOfElementLocated(row("suppression-row", to)));
-        assertThat(browser.findElement(By.id("suppress-form")).isDisplayed()).as("support may not change it").isFalse();
+        assertThat(browser.findElement(By.id("suppress-form")).isDisplayed())
+                .as("support may not change it")
+                .isFalse();
         assertThat(row.findElements(By.cssSelector("[data-test=unsuppress]"))).isEmpty();
 
         signOut();
@@ -403,9 +520,13 @@ class ConsoleBrowserTest {
         row.findElement(By.cssSelector("[data-test=unsuppress-reason]")).sendKeys("user replied START");
         row.findElement(By.cssSelector("[data-test=unsuppress]")).click();
         wait.until(ExpectedConditions.invisibilityOfElementLocated(row("suppression-row", to)));
-        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("suppression-changes"),
-                "REMOVE by admin:ops-admin: user replied START"));
-        assertThat(SERVICE.api().get("/v1/suppressions", "client-a").json().get("items").findValuesAsText("recipient"))
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(
+                By.id("suppression-changes"), "REMOVE by admin:ops-admin: user replied START"));
+        assertThat(SERVICE.api()
+                        .get("/v1/suppressions", "client-a")
+                        .json()
+                        .get("items")
+                        .findValuesAsText("recipient"))
                 .doesNotContain(to);
     }
 
@@ -413,7 +534,8 @@ class ConsoleBrowserTest {
     void theConsoleIsServedBesideTheApiWhichKeepsItsPaths() {
         ApiResponse page = SERVICE.api().get("/console/", null);
         assertThat(page.status()).isEqualTo(200);
-        assertThat(page.headers().firstValue("Content-Type")).hasValueSatisfying(t -> assertThat(t).startsWith("text/html"));
+        assertThat(page.headers().firstValue("Content-Type"))
+                .hasValueSatisfying(t -> assertThat(t).startsWith("text/html"));
         assertThat(page.raw()).contains("sendlog support console");
         assertThat(SERVICE.api().get("/console/console.js", null).status()).isEqualTo(200);
         assertThat(SERVICE.api().get("/console/console.css", null).status()).isEqualTo(200);
@@ -441,8 +563,8 @@ class ConsoleBrowserTest {
 
         // A search the API refuses: the problem's title, detail and field errors are shown.
         signIn("support-1", "support");
-        ((org.openqa.selenium.JavascriptExecutor) browser).executeScript(
-                "document.getElementById('search-since').type = 'text';");
+        ((org.openqa.selenium.JavascriptExecutor) browser)
+                .executeScript("document.getElementById('search-since').type = 'text';");
         type("search-since", "yesterday");
         click(By.id("search-submit"));
         wait.until(ExpectedConditions.textToBe(By.id("error-title"), "400 Invalid request"));
@@ -495,8 +617,14 @@ class ConsoleBrowserTest {
     @Test
     void aHighMessageIsMarkedHighInTheListAndOnItsPage() {
         String to = Messages.recipient();
-        String high = SERVICE.api().post("/v1/messages", "client-a", "{\"to\":\"" + to + "\",\"body\":\"urgent\","
-                + "\"priority\":\"high\"}").json().get("id").asText();
+        String high = SERVICE.api()
+                .post(
+                        "/v1/messages",
+                        "client-a",
+                        "{\"to\":\"" + to + "\",\"body\":\"urgent\"," + "\"priority\":\"high\"}")
+                .json()
+                .get("id")
+                .asText();
         String normal = Messages.submitOne(SERVICE, to);
 
         signIn("support-1", "support");
@@ -504,17 +632,22 @@ class ConsoleBrowserTest {
         click(By.id("search-submit"));
         WebElement highRow = wait.until(ExpectedConditions.visibilityOfElementLocated(row("result-row", high)));
         WebElement normalRow = wait.until(ExpectedConditions.visibilityOfElementLocated(row("result-row", normal)));
-        assertThat(highRow.findElement(By.cssSelector("[data-test=priority]")).getText()).isEqualTo("high");
-        assertThat(normalRow.findElements(By.cssSelector("[data-test=priority]"))).isEmpty();
+        assertThat(highRow.findElement(By.cssSelector("[data-test=priority]")).getText())
+                .isEqualTo("high");
+        assertThat(normalRow.findElements(By.cssSelector("[data-test=priority]")))
+                .isEmpty();
 
         highRow.findElement(By.cssSelector("[data-test=open]")).click();
         wait.until(d -> field("id").equals(high));
         assertThat(field("priority")).isEqualTo("high");
         click(By.id("message-back"));
         wait.until(ExpectedConditions.visibilityOfElementLocated(row("result-row", normal)))
-                .findElement(By.cssSelector("[data-test=open]")).click();
+                .findElement(By.cssSelector("[data-test=open]"))
+                .click();
         wait.until(d -> field("id").equals(normal));
-        assertThat(field("priority")).as("no priority field for a normal message").isEmpty();
+        assertThat(field("priority"))
+                .as("no priority field for a normal message")
+                .isEmpty();
     }
 
     private static By row(String test, String id) {
@@ -530,7 +663,8 @@ class ConsoleBrowserTest {
     private String field(String name) {
         for (int i = 0; ; i++) {
             try {
-                List<WebElement> dd = browser.findElements(By.cssSelector("#message-fields dd[data-field=" + name + "]"));
+                List<WebElement> dd =
+                        browser.findElements(By.cssSelector("#message-fields dd[data-field=" + name + "]"));
                 return dd.isEmpty() ? "" : dd.getFirst().getText();
             } catch (org.openqa.selenium.StaleElementReferenceException rerendered) {
                 if (i >= 5) {
@@ -572,7 +706,10 @@ class ConsoleBrowserTest {
     // ---- data helpers ----
 
     private static long parkedIdOf(String raw) {
-        for (JsonNode p : SERVICE.api().get("/v1/admin/parked?limit=500", "support-1").json().get("items")) {
+        for (JsonNode p : SERVICE.api()
+                .get("/v1/admin/parked?limit=500", "support-1")
+                .json()
+                .get("items")) {
             if (raw.equals(p.path("body").asText())) {
                 return p.get("id").asLong();
             }
@@ -588,7 +725,8 @@ class ConsoleBrowserTest {
     private static int compactAllButTheLastEvent(String id) throws SQLException {
         UUID messageId = UUID.fromString(id);
         EventStore store = EventStore.of(SERVICE.dataSource());
-        MessageDetails message = new MessageReader(DSL.using(SERVICE.dataSource(), SQLDialect.POSTGRES), store).find(messageId)
+        MessageDetails message = new MessageReader(DSL.using(SERVICE.dataSource(), SQLDialect.POSTGRES), store)
+                .find(messageId)
                 .orElseThrow();
         List<StoredEvent> events = message.events();
         assertThat(events).hasSizeGreaterThan(2);
@@ -596,13 +734,18 @@ class ConsoleBrowserTest {
         StoredEvent last = folded.getLast();
         try (Connection c = SERVICE.dataSource().getConnection()) {
             c.setAutoCommit(false);
-            try (PreparedStatement delete = c.prepareStatement("DELETE FROM message_events WHERE message_id = ? AND seq <= ?")) {
+            try (PreparedStatement delete =
+                    c.prepareStatement("DELETE FROM message_events WHERE message_id = ? AND seq <= ?")) {
                 delete.setObject(1, messageId);
                 delete.setInt(2, last.seq());
                 delete.executeUpdate();
             }
-            new LogFixtures(SERVICE.dataSource()).append(c, (short) 0, store.rows().toRow(messageId, last.seq(), "compactor",
-                    last.at(), new Compacted(folded), null));
+            new LogFixtures(SERVICE.dataSource())
+                    .append(
+                            c,
+                            (short) 0,
+                            store.rows()
+                                    .toRow(messageId, last.seq(), "compactor", last.at(), new Compacted(folded), null));
             c.commit();
         }
         return folded.size();
@@ -626,11 +769,15 @@ class ConsoleBrowserTest {
      */
     static final class Chromium implements ExecutionCondition, BeforeAllCallback {
         private static String missing() {
-            List<String> missing = Stream.of(CHROMIUM, CHROMEDRIVER).filter(p -> !Files.isExecutable(p))
-                    .map(Path::toString).toList();
-            return missing.isEmpty() ? null : "the console's browser tests need Chromium and its driver, missing: " + missing
-                    + "; install them with: apt-get install -y chromium chromium-driver"
-                    + " (or run with -Dsendlog.console.optional=true to skip these tests)";
+            List<String> missing = Stream.of(CHROMIUM, CHROMEDRIVER)
+                    .filter(p -> !Files.isExecutable(p))
+                    .map(Path::toString)
+                    .toList();
+            return missing.isEmpty()
+                    ? null
+                    : "the console's browser tests need Chromium and its driver, missing: " + missing
+                            + "; install them with: apt-get install -y chromium chromium-driver"
+                            + " (or run with -Dsendlog.console.optional=true to skip these tests)";
         }
 
         @Override

@@ -29,7 +29,8 @@ class CancelTest {
     static final ServiceHarness SERVICE = new ServiceHarness("components", "API,POLLER,MAINTENANCE");
 
     private static String submit(String key) {
-        ApiResponse r = SERVICE.api().post("/v1/messages", key, "{\"to\":\"" + Messages.recipient() + "\",\"body\":\"cancel me\"}");
+        ApiResponse r = SERVICE.api()
+                .post("/v1/messages", key, "{\"to\":\"" + Messages.recipient() + "\",\"body\":\"cancel me\"}");
         assertThat(r.status()).as(r.raw()).isEqualTo(202);
         return r.json().get("id").asText();
     }
@@ -39,17 +40,25 @@ class CancelTest {
     }
 
     private static List<String> types(String id) {
-        return Messages.history(SERVICE, id).stream().map(e -> e.get("type").asText()).toList();
+        return Messages.history(SERVICE, id).stream()
+                .map(e -> e.get("type").asText())
+                .toList();
     }
 
     @Test
     void aWaitingMessageIsCancelledOnceNeverSubmittedNorChargedAndOnlyByItsTenantOrAnAdmin() throws Exception {
         String id = submit("client-a");
         String byAdmin = submit("client-a");
-        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> Messages.publications(SERVICE, id) > 0);
+        org.awaitility.Awaitility.await()
+                .atMost(Duration.ofSeconds(30))
+                .until(() -> Messages.publications(SERVICE, id) > 0);
 
-        assertThat(cancel(id, "support-1").status()).as("support reads but does not cancel").isEqualTo(403);
-        assertThat(cancel(id, "client-b").status()).as("another tenant's message is absent").isEqualTo(404);
+        assertThat(cancel(id, "support-1").status())
+                .as("support reads but does not cancel")
+                .isEqualTo(403);
+        assertThat(cancel(id, "client-b").status())
+                .as("another tenant's message is absent")
+                .isEqualTo(404);
         assertThat(cancel("not-an-id", "client-a").status()).isEqualTo(404);
         ApiResponse first = cancel(id, "client-a");
         assertThat(first.status()).as(first.raw()).isEqualTo(200);
@@ -69,16 +78,28 @@ class CancelTest {
             assertThat(late.json().get("detail").asText()).contains("SENT");
         }
         for (String cancelled : List.of(id, byAdmin)) {
-            assertThat(types(cancelled)).as(cancelled).endsWith("CANCELLED").doesNotContain("CLAIMED", "PROVIDER_ACCEPTED");
+            assertThat(types(cancelled))
+                    .as(cancelled)
+                    .endsWith("CANCELLED")
+                    .doesNotContain("CLAIMED", "PROVIDER_ACCEPTED");
             assertThat(Messages.ledgerRows(SERVICE, cancelled)).isZero();
             assertThat(Messages.providerRecords(SERVICE)).doesNotContainKey(cancelled);
         }
         JsonNode last = Messages.history(SERVICE, byAdmin).getLast();
-        assertThat(last.get("actor").asText()).as("who cancelled, as support sees it").isEqualTo("admin:ops-admin");
-        JsonNode clientView = SERVICE.api().get("/v1/messages/" + id + "/events", "client-a").json().get("events");
+        assertThat(last.get("actor").asText())
+                .as("who cancelled, as support sees it")
+                .isEqualTo("admin:ops-admin");
+        JsonNode clientView = SERVICE.api()
+                .get("/v1/messages/" + id + "/events", "client-a")
+                .json()
+                .get("events");
         assertThat(clientView.get(clientView.size() - 1).get("actor").asText()).isEqualTo("client");
-        assertThat(SERVICE.api().get("/v1/messages?status=CANCELLED", "client-a").json().get("items"))
-                .extracting(i -> i.get("id").asText()).contains(id, byAdmin);
+        assertThat(SERVICE.api()
+                        .get("/v1/messages?status=CANCELLED", "client-a")
+                        .json()
+                        .get("items"))
+                .extracting(i -> i.get("id").asText())
+                .contains(id, byAdmin);
     }
 
     /**
@@ -96,7 +117,8 @@ class CancelTest {
             for (int i = 0; i < 30; i++) {
                 ids.add(submit("client-a"));
             }
-            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30))
+            org.awaitility.Awaitility.await()
+                    .atMost(Duration.ofSeconds(30))
                     .until(() -> ids.stream().allMatch(id -> Messages.publications(SERVICE, id) > 0));
             Map<String, Integer> answers = new ConcurrentHashMap<>();
             ExecutorService pool = Executors.newFixedThreadPool(8);
@@ -141,7 +163,10 @@ class CancelTest {
                     assertThat(Messages.ledgerRows(SERVICE, id)).isZero();
                 } else {
                     claimedTotal++;
-                    assertThat(types).as(id).contains("CLAIMED", "PROVIDER_ACCEPTED").doesNotContain("CANCELLED");
+                    assertThat(types)
+                            .as(id)
+                            .contains("CLAIMED", "PROVIDER_ACCEPTED")
+                            .doesNotContain("CANCELLED");
                     assertThat(atProvider).containsKey(id);
                     assertThat(Messages.ledgerRows(SERVICE, id)).isEqualTo(1);
                 }
@@ -150,7 +175,10 @@ class CancelTest {
         // Both outcomes happen (the seed fixes the jitter), so the property was exercised from both sides.
         assertThat(cancelledTotal).as("cancels that won").isPositive();
         assertThat(claimedTotal).as("claims that won").isPositive();
-        assertThat(Sql.count(SERVICE.dataSource(), "SELECT count(*) FROM (SELECT message_id, seq FROM message_events"
-                + " GROUP BY message_id, seq HAVING count(*) > 1) d")).isZero();
+        assertThat(Sql.count(
+                        SERVICE.dataSource(),
+                        "SELECT count(*) FROM (SELECT message_id, seq FROM message_events"
+                                + " GROUP BY message_id, seq HAVING count(*) > 1) d"))
+                .isZero();
     }
 }

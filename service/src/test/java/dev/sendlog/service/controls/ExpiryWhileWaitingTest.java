@@ -21,12 +21,19 @@ class ExpiryWhileWaitingTest {
     static final ServiceHarness SERVICE = new ServiceHarness("components", "API,POLLER,MAINTENANCE");
 
     private static String submitWithTtl(int seconds) {
-        return SERVICE.api().post("/v1/messages", "client-a", "{\"to\":\"" + Messages.recipient()
-                + "\",\"body\":\"waits\",\"ttlSeconds\":" + seconds + "}").json().get("id").asText();
+        return SERVICE.api()
+                .post(
+                        "/v1/messages",
+                        "client-a",
+                        "{\"to\":\"" + Messages.recipient() + "\",\"body\":\"waits\",\"ttlSeconds\":" + seconds + "}")
+                .json()
+                .get("id")
+                .asText();
     }
 
     private static void assertNeverSubmittedNorCharged(String id) {
-        assertThat(Messages.history(SERVICE, id)).extracting(e -> e.get("type").asText())
+        assertThat(Messages.history(SERVICE, id))
+                .extracting(e -> e.get("type").asText())
                 .doesNotContain("CLAIMED", "PROVIDER_ACCEPTED");
         assertThat(Messages.ledgerRows(SERVICE, id)).isZero();
         assertThat(Messages.providerRecords(SERVICE)).doesNotContainKey(id);
@@ -35,11 +42,19 @@ class ExpiryWhileWaitingTest {
     @Test
     void withNoWorkerTheTimersExpireAMessageWaitingPastItsValidity() {
         String id = submitWithTtl(5);
-        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30))
+        org.awaitility.Awaitility.await()
+                .atMost(Duration.ofSeconds(30))
                 .until(() -> Messages.publications(SERVICE, id) > 0);
         // Past the validity and past the publication's confirm deadline, when the timers look at it.
-        Messages.awaitAdvancing(SERVICE, Duration.ofSeconds(5), Duration.ofSeconds(60),
-                () -> assertThat(SERVICE.api().get("/v1/messages/" + id, "client-a").json().get("status").asText())
+        Messages.awaitAdvancing(
+                SERVICE,
+                Duration.ofSeconds(5),
+                Duration.ofSeconds(60),
+                () -> assertThat(SERVICE.api()
+                                .get("/v1/messages/" + id, "client-a")
+                                .json()
+                                .get("status")
+                                .asText())
                         .isEqualTo("EXPIRED"));
         List<JsonNode> history = Messages.history(SERVICE, id);
         assertThat(history.getLast().get("type").asText()).isEqualTo("EXPIRED");
@@ -51,16 +66,20 @@ class ExpiryWhileWaitingTest {
     @Test
     void aWorkerThatClaimsAfterTheValidityPassedExpiresTheMessageInsteadOfSubmittingIt() throws Exception {
         String id = submitWithTtl(1);
-        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30))
+        org.awaitility.Awaitility.await()
+                .atMost(Duration.ofSeconds(30))
                 .until(() -> Messages.publications(SERVICE, id) > 0);
-        // Past the validity, before the publication's confirm deadline (5 s in test-config.yml): the timers leave it be.
+        // Past the validity, before the publication's confirm deadline (5 s in test-config.yml): the timers leave it
+        // be.
         SERVICE.clock().advance(Duration.ofSeconds(3));
         try (ServiceHarness.Instance worker = SERVICE.startAnother(null, "components", "SEND_WORKER")) {
             Messages.awaitStatus(SERVICE, id, "EXPIRED", Duration.ofSeconds(30));
         }
         List<JsonNode> history = Messages.history(SERVICE, id);
         assertThat(history).extracting(e -> e.get("type").asText()).containsExactly("ACCEPTED", "PUBLISHED", "EXPIRED");
-        assertThat(history.getLast().get("actor").asText()).as("decided at the claim").startsWith("worker-");
+        assertThat(history.getLast().get("actor").asText())
+                .as("decided at the claim")
+                .startsWith("worker-");
         assertNeverSubmittedNorCharged(id);
     }
 }

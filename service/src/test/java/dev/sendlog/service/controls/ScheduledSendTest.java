@@ -27,8 +27,11 @@ class ScheduledSendTest {
     static final ServiceHarness SERVICE = new ServiceHarness();
 
     private static ApiResponse submit(String fields) {
-        return SERVICE.api().post("/v1/messages", "client-a",
-                "{\"to\":\"" + Messages.recipient() + "\",\"body\":\"later, please\"" + fields + "}");
+        return SERVICE.api()
+                .post(
+                        "/v1/messages",
+                        "client-a",
+                        "{\"to\":\"" + Messages.recipient() + "\",\"body\":\"later, please\"" + fields + "}");
     }
 
     private static String submitted(String fields) {
@@ -42,7 +45,9 @@ class ScheduledSendTest {
     }
 
     private static List<String> types(String id) {
-        return Messages.history(SERVICE, id).stream().map(e -> e.get("type").asText()).toList();
+        return Messages.history(SERVICE, id).stream()
+                .map(e -> e.get("type").asText())
+                .toList();
     }
 
     private static long scheduledRows(String id) {
@@ -61,41 +66,66 @@ class ScheduledSendTest {
         JsonNode scheduled = message(id);
         assertThat(scheduled.get("status").asText()).isEqualTo("SCHEDULED");
         assertThat(Instant.parse(scheduled.get("sendAt").asText())).isEqualTo(sendAt);
-        assertThat(message(control).has("sendAt")).as("no sendAt: the field is absent").isFalse();
-        assertThat(SERVICE.api().get("/v1/messages?status=SCHEDULED", "client-a").json().get("items"))
-                .extracting(i -> i.get("id").asText()).contains(id).doesNotContain(control);
+        assertThat(message(control).has("sendAt"))
+                .as("no sendAt: the field is absent")
+                .isFalse();
+        assertThat(SERVICE.api()
+                        .get("/v1/messages?status=SCHEDULED", "client-a")
+                        .json()
+                        .get("items"))
+                .extracting(i -> i.get("id").asText())
+                .contains(id)
+                .doesNotContain(control);
         assertThat(types(id)).containsExactly("ACCEPTED", "SCHEDULED");
 
         // The pipeline runs (the control message goes out) while the scheduled one stays where it is: not published,
         // not at the provider.
-        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100)).untilAsserted(() -> {
-            SERVICE.clock().set(Instant.now().plus(offset));
-            assertThat(message(control).get("status").asText()).isEqualTo("SENT");
-        });
+        await().atMost(Duration.ofSeconds(30))
+                .pollInterval(Duration.ofMillis(100))
+                .untilAsserted(() -> {
+                    SERVICE.clock().set(Instant.now().plus(offset));
+                    assertThat(message(control).get("status").asText()).isEqualTo("SENT");
+                });
         if (SERVICE.now().isBefore(sendAt)) {
             assertThat(message(id).get("status").asText()).isEqualTo("SCHEDULED");
             assertThat(Messages.publications(SERVICE, id)).isZero();
             assertThat(Messages.providerRecords(SERVICE)).doesNotContainKey(id);
         }
 
-        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100)).untilAsserted(() -> {
-            SERVICE.clock().set(Instant.now().plus(offset));
-            assertThat(message(id).get("status").asText()).isEqualTo("SENT");
-        });
-        long recordedMicros = Messages.providerRecords(SERVICE).get(id).get("recordedAtMicros").asLong();
+        await().atMost(Duration.ofSeconds(30))
+                .pollInterval(Duration.ofMillis(100))
+                .untilAsserted(() -> {
+                    SERVICE.clock().set(Instant.now().plus(offset));
+                    assertThat(message(id).get("status").asText()).isEqualTo("SENT");
+                });
+        long recordedMicros = Messages.providerRecords(SERVICE)
+                .get(id)
+                .get("recordedAtMicros")
+                .asLong();
         Instant recorded = Instant.EPOCH.plus(recordedMicros, ChronoUnit.MICROS).plus(offset);
-        assertThat(recorded).as("the provider first saw it at or after its sendAt").isAfterOrEqualTo(sendAt);
+        assertThat(recorded)
+                .as("the provider first saw it at or after its sendAt")
+                .isAfterOrEqualTo(sendAt);
 
         List<JsonNode> history = Messages.history(SERVICE, id);
-        assertThat(history).extracting(e -> e.get("type").asText())
+        assertThat(history)
+                .extracting(e -> e.get("type").asText())
                 .containsSubsequence("ACCEPTED", "SCHEDULED", "REDRIVEN", "PUBLISHED", "CLAIMED", "PROVIDER_ACCEPTED");
-        JsonNode due = history.stream().filter(e -> e.get("type").asText().equals("REDRIVEN")).findFirst().orElseThrow();
+        JsonNode due = history.stream()
+                .filter(e -> e.get("type").asText().equals("REDRIVEN"))
+                .findFirst()
+                .orElseThrow();
         assertThat(due.get("data").get("reason").asText()).isEqualTo("DUE");
         assertThat(due.get("actor").asText()).isEqualTo("timer");
         assertThat(Instant.parse(due.get("at").asText())).isAfterOrEqualTo(sendAt);
-        assertThat(history.get(1).get("data").get("sendAt").asText()).isEqualTo(scheduled.get("sendAt").asText());
-        assertThat(Messages.ledgerRows(SERVICE, id)).as("charged once, as any sent message").isEqualTo(1);
-        assertThat(scheduledRows(id)).as("the due row is gone with its work appended").isZero();
+        assertThat(history.get(1).get("data").get("sendAt").asText())
+                .isEqualTo(scheduled.get("sendAt").asText());
+        assertThat(Messages.ledgerRows(SERVICE, id))
+                .as("charged once, as any sent message")
+                .isEqualTo(1);
+        assertThat(scheduledRows(id))
+                .as("the due row is gone with its work appended")
+                .isZero();
     }
 
     @Test
@@ -104,7 +134,9 @@ class ScheduledSendTest {
         String id = submitted(",\"sendAt\":\"" + past + "\"");
         assertThat(scheduledRows(id)).isZero();
         Messages.awaitStatus(SERVICE, id, "SENT", Duration.ofSeconds(30));
-        assertThat(Instant.parse(message(id).get("sendAt").asText())).as("kept as sent").isEqualTo(past);
+        assertThat(Instant.parse(message(id).get("sendAt").asText()))
+                .as("kept as sent")
+                .isEqualTo(past);
         assertThat(types(id)).doesNotContain("SCHEDULED");
     }
 
@@ -125,7 +157,9 @@ class ScheduledSendTest {
         assertThat(message(cancelled).get("status").asText()).isEqualTo("CANCELLED");
         assertThat(types(cancelled)).containsExactly("ACCEPTED", "SCHEDULED", "CANCELLED");
         assertThat(Messages.publications(SERVICE, cancelled)).isZero();
-        assertThat(Messages.providerRecords(SERVICE)).doesNotContainKey(cancelled).containsKey(control);
+        assertThat(Messages.providerRecords(SERVICE))
+                .doesNotContainKey(cancelled)
+                .containsKey(control);
         assertThat(Messages.ledgerRows(SERVICE, cancelled)).isZero();
         ApiResponse late = SERVICE.api().post("/v1/messages/" + control + "/cancel", "client-a", "");
         assertThat(late.status()).as("sent: too late").isEqualTo(409);
@@ -145,7 +179,8 @@ class ScheduledSendTest {
             ids.add(submitted(",\"sendAt\":\"" + sendAt + "\""));
         }
         java.util.Map<String, Integer> answers = new java.util.concurrent.ConcurrentHashMap<>();
-        // A thread per cancel (and one for the clock): each is sent at its own jittered moment, not queued behind others.
+        // A thread per cancel (and one for the clock): each is sent at its own jittered moment, not queued behind
+        // others.
         java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(ids.size() + 1);
         try {
             // The clock moves past the sendAt (all due: the next timer round takes them) 400 ms into the 1.2 s of
@@ -164,7 +199,11 @@ class ScheduledSendTest {
                 long delay = random.nextInt(1200);
                 sent.add(pool.submit(() -> {
                     Thread.sleep(delay); // jitter around the due scan and the claims
-                    answers.put(id, SERVICE.api().post("/v1/messages/" + id + "/cancel", "client-a", "").status());
+                    answers.put(
+                            id,
+                            SERVICE.api()
+                                    .post("/v1/messages/" + id + "/cancel", "client-a", "")
+                                    .status());
                     return null;
                 }));
             }
@@ -188,13 +227,18 @@ class ScheduledSendTest {
             List<String> types = types(id);
             if (answers.get(id) == 200) {
                 cancelled++;
-                assertThat(types).as(id).startsWith("ACCEPTED", "SCHEDULED").endsWith("CANCELLED")
+                assertThat(types)
+                        .as(id)
+                        .startsWith("ACCEPTED", "SCHEDULED")
+                        .endsWith("CANCELLED")
                         .doesNotContain("CLAIMED", "PROVIDER_ACCEPTED");
                 assertThat(atProvider).doesNotContainKey(id);
                 assertThat(Messages.ledgerRows(SERVICE, id)).isZero();
             } else {
                 claimed++;
-                assertThat(types).as(id).containsSubsequence("ACCEPTED", "SCHEDULED", "REDRIVEN", "CLAIMED", "PROVIDER_ACCEPTED")
+                assertThat(types)
+                        .as(id)
+                        .containsSubsequence("ACCEPTED", "SCHEDULED", "REDRIVEN", "CLAIMED", "PROVIDER_ACCEPTED")
                         .doesNotContain("CANCELLED");
                 assertThat(atProvider).containsKey(id);
                 assertThat(Messages.ledgerRows(SERVICE, id)).isEqualTo(1);
@@ -203,24 +247,34 @@ class ScheduledSendTest {
         // Both outcomes happen (the seed fixes the jitter), so the property was exercised from both sides.
         assertThat(cancelled).as("cancels that won").isPositive();
         assertThat(claimed).as("claims that won").isPositive();
-        assertThat(Sql.count(SERVICE.dataSource(), "SELECT count(*) FROM (SELECT message_id, seq FROM message_events"
-                + " GROUP BY message_id, seq HAVING count(*) > 1) d")).isZero();
+        assertThat(Sql.count(
+                        SERVICE.dataSource(),
+                        "SELECT count(*) FROM (SELECT message_id, seq FROM message_events"
+                                + " GROUP BY message_id, seq HAVING count(*) > 1) d"))
+                .isZero();
     }
 
     @Test
     void aScheduledMessageWhoseValidityEndsFirstExpiresUnsent() {
         String id = submitted(",\"sendAt\":\"" + SERVICE.now().plusSeconds(600) + "\",\"ttlSeconds\":60");
         assertThat(message(id).get("status").asText()).isEqualTo("SCHEDULED");
-        Messages.awaitAdvancing(SERVICE, Duration.ofSeconds(20), Duration.ofSeconds(30), () ->
-                assertThat(message(id).get("status").asText()).isEqualTo("EXPIRED"));
+        Messages.awaitAdvancing(
+                SERVICE,
+                Duration.ofSeconds(20),
+                Duration.ofSeconds(30),
+                () -> assertThat(message(id).get("status").asText()).isEqualTo("EXPIRED"));
         List<JsonNode> history = Messages.history(SERVICE, id);
         assertThat(history).extracting(e -> e.get("type").asText()).containsExactly("ACCEPTED", "SCHEDULED", "EXPIRED");
         assertThat(history.getLast().get("actor").asText()).isEqualTo("timer");
         assertThat(scheduledRows(id)).isZero();
         // Its sendAt passes too: nothing changes, nothing is sent or charged, and search by EXPIRED finds it.
         SERVICE.clock().advance(Duration.ofMinutes(15));
-        assertThat(SERVICE.api().get("/v1/messages?status=EXPIRED", "client-a").json().get("items"))
-                .extracting(i -> i.get("id").asText()).contains(id);
+        assertThat(SERVICE.api()
+                        .get("/v1/messages?status=EXPIRED", "client-a")
+                        .json()
+                        .get("items"))
+                .extracting(i -> i.get("id").asText())
+                .contains(id);
         assertThat(message(id).get("status").asText()).isEqualTo("EXPIRED");
         assertThat(Messages.publications(SERVICE, id)).isZero();
         assertThat(Messages.providerRecords(SERVICE)).doesNotContainKey(id);
@@ -231,8 +285,7 @@ class ScheduledSendTest {
     void everyWayASendAtIsWrongIsA400AndNothingIsStored() {
         Instant now = SERVICE.now();
         long before = Sql.count(SERVICE.dataSource(), "SELECT count(*) FROM messages");
-        record Bad(String fields, String problem) {
-        }
+        record Bad(String fields, String problem) {}
         for (Bad bad : List.of(
                 new Bad(",\"sendAt\":\"" + now.plus(Duration.ofDays(30)).plusSeconds(2) + "\"", "30 days"),
                 new Bad(",\"sendAt\":\"tomorrow\"", "RFC 3339"),
@@ -242,26 +295,48 @@ class ScheduledSendTest {
                 new Bad(",\"sendAt\":true", "string"))) {
             ApiResponse r = submit(bad.fields());
             assertThat(r.status()).as(bad.fields() + ": " + r.raw()).isEqualTo(400);
-            assertThat(r.json().get("errors").get(0).get("field").asText()).as(bad.fields()).isEqualTo("sendAt");
-            assertThat(r.json().get("errors").get(0).get("problem").asText()).as(bad.fields()).contains(bad.problem());
-            ApiResponse batch = SERVICE.api().post("/v1/messages/batch", "client-a", "{\"messages\":[{\"to\":\""
-                    + Messages.recipient() + "\",\"body\":\"ok\"},{\"to\":\"" + Messages.recipient() + "\",\"body\":\"b\""
-                    + bad.fields() + "}]}");
+            assertThat(r.json().get("errors").get(0).get("field").asText())
+                    .as(bad.fields())
+                    .isEqualTo("sendAt");
+            assertThat(r.json().get("errors").get(0).get("problem").asText())
+                    .as(bad.fields())
+                    .contains(bad.problem());
+            ApiResponse batch = SERVICE.api()
+                    .post(
+                            "/v1/messages/batch",
+                            "client-a",
+                            "{\"messages\":[{\"to\":\""
+                                    + Messages.recipient() + "\",\"body\":\"ok\"},{\"to\":\"" + Messages.recipient()
+                                    + "\",\"body\":\"b\""
+                                    + bad.fields() + "}]}");
             assertThat(batch.status()).as(batch.raw()).isEqualTo(400);
             assertThat(batch.json().get("errors").get(0).get("field").asText()).isEqualTo("messages[1].sendAt");
         }
-        assertThat(Sql.count(SERVICE.dataSource(), "SELECT count(*) FROM messages")).as("nothing stored").isEqualTo(before);
-        assertThat(submit(",\"sendAt\":\"" + now.plus(Duration.ofDays(30)) + "\"").status()).as("the edge").isEqualTo(202);
+        assertThat(Sql.count(SERVICE.dataSource(), "SELECT count(*) FROM messages"))
+                .as("nothing stored")
+                .isEqualTo(before);
+        assertThat(submit(",\"sendAt\":\"" + now.plus(Duration.ofDays(30)) + "\"")
+                        .status())
+                .as("the edge")
+                .isEqualTo(202);
         assertThat(submit(",\"sendAt\":null").status()).as("null is absent").isEqualTo(202);
 
         // The sendAt is part of the request an idempotency key stands for.
         String to = Messages.recipient();
-        java.util.function.Function<String, ApiResponse> send = fields -> SERVICE.api().post("/v1/messages",
-                "client-a", "{\"to\":\"" + to + "\",\"body\":\"b\"" + fields + "}", "Idempotency-Key", "send-at-key");
+        java.util.function.Function<String, ApiResponse> send = fields -> SERVICE.api()
+                .post(
+                        "/v1/messages",
+                        "client-a",
+                        "{\"to\":\"" + to + "\",\"body\":\"b\"" + fields + "}",
+                        "Idempotency-Key",
+                        "send-at-key");
         String at = now.plusSeconds(3600).toString();
         assertThat(send.apply(",\"sendAt\":\"" + at + "\"").status()).isEqualTo(202);
-        assertThat(send.apply(",\"sendAt\":\"" + at + "\"").header("Idempotent-Replayed")).isEqualTo("true");
-        assertThat(send.apply(",\"sendAt\":\"" + now.plusSeconds(3601) + "\"").status()).as("another time").isEqualTo(409);
+        assertThat(send.apply(",\"sendAt\":\"" + at + "\"").header("Idempotent-Replayed"))
+                .isEqualTo("true");
+        assertThat(send.apply(",\"sendAt\":\"" + now.plusSeconds(3601) + "\"").status())
+                .as("another time")
+                .isEqualTo(409);
         assertThat(send.apply("").status()).as("without one").isEqualTo(409);
     }
 }

@@ -26,8 +26,10 @@ class ValidityTest {
     @RegisterExtension
     static final ServiceHarness SERVICE = new ServiceHarness();
 
-    private static final SimulatorConfig NORMAL = SimulatorConfig.defaults().toBuilder().latencyMs(5)
-            .receiptMode(ReceiptMode.NONE).build();
+    private static final SimulatorConfig NORMAL = SimulatorConfig.defaults().toBuilder()
+            .latencyMs(5)
+            .receiptMode(ReceiptMode.NONE)
+            .build();
 
     @AfterEach
     void providerBackToNormal() {
@@ -35,8 +37,11 @@ class ValidityTest {
     }
 
     private static ApiResponse submit(String fields) {
-        return SERVICE.api().post("/v1/messages", "client-a",
-                "{\"to\":\"" + Messages.recipient() + "\",\"body\":\"valid for a while\"" + fields + "}");
+        return SERVICE.api()
+                .post(
+                        "/v1/messages",
+                        "client-a",
+                        "{\"to\":\"" + Messages.recipient() + "\",\"body\":\"valid for a while\"" + fields + "}");
     }
 
     private static JsonNode message(String id) {
@@ -55,20 +60,40 @@ class ValidityTest {
         String none = submit("").json().get("id").asText();
 
         assertThat(Instant.parse(message(id).get("validUntil").asText())).isEqualTo(until);
-        assertThat(SERVICE.api().get("/v1/messages?reference=valid-1", "client-a").json().get("items").get(0).get("validUntil")
-                .asText()).isEqualTo(message(id).get("validUntil").asText());
+        assertThat(SERVICE.api()
+                        .get("/v1/messages?reference=valid-1", "client-a")
+                        .json()
+                        .get("items")
+                        .get(0)
+                        .get("validUntil")
+                        .asText())
+                .isEqualTo(message(id).get("validUntil").asText());
         Instant accepted = Instant.parse(message(ttlId).get("acceptedAt").asText());
-        assertThat(Duration.between(accepted, Instant.parse(message(ttlId).get("validUntil").asText())).toSeconds())
-                .as("ttlSeconds counts from acceptance").isBetween(599L, 600L);
-        assertThat(message(none).has("validUntil")).as("no validity: the field is absent").isFalse();
+        assertThat(Duration.between(
+                                accepted,
+                                Instant.parse(message(ttlId).get("validUntil").asText()))
+                        .toSeconds())
+                .as("ttlSeconds counts from acceptance")
+                .isBetween(599L, 600L);
+        assertThat(message(none).has("validUntil"))
+                .as("no validity: the field is absent")
+                .isFalse();
 
         for (String sent : List.of(id, ttlId, none)) {
             Messages.awaitStatus(SERVICE, sent, "SENT", Duration.ofSeconds(30));
         }
-        assertThat(Instant.parse(Messages.providerRecords(SERVICE).get(id).get("validUntil").asText())).isEqualTo(until);
-        assertThat(Instant.parse(Messages.providerRecords(SERVICE).get(ttlId).get("validUntil").asText()))
+        assertThat(Instant.parse(Messages.providerRecords(SERVICE)
+                        .get(id)
+                        .get("validUntil")
+                        .asText()))
+                .isEqualTo(until);
+        assertThat(Instant.parse(Messages.providerRecords(SERVICE)
+                        .get(ttlId)
+                        .get("validUntil")
+                        .asText()))
                 .isEqualTo(Instant.parse(message(ttlId).get("validUntil").asText()));
-        assertThat(Messages.providerRecords(SERVICE).get(none).get("validUntil").isNull()).isTrue();
+        assertThat(Messages.providerRecords(SERVICE).get(none).get("validUntil").isNull())
+                .isTrue();
     }
 
     /**
@@ -80,17 +105,25 @@ class ValidityTest {
     void aSubmitInFlightWhenTheValidityPassesIsDecidedByTheProvidersAnswer() {
         SERVICE.simulator().updateConfig(NORMAL.toBuilder().latencyMs(1_500).build());
         String id = submit(",\"ttlSeconds\":1").json().get("id").asText();
-        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(20))
+        org.awaitility.Awaitility.await()
+                .atMost(Duration.ofSeconds(30))
+                .pollInterval(Duration.ofMillis(20))
                 .until(() -> Messages.events(SERVICE, id, "CLAIMED") == 1);
         // Claimed (its validity checked), and its submit on the way to a provider that answers after 1.5 s: the
         // validity passes while it is in flight, and the timers run at the new time meanwhile. 3 s stays inside the
-        // claim's deadline (the harness's claimTimeout, 5 s): a claim that outlives it is the other case, a worker presumed gone, whose
-        // message is re-driven and may expire before the late answer still records it (Decisions.shouldRecordAcceptance).
+        // claim's deadline (the harness's claimTimeout, 5 s): a claim that outlives it is the other case, a worker
+        // presumed gone, whose
+        // message is re-driven and may expire before the late answer still records it
+        // (Decisions.shouldRecordAcceptance).
         SERVICE.clock().advance(Duration.ofSeconds(3));
         Messages.awaitStatus(SERVICE, id, "SENT", Duration.ofSeconds(30));
-        assertThat(Messages.events(SERVICE, id, "EXPIRED")).as("%s", Messages.history(SERVICE, id)).isZero();
+        assertThat(Messages.events(SERVICE, id, "EXPIRED"))
+                .as("%s", Messages.history(SERVICE, id))
+                .isZero();
         assertThat(Messages.ledgerRows(SERVICE, id)).as("charged once").isEqualTo(1);
-        assertThat(Messages.providerRecords(SERVICE).get(id)).as("the provider took it").isNotNull();
+        assertThat(Messages.providerRecords(SERVICE).get(id))
+                .as("the provider took it")
+                .isNotNull();
         // And it stays SENT: a timer that comes due later does not expire a message the provider has.
         SERVICE.clock().advance(Duration.ofMinutes(10));
         Messages.awaitStatus(SERVICE, id, "SENT", Duration.ofSeconds(5));
@@ -99,27 +132,36 @@ class ValidityTest {
 
     @Test
     void aMessageRetryingPastItsValidityExpiresWithoutAnotherSubmitAndIsNeverCharged() {
-        SERVICE.simulator().updateConfig(NORMAL.toBuilder().transientErrorRate(1.0).build());
+        SERVICE.simulator()
+                .updateConfig(NORMAL.toBuilder().transientErrorRate(1.0).build());
         String id = submit(",\"ttlSeconds\":5").json().get("id").asText();
         Messages.awaitStatus(SERVICE, id, "RETRYING", Duration.ofSeconds(30));
-        // The provider would take it now, but its validity passes before the retry can happen: the clock jumps past both.
+        // The provider would take it now, but its validity passes before the retry can happen: the clock jumps past
+        // both.
         SERVICE.simulator().updateConfig(NORMAL);
         SERVICE.clock().advance(Duration.ofSeconds(10));
         Messages.awaitStatus(SERVICE, id, "EXPIRED", Duration.ofSeconds(30));
 
         List<JsonNode> history = Messages.history(SERVICE, id);
-        assertThat(history).extracting(e -> e.get("type").asText())
+        assertThat(history)
+                .extracting(e -> e.get("type").asText())
                 .containsSubsequence("CLAIMED", "ATTEMPT_FAILED", "EXPIRED")
                 .doesNotContain("PROVIDER_ACCEPTED")
                 .containsOnlyOnce("CLAIMED");
-        assertThat(history.getLast().get("actor").asText()).as("the timer, no worker").isEqualTo("timer");
+        assertThat(history.getLast().get("actor").asText())
+                .as("the timer, no worker")
+                .isEqualTo("timer");
         assertThat(message(id).get("lastError").asText()).contains("validity");
         assertThat(Messages.ledgerRows(SERVICE, id)).isZero();
         assertThat(Messages.providerRecords(SERVICE)).doesNotContainKey(id);
         // Final and findable: it stays EXPIRED and search by the status finds it.
         SERVICE.clock().advance(Duration.ofMinutes(5));
-        assertThat(SERVICE.api().get("/v1/messages?status=EXPIRED", "client-a").json().get("items"))
-                .extracting(i -> i.get("id").asText()).contains(id);
+        assertThat(SERVICE.api()
+                        .get("/v1/messages?status=EXPIRED", "client-a")
+                        .json()
+                        .get("items"))
+                .extracting(i -> i.get("id").asText())
+                .contains(id);
         assertThat(message(id).get("status").asText()).isEqualTo("EXPIRED");
     }
 
@@ -127,8 +169,7 @@ class ValidityTest {
     void everyWayAValidityIsWrongIsA400AndNothingIsStored() {
         Instant now = SERVICE.now();
         long before = Sql.count(SERVICE.dataSource(), "SELECT count(*) FROM messages");
-        record Bad(String fields, String field, String problem) {
-        }
+        record Bad(String fields, String field, String problem) {}
         for (Bad bad : List.of(
                 new Bad(",\"validUntil\":\"" + now.minusSeconds(1) + "\"", "validUntil", "not in the future"),
                 new Bad(",\"validUntil\":\"" + now + "\"", "validUntil", "not in the future"),
@@ -144,27 +185,49 @@ class ValidityTest {
                 new Bad(",\"ttlSeconds\":\"60\"", "ttlSeconds", "whole number"))) {
             ApiResponse r = submit(bad.fields());
             assertThat(r.status()).as(bad.fields() + ": " + r.raw()).isEqualTo(400);
-            assertThat(r.json().get("errors").get(0).get("field").asText()).as(bad.fields()).isEqualTo(bad.field());
-            assertThat(r.json().get("errors").get(0).get("problem").asText()).as(bad.fields()).contains(bad.problem());
-            ApiResponse batch = SERVICE.api().post("/v1/messages/batch", "client-a", "{\"messages\":[{\"to\":\""
-                    + Messages.recipient() + "\",\"body\":\"ok\"},{\"to\":\"" + Messages.recipient() + "\",\"body\":\"b\""
-                    + bad.fields() + "}]}");
+            assertThat(r.json().get("errors").get(0).get("field").asText())
+                    .as(bad.fields())
+                    .isEqualTo(bad.field());
+            assertThat(r.json().get("errors").get(0).get("problem").asText())
+                    .as(bad.fields())
+                    .contains(bad.problem());
+            ApiResponse batch = SERVICE.api()
+                    .post(
+                            "/v1/messages/batch",
+                            "client-a",
+                            "{\"messages\":[{\"to\":\""
+                                    + Messages.recipient() + "\",\"body\":\"ok\"},{\"to\":\"" + Messages.recipient()
+                                    + "\",\"body\":\"b\""
+                                    + bad.fields() + "}]}");
             assertThat(batch.status()).as(batch.raw()).isEqualTo(400);
             assertThat(batch.json().get("errors").get(0).get("field").asText()).isEqualTo("messages[1]." + bad.field());
         }
-        assertThat(Sql.count(SERVICE.dataSource(), "SELECT count(*) FROM messages")).as("nothing stored").isEqualTo(before);
-        assertThat(submit(",\"validUntil\":\"" + now.plusSeconds(259_200) + "\"").status()).as("the edge").isEqualTo(202);
-        assertThat(submit(",\"validUntil\":null,\"ttlSeconds\":null").status()).as("null is absent").isEqualTo(202);
+        assertThat(Sql.count(SERVICE.dataSource(), "SELECT count(*) FROM messages"))
+                .as("nothing stored")
+                .isEqualTo(before);
+        assertThat(submit(",\"validUntil\":\"" + now.plusSeconds(259_200) + "\"")
+                        .status())
+                .as("the edge")
+                .isEqualTo(202);
+        assertThat(submit(",\"validUntil\":null,\"ttlSeconds\":null").status())
+                .as("null is absent")
+                .isEqualTo(202);
         assertThat(submit(",\"ttlSeconds\":259200").status()).isEqualTo(202);
     }
 
     @Test
     void theValidityIsPartOfTheRequestAnIdempotencyKeyStandsFor() {
         String to = Messages.recipient();
-        java.util.function.Function<String, ApiResponse> send = fields -> SERVICE.api().post("/v1/messages",
-                "client-a", "{\"to\":\"" + to + "\",\"body\":\"b\"" + fields + "}", "Idempotency-Key", "validity-key");
+        java.util.function.Function<String, ApiResponse> send = fields -> SERVICE.api()
+                .post(
+                        "/v1/messages",
+                        "client-a",
+                        "{\"to\":\"" + to + "\",\"body\":\"b\"" + fields + "}",
+                        "Idempotency-Key",
+                        "validity-key");
         assertThat(send.apply(",\"ttlSeconds\":60").status()).isEqualTo(202);
-        assertThat(send.apply(",\"ttlSeconds\":60").header("Idempotent-Replayed")).isEqualTo("true");
+        assertThat(send.apply(",\"ttlSeconds\":60").header("Idempotent-Replayed"))
+                .isEqualTo("true");
         assertThat(send.apply(",\"ttlSeconds\":61").status()).as("another ttl").isEqualTo(409);
         assertThat(send.apply("").status()).as("without one").isEqualTo(409);
     }

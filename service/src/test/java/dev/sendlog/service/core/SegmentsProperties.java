@@ -49,23 +49,28 @@ class SegmentsProperties {
         assertThat(Segments.of("€".repeat(80))).as("160 septets").isEqualTo(1);
         assertThat(Segments.of("€".repeat(80) + "a")).as("161 septets").isEqualTo(2);
         // 306 septets fit two parts of 153 only if the escape may be split: it may not, so three.
-        assertThat(Segments.split("a".repeat(152) + "€" + "a".repeat(152))).extracting(String::length)
+        assertThat(Segments.split("a".repeat(152) + "€" + "a".repeat(152)))
+                .extracting(String::length)
                 .containsExactly(152, 152, 1);
         assertThat(Segments.of("ж".repeat(70))).isEqualTo(1);
         assertThat(Segments.of("ж".repeat(71))).isEqualTo(2);
         assertThat(Segments.of("ж".repeat(134))).isEqualTo(2);
         assertThat(Segments.of("ж".repeat(135))).isEqualTo(3);
         // 134 UTF-16 units, but the emoji's surrogate pair cannot straddle the first boundary.
-        assertThat(Segments.split("ж".repeat(66) + "😀" + "ж".repeat(66))).extracting(String::length)
+        assertThat(Segments.split("ж".repeat(66) + "😀" + "ж".repeat(66)))
+                .extracting(String::length)
                 .containsExactly(66, 67, 1);
-        assertThat(Segments.of("a".repeat(159) + "ж")).as("one non-GSM character makes it UCS-2").isEqualTo(3);
+        assertThat(Segments.of("a".repeat(159) + "ж"))
+                .as("one non-GSM character makes it UCS-2")
+                .isEqualTo(3);
     }
 
     private static void check(String body) {
         List<String> parts = Segments.split(body);
         assertThat(String.join("", parts)).as("the parts, joined").isEqualTo(body);
         assertThat(Segments.of(body)).isEqualTo(parts.size());
-        boolean gsm = body.codePoints().allMatch(c -> c < 0x10000 && (BASIC.indexOf(c) >= 0 || EXTENDED.indexOf(c) >= 0));
+        boolean gsm =
+                body.codePoints().allMatch(c -> c < 0x10000 && (BASIC.indexOf(c) >= 0 || EXTENDED.indexOf(c) >= 0));
         assertThat(Segments.isGsm7(body)).isEqualTo(gsm);
         if (parts.size() == 1) {
             assertThat(units(body, gsm)).as("a single segment").isLessThanOrEqualTo(gsm ? 160 : 70);
@@ -79,14 +84,19 @@ class SegmentsProperties {
             assertThat(units(part, gsm)).as("part %d of %s", p, parts).isLessThanOrEqualTo(limit);
             if (gsm) {
                 List<Integer> septets = septets(part);
-                assertThat(septets.getLast()).as("part %d ends with an escape", p).isNotEqualTo(ESC);
+                assertThat(septets.getLast())
+                        .as("part %d ends with an escape", p)
+                        .isNotEqualTo(ESC);
             } else {
-                assertThat(Character.isHighSurrogate(part.charAt(part.length() - 1))).as("part %d ends inside a pair", p).isFalse();
+                assertThat(Character.isHighSurrogate(part.charAt(part.length() - 1)))
+                        .as("part %d ends inside a pair", p)
+                        .isFalse();
             }
             if (p < parts.size() - 1) {
                 String next = parts.get(p + 1);
                 String first = new String(Character.toChars(next.codePointAt(0)));
-                assertThat(units(part, gsm) + units(first, gsm)).as("part %d could have taken the next character", p)
+                assertThat(units(part, gsm) + units(first, gsm))
+                        .as("part %d could have taken the next character", p)
                         .isGreaterThan(limit);
             }
         }

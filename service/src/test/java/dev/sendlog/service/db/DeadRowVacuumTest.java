@@ -24,7 +24,8 @@ class DeadRowVacuumTest {
     private static final int ROWS = 5_000;
 
     @RegisterExtension
-    static final ServiceHarness SERVICE = new ServiceHarness("components", "MAINTENANCE", "partitions.vacuumEvery", "1h");
+    static final ServiceHarness SERVICE =
+            new ServiceHarness("components", "MAINTENANCE", "partitions.vacuumEvery", "1h");
 
     @Test
     void aTableUpdatedInPlaceWithoutAutovacuumIsVacuumedAndStopsGrowing() throws SQLException {
@@ -34,15 +35,25 @@ class DeadRowVacuumTest {
 
         ApiResponse vacuum = vacuum();
         assertThat(vacuum.raw()).contains(table);
-        await().atMost(Duration.ofSeconds(30)).until(() -> Sql.count(SERVICE.dataSource(),
-                "SELECT vacuum_count FROM pg_stat_user_tables WHERE relname = '" + table + "'") == 1 && deadRows(table) == 0);
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> Sql.count(
+                                        SERVICE.dataSource(),
+                                        "SELECT vacuum_count FROM pg_stat_user_tables WHERE relname = '" + table + "'")
+                                == 1
+                        && deadRows(table) == 0);
 
         // The same round of updates again fits in the space the dead rows left: the table hardly grows. Without the
         // VACUUM every new version would need room of its own, as many pages again as the table holds live.
         updateAll(table);
         assertThat(size(table)).isLessThanOrEqualTo(grown + grown / 10);
-        assertThat(SERVICE.admin().get("/metrics", null).json().path("counters").path("vacuum.tables.vacuumed")
-                .path("count").asLong()).isPositive();
+        assertThat(SERVICE.admin()
+                        .get("/metrics", null)
+                        .json()
+                        .path("counters")
+                        .path("vacuum.tables.vacuumed")
+                        .path("count")
+                        .asLong())
+                .isPositive();
     }
 
     @Test
@@ -57,9 +68,12 @@ class DeadRowVacuumTest {
     void aTableAutovacuumLooksAfterIsLeftToItAndOneWithoutIsNot() throws SQLException {
         String table = table("probe_on", "autovacuum_enabled = true");
         updateAll(table);
-        boolean serverAutovacuum = Sql.count(SERVICE.dataSource(), "SELECT current_setting('autovacuum')::boolean::int") == 1;
+        boolean serverAutovacuum =
+                Sql.count(SERVICE.dataSource(), "SELECT current_setting('autovacuum')::boolean::int") == 1;
         if (serverAutovacuum) {
-            assertThat(vacuum().raw()).as("autovacuum runs here and will vacuum it").doesNotContain(table);
+            assertThat(vacuum().raw())
+                    .as("autovacuum runs here and will vacuum it")
+                    .doesNotContain(table);
         } else {
             assertThat(vacuum().raw()).as("autovacuum is off on this server").contains(table);
         }
@@ -70,7 +84,8 @@ class DeadRowVacuumTest {
         String table = table("probe_locked", "autovacuum_enabled = false");
         updateAll(table);
         long busyBefore = busy();
-        try (Connection holder = SERVICE.dataSource().getConnection(); Statement st = holder.createStatement()) {
+        try (Connection holder = SERVICE.dataSource().getConnection();
+                Statement st = holder.createStatement()) {
             holder.setAutoCommit(false);
             st.execute("LOCK TABLE " + table + " IN SHARE UPDATE EXCLUSIVE MODE"); // what VACUUM and a DETACH take
             assertThat(vacuum().raw()).doesNotContain(table);
@@ -91,15 +106,19 @@ class DeadRowVacuumTest {
 
     /** Updates every row once (each leaves a dead version) and waits until the server's statistics count them. */
     private static void updateAll(String table) throws SQLException {
-        long before = Sql.count(SERVICE.dataSource(), "SELECT n_tup_upd FROM pg_stat_user_tables WHERE relname = '" + table + "'");
+        long before = Sql.count(
+                SERVICE.dataSource(), "SELECT n_tup_upd FROM pg_stat_user_tables WHERE relname = '" + table + "'");
         exec("UPDATE " + table + " SET n = n + 1");
         flushStatistics(table, before + ROWS);
     }
 
     private static void flushStatistics(String table, long updates) {
         // A session publishes its counts when it goes idle, at most once a second; the test waits for them.
-        await().atMost(Duration.ofSeconds(30)).until(() -> Sql.count(SERVICE.dataSource(),
-                "SELECT n_tup_upd FROM pg_stat_user_tables WHERE relname = '" + table + "'") >= updates);
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> Sql.count(
+                                SERVICE.dataSource(),
+                                "SELECT n_tup_upd FROM pg_stat_user_tables WHERE relname = '" + table + "'")
+                        >= updates);
     }
 
     private static ApiResponse vacuum() {
@@ -109,11 +128,18 @@ class DeadRowVacuumTest {
     }
 
     private static long busy() {
-        return SERVICE.admin().get("/metrics", null).json().path("counters").path("vacuum.tables.busy").path("count").asLong();
+        return SERVICE.admin()
+                .get("/metrics", null)
+                .json()
+                .path("counters")
+                .path("vacuum.tables.busy")
+                .path("count")
+                .asLong();
     }
 
     private static long deadRows(String table) {
-        return Sql.count(SERVICE.dataSource(), "SELECT n_dead_tup FROM pg_stat_user_tables WHERE relname = '" + table + "'");
+        return Sql.count(
+                SERVICE.dataSource(), "SELECT n_dead_tup FROM pg_stat_user_tables WHERE relname = '" + table + "'");
     }
 
     private static long size(String table) {
@@ -121,7 +147,8 @@ class DeadRowVacuumTest {
     }
 
     private static void exec(String sql) throws SQLException {
-        try (Connection c = SERVICE.dataSource().getConnection(); Statement st = c.createStatement()) {
+        try (Connection c = SERVICE.dataSource().getConnection();
+                Statement st = c.createStatement()) {
             st.execute(sql);
         }
     }

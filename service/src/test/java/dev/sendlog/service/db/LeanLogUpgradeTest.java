@@ -73,7 +73,12 @@ class LeanLogUpgradeTest {
     @BeforeEach
     void previousSchema() throws Exception {
         db = TestDatabase.createEmpty();
-        Flyway.configure().dataSource(db.dataSource()).locations("classpath:db/migration").target("7").load().migrate();
+        Flyway.configure()
+                .dataSource(db.dataSource())
+                .locations("classpath:db/migration")
+                .target("7")
+                .load()
+                .migrate();
         new PartitionManager(db.dataSource(), Duration.ofSeconds(5)).ensure(DAY, 1);
         Sql.exec(db.dataSource(), "INSERT INTO shard_leases (shard) SELECT s FROM generate_series(0, 15) s");
     }
@@ -85,30 +90,54 @@ class LeanLogUpgradeTest {
 
     @Test
     void historiesWrittenBeforeTheLeanLogReadTheSameAndWorkOnItsIndexes() throws Exception {
-        UUID delivered = message(List.of(
-                accepted(), published(1), claimed(1), acceptedByProvider(1, "p-1"),
-                receipt(ReceiptKind.INTERMEDIATE, "p-1", "ENROUTE", 7), receipt(ReceiptKind.DELIVERED, "p-1", "DELIVRD", 8)),
+        UUID delivered = message(
+                List.of(
+                        accepted(),
+                        published(1),
+                        claimed(1),
+                        acceptedByProvider(1, "p-1"),
+                        receipt(ReceiptKind.INTERMEDIATE, "p-1", "ENROUTE", 7),
+                        receipt(ReceiptKind.DELIVERED, "p-1", "DELIVRD", 8)),
                 "DELIVERED");
-        // A claim that won the seq before its PUBLISHED row (the defect of the old layout): no PUBLISHED in the history.
+        // A claim that won the seq before its PUBLISHED row (the defect of the old layout): no PUBLISHED in the
+        // history.
         UUID sent = message(List.of(accepted(), claimed(1), acceptedByProvider(1, "p-2")), "SENT");
         UUID pending = message(List.of(accepted()), "ACCEPTED");
         UUID redriven = message(List.of(accepted(), published(1), claimed(1), failed(1), retry(2)), "RETRYING");
-        UUID dead = message(List.of(accepted(), published(1), claimed(1), new Dead(1, "attempt limit 1 reached")), "DEAD");
+        UUID dead =
+                message(List.of(accepted(), published(1), claimed(1), new Dead(1, "attempt limit 1 reached")), "DEAD");
         UUID compacted = compactedMessage();
         try (Connection c = db.connect()) {
             // A CLAIMED of payload version 1 (the deadline in epoch milliseconds), as the first builds wrote it.
             UUID v1 = ids.next();
-            written.put(v1, List.of(new StoredEvent(v1, 1, T, "api", new Accepted("acme", "sim")),
-                    new StoredEvent(v1, 2, T.plusSeconds(1), "worker-1", new Claimed(1, "worker-1", T.plusSeconds(60)))));
+            written.put(
+                    v1,
+                    List.of(
+                            new StoredEvent(v1, 1, T, "api", new Accepted("acme", "sim")),
+                            new StoredEvent(
+                                    v1,
+                                    2,
+                                    T.plusSeconds(1),
+                                    "worker-1",
+                                    new Claimed(1, "worker-1", T.plusSeconds(60)))));
             insertMessage(c, v1);
             insertRaw(c, v1, 1, "ACCEPTED", 1, "api", "{\"tenant\":\"acme\",\"gateway\":\"sim\"}");
-            insertRaw(c, v1, 2, "CLAIMED", 1, "worker-1", "{\"attempt\":1,\"worker\":\"worker-1\",\"deadlineEpochMs\":"
-                    + T.plusSeconds(60).toEpochMilli() + "}");
+            insertRaw(
+                    c,
+                    v1,
+                    2,
+                    "CLAIMED",
+                    1,
+                    "worker-1",
+                    "{\"attempt\":1,\"worker\":\"worker-1\",\"deadlineEpochMs\":"
+                            + T.plusSeconds(60).toEpochMilli() + "}");
             projection(c, v1, "SENDING", 2);
         }
-        Sql.exec(db.dataSource(), "INSERT INTO ledger (effect_key, message_id, tenant, gateway, provider_id, units, charged_at) "
-                + "VALUES ('charge:" + delivered + "', '" + delivered + "', 'acme', 'sim', 'p-1', 1, now()), "
-                + "('charge:" + sent + "', '" + sent + "', 'acme', 'sim', 'p-2', 1, now())");
+        Sql.exec(
+                db.dataSource(),
+                "INSERT INTO ledger (effect_key, message_id, tenant, gateway, provider_id, units, charged_at) "
+                        + "VALUES ('charge:" + delivered + "', '" + delivered + "', 'acme', 'sim', 'p-1', 1, now()), "
+                        + "('charge:" + sent + "', '" + sent + "', 'acme', 'sim', 'p-2', 1, now())");
 
         Migrations.migrate(db.dataSource());
 
@@ -117,42 +146,59 @@ class LeanLogUpgradeTest {
         MessageReader reader = new MessageReader(dsl, store);
         Map<UUID, MessageDetails> read = reader.findMany(written.keySet());
         for (Map.Entry<UUID, List<StoredEvent>> e : written.entrySet()) {
-            assertThat(read.get(e.getKey()).events()).as("history of %s", e.getKey()).isEqualTo(e.getValue());
+            assertThat(read.get(e.getKey()).events())
+                    .as("history of %s", e.getKey())
+                    .isEqualTo(e.getValue());
         }
         assertThat(read.get(delivered).state().status()).isEqualTo(MessageStatus.DELIVERED);
         assertThat(read.get(compacted).state().status()).isEqualTo(MessageStatus.DELIVERED);
 
         // Search by a final status reads the marks the upgrade put on the events that ended each message.
-        assertThat(reader.search(query(MessageStatus.DELIVERED)).items()).extracting(d -> d.row().id())
+        assertThat(reader.search(query(MessageStatus.DELIVERED)).items())
+                .extracting(d -> d.row().id())
                 .containsExactlyInAnyOrder(delivered, compacted);
-        assertThat(reader.search(query(MessageStatus.DEAD)).items()).extracting(d -> d.row().id()).containsExactly(dead);
-        assertThat(reader.search(query(MessageStatus.SENT)).items()).extracting(d -> d.row().id()).containsExactly(sent);
+        assertThat(reader.search(query(MessageStatus.DEAD)).items())
+                .extracting(d -> d.row().id())
+                .containsExactly(dead);
+        assertThat(reader.search(query(MessageStatus.SENT)).items())
+                .extracting(d -> d.row().id())
+                .containsExactly(sent);
 
         // Receipt matching without our reference finds the old acceptance by its provider id.
         assertThat(new ReceiptMatcher(dsl).latestUses(List.of(new ReceiptMatcher.ProviderKey("sim", "p-2"))))
                 .containsValue(sent);
 
         // The poller's tail still owes exactly the work nobody had published: the new message and the re-drive.
-        List<TailRow> owed = new LogTail(db.dataSource()).work(List.of(Shards.of(pending, 16), Shards.of(redriven, 16)),
-                List.of(TailCursor.START, TailCursor.START), 100);
+        List<TailRow> owed = new LogTail(db.dataSource())
+                .work(
+                        List.of(Shards.of(pending, 16), Shards.of(redriven, 16)),
+                        List.of(TailCursor.START, TailCursor.START),
+                        100);
         assertThat(owed).extracting(TailRow::messageId).contains(pending, redriven);
-        assertThat(owed).filteredOn(r -> r.messageId().equals(redriven)).extracting(TailRow::seq, TailRow::attempt)
+        assertThat(owed)
+                .filteredOn(r -> r.messageId().equals(redriven))
+                .extracting(TailRow::seq, TailRow::attempt)
                 .contains(org.assertj.core.groups.Tuple.tuple(5, 2));
 
         // The timers watch what was in flight past its publication (checked at once), not what is owed to the poller.
-        Set<UUID> watched = Set.copyOf(dsl.resultQuery("SELECT unnest(message_ids) FROM publications WHERE check_at IS NOT NULL")
-                .fetch(0, UUID.class));
+        Set<UUID> watched =
+                Set.copyOf(dsl.resultQuery("SELECT unnest(message_ids) FROM publications WHERE check_at IS NOT NULL")
+                        .fetch(0, UUID.class));
         assertThat(watched).contains(sent).doesNotContain(pending, redriven, delivered, dead);
 
         // The ledger keeps one charge per message, keyed by the message id.
-        assertThat(Sql.count(db.dataSource(), "SELECT count(*) FROM ledger WHERE effect_key IN ('" + delivered + "', '" + sent
-                + "')")).isEqualTo(2);
+        assertThat(Sql.count(
+                        db.dataSource(),
+                        "SELECT count(*) FROM ledger WHERE effect_key IN ('" + delivered + "', '" + sent + "')"))
+                .isEqualTo(2);
 
         // And the next fact about an old message is a typed row at the next seq.
         MessageDetails before = read.get(sent);
         Receipt late = new Receipt(ReceiptKind.DELIVERED, "sim", "p-2", "DELIVRD", T.plusSeconds(9), null, 9);
-        dsl.transaction(cfg -> store.append(cfg.dsl(), List.of(new NewEvent(sent, before.state().nextSeq(),
-                Shards.of(sent, 16), "callbacks-1", T.plusSeconds(10), late))));
+        dsl.transaction(cfg -> store.append(
+                cfg.dsl(),
+                List.of(new NewEvent(
+                        sent, before.state().nextSeq(), Shards.of(sent, 16), "callbacks-1", T.plusSeconds(10), late))));
         MessageDetails after = reader.find(sent).orElseThrow();
         assertThat(after.state().status()).isEqualTo(MessageStatus.DELIVERED);
         assertThat(after.events().getLast().event()).isEqualTo(late);
@@ -193,13 +239,18 @@ class LeanLogUpgradeTest {
     /** A delivered message compacted under V7: one COMPACTED v2 row holding its whole history. */
     private UUID compactedMessage() throws Exception {
         UUID id = ids.next();
-        List<MessageEvent> events = List.of(accepted(), published(1), claimed(1), acceptedByProvider(1, "p-3"),
+        List<MessageEvent> events = List.of(
+                accepted(),
+                published(1),
+                claimed(1),
+                acceptedByProvider(1, "p-3"),
                 receipt(ReceiptKind.DELIVERED, "p-3", "DELIVRD", 4));
         List<StoredEvent> history = new ArrayList<>();
         for (int i = 0; i < events.size(); i++) {
             history.add(new StoredEvent(id, i + 1, T.plusSeconds(i), actorOf(events.get(i)), events.get(i)));
         }
-        StoredEvent snapshot = new StoredEvent(id, history.size(), history.getLast().at(), "compactor", new Compacted(history));
+        StoredEvent snapshot =
+                new StoredEvent(id, history.size(), history.getLast().at(), "compactor", new Compacted(history));
         try (Connection c = db.connect()) {
             insertMessage(c, id);
             EncodedEvent encoded = CODEC.encode(snapshot.event());
@@ -212,8 +263,9 @@ class LeanLogUpgradeTest {
     }
 
     private static void insertMessage(Connection c, UUID id) throws Exception {
-        try (PreparedStatement ps = c.prepareStatement("INSERT INTO messages (id, tenant, shard, recipient, body, gateway, "
-                + "accepted_at) VALUES (?, 'acme', ?, '+4915100000001', 'hello', 'sim', ?)")) {
+        try (PreparedStatement ps =
+                c.prepareStatement("INSERT INTO messages (id, tenant, shard, recipient, body, gateway, "
+                        + "accepted_at) VALUES (?, 'acme', ?, '+4915100000001', 'hello', 'sim', ?)")) {
             ps.setObject(1, id);
             ps.setShort(2, Shards.of(id, 16));
             ps.setObject(3, OffsetDateTime.ofInstant(T, ZoneOffset.UTC));
@@ -226,10 +278,12 @@ class LeanLogUpgradeTest {
         insertRaw(c, id, seq, type, version, actor, json, T.plusSeconds(seq - 1));
     }
 
-    private static void insertRaw(Connection c, UUID id, int seq, String type, int version, String actor, String json, Instant at)
+    private static void insertRaw(
+            Connection c, UUID id, int seq, String type, int version, String actor, String json, Instant at)
             throws Exception {
-        try (PreparedStatement ps = c.prepareStatement("INSERT INTO message_events (message_id, seq, shard, type, version, "
-                + "actor, at, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?::jsonb)")) {
+        try (PreparedStatement ps =
+                c.prepareStatement("INSERT INTO message_events (message_id, seq, shard, type, version, "
+                        + "actor, at, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?::jsonb)")) {
             ps.setObject(1, id);
             ps.setInt(2, seq);
             ps.setShort(3, Shards.of(id, 16));
@@ -243,8 +297,9 @@ class LeanLogUpgradeTest {
     }
 
     private static void projection(Connection c, UUID id, String status, int lastSeq) throws Exception {
-        try (PreparedStatement ps = c.prepareStatement("INSERT INTO message_status (message_id, tenant, shard, status, last_seq) "
-                + "VALUES (?, 'acme', ?, ?, ?)")) {
+        try (PreparedStatement ps =
+                c.prepareStatement("INSERT INTO message_status (message_id, tenant, shard, status, last_seq) "
+                        + "VALUES (?, 'acme', ?, ?, ?)")) {
             ps.setObject(1, id);
             ps.setShort(2, Shards.of(id, 16));
             ps.setString(3, status);

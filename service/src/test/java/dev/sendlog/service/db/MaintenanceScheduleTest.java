@@ -19,32 +19,53 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 class MaintenanceScheduleTest {
     @RegisterExtension
-    static final ServiceHarness SERVICE = new ServiceHarness("components", "MAINTENANCE", "partitions.analyzeEvery", "1s",
-            "partitions.vacuumEvery", "1s");
+    static final ServiceHarness SERVICE = new ServiceHarness(
+            "components", "MAINTENANCE", "partitions.analyzeEvery", "1s", "partitions.vacuumEvery", "1s");
 
     @Test
     void aPartitionThatFillsIsAnalyzedWithoutBeingAsked() throws SQLException {
         String partition;
-        try (Connection c = SERVICE.dataSource().getConnection(); Statement st = c.createStatement()) {
+        try (Connection c = SERVICE.dataSource().getConnection();
+                Statement st = c.createStatement()) {
             StatisticsRefreshTest.withoutAutovacuum(st);
             partition = StatisticsRefreshTest.insertMessages(SERVICE.dataSource(), st, 2_000);
         }
-        await().atMost(Duration.ofSeconds(30)).until(() -> Sql.count(SERVICE.dataSource(),
-                "SELECT analyze_count FROM pg_stat_user_tables WHERE relname = '" + partition + "'") >= 1);
-        assertThat(SERVICE.admin().get("/metrics", null).json().path("counters").path("statistics.tables.analyzed")
-                .path("count").asLong()).isPositive();
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> Sql.count(
+                                SERVICE.dataSource(),
+                                "SELECT analyze_count FROM pg_stat_user_tables WHERE relname = '" + partition + "'")
+                        >= 1);
+        assertThat(SERVICE.admin()
+                        .get("/metrics", null)
+                        .json()
+                        .path("counters")
+                        .path("statistics.tables.analyzed")
+                        .path("count")
+                        .asLong())
+                .isPositive();
     }
 
     @Test
     void aTableUpdatedInPlaceWithoutAutovacuumIsVacuumedWithoutBeingAsked() throws SQLException {
-        try (Connection c = SERVICE.dataSource().getConnection(); Statement st = c.createStatement()) {
-            st.execute("CREATE TABLE schedule_probe (id int PRIMARY KEY, n int NOT NULL) WITH (autovacuum_enabled = false)");
+        try (Connection c = SERVICE.dataSource().getConnection();
+                Statement st = c.createStatement()) {
+            st.execute(
+                    "CREATE TABLE schedule_probe (id int PRIMARY KEY, n int NOT NULL) WITH (autovacuum_enabled = false)");
             st.execute("INSERT INTO schedule_probe SELECT i, 0 FROM generate_series(1, 2000) i");
             st.execute("UPDATE schedule_probe SET n = n + 1");
         }
-        await().atMost(Duration.ofSeconds(30)).until(() -> Sql.count(SERVICE.dataSource(),
-                "SELECT vacuum_count FROM pg_stat_user_tables WHERE relname = 'schedule_probe'") >= 1);
-        assertThat(SERVICE.admin().get("/metrics", null).json().path("counters").path("vacuum.tables.vacuumed")
-                .path("count").asLong()).isPositive();
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> Sql.count(
+                                SERVICE.dataSource(),
+                                "SELECT vacuum_count FROM pg_stat_user_tables WHERE relname = 'schedule_probe'")
+                        >= 1);
+        assertThat(SERVICE.admin()
+                        .get("/metrics", null)
+                        .json()
+                        .path("counters")
+                        .path("vacuum.tables.vacuumed")
+                        .path("count")
+                        .asLong())
+                .isPositive();
     }
 }

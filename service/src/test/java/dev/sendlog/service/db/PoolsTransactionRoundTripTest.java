@@ -42,12 +42,10 @@ class PoolsTransactionRoundTripTest {
         }
 
         @Override
-        public void flush() {
-        }
+        public void flush() {}
 
         @Override
-        public void close() {
-        }
+        public void close() {}
     };
     private Level levelBefore;
     private TestDatabase db;
@@ -106,16 +104,17 @@ class PoolsTransactionRoundTripTest {
     void theAnswerIsTheServersOwnAndFollowsALevelSetThroughTheConnection() {
         DSLContext dsl = pools.dsl(PoolRole.PIPELINE);
         dsl.transaction(cfg -> {
-            assertThat(cfg.dsl().fetchValue(ISOLATION))
-                    .isEqualTo("read committed");
-            cfg.dsl().connection(c -> assertThat(c.getTransactionIsolation()).isEqualTo(Connection.TRANSACTION_READ_COMMITTED));
+            assertThat(cfg.dsl().fetchValue(ISOLATION)).isEqualTo("read committed");
+            cfg.dsl()
+                    .connection(c ->
+                            assertThat(c.getTransactionIsolation()).isEqualTo(Connection.TRANSACTION_READ_COMMITTED));
         });
         dsl.connection(c -> {
             c.setTransactionIsolation(Connection.TRANSACTION_SERIALIZABLE);
             assertThat(c.getTransactionIsolation()).isEqualTo(Connection.TRANSACTION_SERIALIZABLE);
             c.setAutoCommit(false);
             try (var statement = c.createStatement();
-                 var rs = statement.executeQuery("SELECT current_setting('transaction_isolation')")) {
+                    var rs = statement.executeQuery("SELECT current_setting('transaction_isolation')")) {
                 rs.next();
                 assertThat(rs.getString(1)).isEqualTo("serializable");
             }

@@ -32,12 +32,14 @@ class StatisticsRefreshTest {
     private static final int MESSAGES = 20_000;
 
     @RegisterExtension
-    static final ServiceHarness SERVICE = new ServiceHarness("components", "MAINTENANCE", "partitions.analyzeEvery", "1h");
+    static final ServiceHarness SERVICE =
+            new ServiceHarness("components", "MAINTENANCE", "partitions.analyzeEvery", "1h");
 
     @Test
     @Order(1)
     void aPlanCachedOnANearlyEmptyPartitionIsMadeAgainOnceTheFilledPartitionIsAnalyzed() throws SQLException {
-        try (Connection c = SERVICE.dataSource().getConnection(); Statement st = c.createStatement()) {
+        try (Connection c = SERVICE.dataSource().getConnection();
+                Statement st = c.createStatement()) {
             withoutAutovacuum(st);
             st.execute("SET plan_cache_mode = force_generic_plan");
             st.execute("""
@@ -49,14 +51,18 @@ class StatisticsRefreshTest {
             String ids = "(SELECT array_agg(id) FROM (SELECT id FROM " + partition + " ORDER BY id DESC LIMIT 16) x)";
             st.execute("PREPARE some_ids AS SELECT " + ids);
             String before = plan(st, partition);
-            assertThat(before).as("the plan cached while the partition held 1,000 messages").contains("Seq Scan on " + partition);
+            assertThat(before)
+                    .as("the plan cached while the partition held 1,000 messages")
+                    .contains("Seq Scan on " + partition);
 
             ApiResponse analyze = SERVICE.admin().post("/tasks/analyze", "admin-1", "");
             assertThat(analyze.status()).as(analyze.raw()).isEqualTo(200);
             assertThat(analyze.raw()).contains(partition);
 
             String after = plan(st, partition);
-            assertThat(after).as("the same prepared statement, planned again").doesNotContain("Seq Scan on " + partition)
+            assertThat(after)
+                    .as("the same prepared statement, planned again")
+                    .doesNotContain("Seq Scan on " + partition)
                     .contains(partition + "_pkey");
         }
     }
@@ -65,17 +71,28 @@ class StatisticsRefreshTest {
     @Order(2)
     void onlyTablesThatChangedEnoughAreAnalyzed() throws SQLException {
         String partition;
-        try (Connection c = SERVICE.dataSource().getConnection(); Statement st = c.createStatement()) {
+        try (Connection c = SERVICE.dataSource().getConnection();
+                Statement st = c.createStatement()) {
             withoutAutovacuum(st);
             partition = insertMessages(SERVICE.dataSource(), st, MESSAGES);
         }
         assertThat(SERVICE.admin().post("/tasks/analyze", "admin-1", "").raw()).contains(partition);
-        assertThat(SERVICE.admin().post("/tasks/analyze", "admin-1", "").raw()).as("nothing changed since")
+        assertThat(SERVICE.admin().post("/tasks/analyze", "admin-1", "").raw())
+                .as("nothing changed since")
                 .doesNotContain(partition);
-        assertThat(Sql.count(SERVICE.dataSource(), "SELECT analyze_count FROM pg_stat_user_tables WHERE relname = 'parked_input'"))
-                .as("a table nobody wrote to").isZero();
-        assertThat(SERVICE.admin().get("/metrics", null).json().path("counters").path("statistics.tables.analyzed")
-                .path("count").asLong()).isPositive();
+        assertThat(Sql.count(
+                        SERVICE.dataSource(),
+                        "SELECT analyze_count FROM pg_stat_user_tables WHERE relname = 'parked_input'"))
+                .as("a table nobody wrote to")
+                .isZero();
+        assertThat(SERVICE.admin()
+                        .get("/metrics", null)
+                        .json()
+                        .path("counters")
+                        .path("statistics.tables.analyzed")
+                        .path("count")
+                        .asLong())
+                .isPositive();
     }
 
     /**
@@ -86,15 +103,20 @@ class StatisticsRefreshTest {
     @Order(3)
     void theRefreshAnalyzesWithTheConfiguredStatisticsTarget() throws SQLException {
         String partition;
-        try (Connection c = SERVICE.dataSource().getConnection(); Statement st = c.createStatement()) {
+        try (Connection c = SERVICE.dataSource().getConnection();
+                Statement st = c.createStatement()) {
             withoutAutovacuum(st);
             partition = insertMessages(SERVICE.dataSource(), st, MESSAGES);
-            st.execute("UPDATE " + partition + " SET recipient = '+49151' || lpad((random() * 99999999)::int::text, 8, '0')");
+            st.execute("UPDATE " + partition
+                    + " SET recipient = '+49151' || lpad((random() * 99999999)::int::text, 8, '0')");
         }
         assertThat(SERVICE.admin().post("/tasks/analyze", "admin-1", "").raw()).contains(partition);
-        assertThat(Sql.count(SERVICE.dataSource(), "SELECT array_length(histogram_bounds::text::text[], 1) FROM pg_stats"
-                + " WHERE tablename = '" + partition + "' AND attname = 'recipient'"))
-                .as("histogram bounds of a column with 20,000+ distinct values").isBetween(2L, 11L);
+        assertThat(Sql.count(
+                        SERVICE.dataSource(),
+                        "SELECT array_length(histogram_bounds::text::text[], 1) FROM pg_stats" + " WHERE tablename = '"
+                                + partition + "' AND attname = 'recipient'"))
+                .as("histogram bounds of a column with 20,000+ distinct values")
+                .isBetween(2L, 11L);
     }
 
     /**
@@ -128,7 +150,8 @@ class StatisticsRefreshTest {
                 + " INSERT INTO message_events (message_id, seq, at, type, actor, attempt, time2)"
                 + " SELECT id, 3, now(), 3, (SELECT id FROM actors LIMIT 1), 1, now() FROM m");
         String partition;
-        try (ResultSet rs = st.executeQuery("SELECT DISTINCT tableoid::regclass::text FROM messages WHERE body = '" + body + "'")) {
+        try (ResultSet rs =
+                st.executeQuery("SELECT DISTINCT tableoid::regclass::text FROM messages WHERE body = '" + body + "'")) {
             List<String> partitions = new ArrayList<>();
             while (rs.next()) {
                 partitions.add(rs.getString(1));
@@ -141,8 +164,12 @@ class StatisticsRefreshTest {
         // Wait on the inserts counted, not on the changes since the last ANALYZE: a scheduled refresh may already have
         // analyzed the partition and set those back to zero.
         st.execute("SELECT pg_stat_force_next_flush()");
-        await().atMost(Duration.ofSeconds(30)).until(() -> Sql.count(dataSource, "SELECT (s.n_tup_ins >= (SELECT count(*) FROM "
-                + partition + "))::int FROM pg_stat_user_tables s WHERE s.relname = '" + partition + "'") == 1);
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> Sql.count(
+                                dataSource,
+                                "SELECT (s.n_tup_ins >= (SELECT count(*) FROM " + partition
+                                        + "))::int FROM pg_stat_user_tables s WHERE s.relname = '" + partition + "'")
+                        == 1);
         return partition;
     }
 

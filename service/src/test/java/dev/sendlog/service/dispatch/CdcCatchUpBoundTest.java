@@ -25,35 +25,50 @@ class CdcCatchUpBoundTest {
 
     /** The API alone first: nothing reads a slot, so the backlog is committed before the slot exists. */
     @RegisterExtension
-    static final ServiceHarness SERVICE = new ServiceHarness("components", "API",
-            "pipeline.maxStreamEntries", Integer.toString(BOUND),
-            // No redrives while the jobs wait on the stream: what is on it is the catch-up's alone.
-            "pipeline.confirmTimeout", "10m").cdcFeed();
+    static final ServiceHarness SERVICE = new ServiceHarness(
+                    "components",
+                    "API",
+                    "pipeline.maxStreamEntries",
+                    Integer.toString(BOUND),
+                    // No redrives while the jobs wait on the stream: what is on it is the catch-up's alone.
+                    "pipeline.confirmTimeout",
+                    "10m")
+            .cdcFeed();
 
     @Test
     void theCatchUpFillsTheSendStreamUpToItsBoundAndPublishesTheRestAsWorkersTakeIt() throws Exception {
         List<String> backlog = Messages.submit(SERVICE, BACKLOG);
         RedisClient client = SERVICE.redisClient();
         try (StatefulRedisConnection<String, String> redis = SERVICE.redisConnection(client);
-             ServiceHarness.Instance poller = SERVICE.startAnother(null, "components", "POLLER")) {
+                ServiceHarness.Instance poller = SERVICE.startAnother(null, "components", "POLLER")) {
             String key = StreamKeys.send(SERVICE.redisPrefix());
             // No workers yet: the catch-up stops at the bound and waits (before the fix it published all 2,000).
-            await().atMost(WAIT).pollInterval(Duration.ofMillis(20))
-                    .failFast("the send stream past its bound", () -> redis.sync().xlen(key) > BOUND)
+            await().atMost(WAIT)
+                    .pollInterval(Duration.ofMillis(20))
+                    .failFast(
+                            "the send stream past its bound", () -> redis.sync().xlen(key) > BOUND)
                     .until(() -> redis.sync().xlen(key) == BOUND);
             assertThat(Sql.count(SERVICE.dataSource(), "SELECT count(*) FROM feed_slots WHERE caught_up_at IS NULL"))
-                    .as("the catch-up is waiting, not done").isEqualTo(1);
+                    .as("the catch-up is waiting, not done")
+                    .isEqualTo(1);
 
             try (ServiceHarness.Instance workers = SERVICE.startAnother(null, "components", "SEND_WORKER")) {
-                await().atMost(WAIT).pollInterval(Duration.ofMillis(20))
-                        .failFast("the send stream past its bound", () -> redis.sync().xlen(key) > BOUND)
+                await().atMost(WAIT)
+                        .pollInterval(Duration.ofMillis(20))
+                        .failFast(
+                                "the send stream past its bound",
+                                () -> redis.sync().xlen(key) > BOUND)
                         .until(() -> Messages.providerAccepted(SERVICE) == BACKLOG);
             }
-            assertThat(Sql.count(SERVICE.dataSource(), "SELECT count(*) FROM feed_slots WHERE caught_up_at IS NOT NULL"))
-                    .as("caught up").isEqualTo(1);
+            assertThat(Sql.count(
+                            SERVICE.dataSource(), "SELECT count(*) FROM feed_slots WHERE caught_up_at IS NOT NULL"))
+                    .as("caught up")
+                    .isEqualTo(1);
             assertThat(Sql.count(SERVICE.dataSource(), """
                     SELECT count(*) FROM (SELECT u.message_id FROM publications p CROSS JOIN unnest(p.message_ids) AS u(message_id)
-                                          GROUP BY 1 HAVING count(*) > 1) t""")).as("published twice").isZero();
+                                          GROUP BY 1 HAVING count(*) > 1) t"""))
+                    .as("published twice")
+                    .isZero();
             assertThat(Messages.charged(SERVICE, backlog)).isEqualTo(BACKLOG);
         } finally {
             client.shutdown();

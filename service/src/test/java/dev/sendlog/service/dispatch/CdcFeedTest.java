@@ -32,8 +32,8 @@ class CdcFeedTest {
     private static final Duration WAIT = Duration.ofSeconds(60);
 
     @RegisterExtension
-    static final ServiceHarness SERVICE = new ServiceHarness("components", "API,POLLER",
-            "pipeline.shards", Integer.toString(SHARDS)).cdcFeed();
+    static final ServiceHarness SERVICE =
+            new ServiceHarness("components", "API,POLLER", "pipeline.shards", Integer.toString(SHARDS)).cdcFeed();
 
     /**
      * Invariant 12 in CDC mode: two transactions commit out of order. The slot delivers in commit order, so the one
@@ -47,21 +47,26 @@ class CdcFeedTest {
 
         UUID early = IDS.next();
         UUID late = IDS.next();
-        try (Connection a = SERVICE.database().connect(); Connection b = SERVICE.database().connect()) {
+        try (Connection a = SERVICE.database().connect();
+                Connection b = SERVICE.database().connect()) {
             a.setAutoCommit(false);
             b.setAutoCommit(false);
-            acceptLike(a, template, early);   // the smaller xid and position...
+            acceptLike(a, template, early); // the smaller xid and position...
             acceptLike(b, template, late);
-            b.commit();                       // ...but the later commit
+            b.commit(); // ...but the later commit
 
             await().atMost(WAIT).until(() -> Messages.publications(SERVICE, late.toString()) == 1);
-            assertThat(Messages.publications(SERVICE, early.toString())).as("its transaction is still open").isZero();
+            assertThat(Messages.publications(SERVICE, early.toString()))
+                    .as("its transaction is still open")
+                    .isZero();
             a.commit();
         }
         await().atMost(WAIT).until(() -> Messages.publications(SERVICE, early.toString()) == 1);
 
         for (UUID id : List.of(early, late)) {
-            assertThat(Messages.publications(SERVICE, id.toString())).as("published once: " + id).isEqualTo(1);
+            assertThat(Messages.publications(SERVICE, id.toString()))
+                    .as("published once: " + id)
+                    .isEqualTo(1);
         }
         // The shard owners keep the publish cursors past handled work, so "oldest unpublished" means the same as
         // when polling (the pollers health check), and a switch back to polling starts there.
@@ -70,12 +75,19 @@ class CdcFeedTest {
                 WHERE (m.xid, m.position) > (l.publish_xid, l.publish_position)""", 0, WAIT);
         JsonNode pollers = SERVICE.admin().get("/healthcheck", null).json().get("pollers");
         assertThat(pollers.get("healthy").asBoolean()).as(pollers.toString()).isTrue();
-        assertThat(Sql.count(SERVICE.dataSource(), "SELECT count(*) FROM feed_slots WHERE caught_up_at IS NOT NULL AND epoch >= 1"))
-                .as("the slot was taken and caught up").isEqualTo(1);
-        assertThat(Sql.count(SERVICE.dataSource(), "SELECT count(*) FROM publications p "
-                + "CROSS JOIN unnest(p.message_ids, p.epochs) AS u(message_id, epoch) "
-                + "WHERE u.message_id IN ('" + early + "', '" + late + "', '" + template + "') "
-                + "AND u.epoch = (SELECT epoch FROM feed_slots)")).as("published under the slot's epoch").isEqualTo(3);
+        assertThat(Sql.count(
+                        SERVICE.dataSource(),
+                        "SELECT count(*) FROM feed_slots WHERE caught_up_at IS NOT NULL AND epoch >= 1"))
+                .as("the slot was taken and caught up")
+                .isEqualTo(1);
+        assertThat(Sql.count(
+                        SERVICE.dataSource(),
+                        "SELECT count(*) FROM publications p "
+                                + "CROSS JOIN unnest(p.message_ids, p.epochs) AS u(message_id, epoch) "
+                                + "WHERE u.message_id IN ('" + early + "', '" + late + "', '" + template + "') "
+                                + "AND u.epoch = (SELECT epoch FROM feed_slots)"))
+                .as("published under the slot's epoch")
+                .isEqualTo(3);
     }
 
     /**
@@ -91,12 +103,14 @@ class CdcFeedTest {
         assertThat(health.get("healthy").asBoolean()).as(health.toString()).isTrue();
         assertThat(health.get("message").asText()).contains("read by poller-").contains("bytes of WAL");
         JsonNode gauges = SERVICE.admin().get("/metrics", null).json().get("gauges");
-        assertThat(gauges.get("cdc.slot.retained.wal.bytes").get("value").asLong()).isGreaterThanOrEqualTo(0);
+        assertThat(gauges.get("cdc.slot.retained.wal.bytes").get("value").asLong())
+                .isGreaterThanOrEqualTo(0);
         assertThat(gauges.get("cdc.slot.lag.bytes").get("value").asLong()).isGreaterThanOrEqualTo(0);
 
         String slotName = SERVICE.feedOverrides().get("pipeline.cdc.slot");
         FeedSlot slot = new FeedSlot(DSL.using(SERVICE.dataSource(), SQLDialect.POSTGRES), slotName, "sendlog_feed");
-        assertThatThrownBy(() -> slot.drop(false)).as("a slot being read is not dropped without --force")
+        assertThatThrownBy(() -> slot.drop(false))
+                .as("a slot being read is not dropped without --force")
                 .hasMessageContaining("is being read by");
         long epochBefore = Sql.count(SERVICE.dataSource(), "SELECT epoch FROM feed_slots");
         // Dropped, and in the same breath more work commits: no slot exists to replay it.
@@ -106,10 +120,13 @@ class CdcFeedTest {
             await().atMost(WAIT).until(() -> Messages.publications(SERVICE, id) == 1);
         }
         assertThat(slot.exists()).as("created again by the feed").isTrue();
-        assertThat(Sql.count(SERVICE.dataSource(), "SELECT epoch FROM feed_slots")).isGreaterThan(epochBefore);
+        assertThat(Sql.count(SERVICE.dataSource(), "SELECT epoch FROM feed_slots"))
+                .isGreaterThan(epochBefore);
         String after = Messages.submit(SERVICE, 1).getFirst();
         await().atMost(WAIT).until(() -> Messages.publications(SERVICE, after) == 1);
-        assertThat(Messages.publications(SERVICE, before)).as("nothing published twice").isEqualTo(1);
+        assertThat(Messages.publications(SERVICE, before))
+                .as("nothing published twice")
+                .isEqualTo(1);
     }
 
     /** A copy of the template message's row (its acceptance) under a new id, in the caller's transaction. */
@@ -121,17 +138,27 @@ class CdcFeedTest {
     @Test
     void aScheduledMessageIsPublishedOnlyWhenDue() {
         java.time.Instant sendAt = SERVICE.now().plusSeconds(60);
-        com.fasterxml.jackson.databind.JsonNode r = SERVICE.api().post("/v1/messages", "client-a", "{\"to\":\""
-                + Messages.recipient() + "\",\"body\":\"later\",\"sendAt\":\"" + sendAt + "\"}").json();
+        com.fasterxml.jackson.databind.JsonNode r = SERVICE.api()
+                .post(
+                        "/v1/messages",
+                        "client-a",
+                        "{\"to\":\"" + Messages.recipient() + "\",\"body\":\"later\",\"sendAt\":\"" + sendAt + "\"}")
+                .json();
         String scheduled = r.get("id").asText();
         String control = Messages.submit(SERVICE, 1).getFirst();
         await().atMost(WAIT).until(() -> Messages.publications(SERVICE, control) == 1);
-        assertThat(Messages.publications(SERVICE, scheduled)).as("not due: not published").isZero();
+        assertThat(Messages.publications(SERVICE, scheduled))
+                .as("not due: not published")
+                .isZero();
 
         SERVICE.clock().advance(Duration.ofSeconds(61));
         await().atMost(WAIT).until(() -> Messages.publications(SERVICE, scheduled) == 1);
         assertThat(Messages.events(SERVICE, scheduled, "REDRIVEN")).isEqualTo(1);
-        assertThat(SERVICE.api().get("/v1/messages/" + scheduled, "client-a").json().get("status").asText())
+        assertThat(SERVICE.api()
+                        .get("/v1/messages/" + scheduled, "client-a")
+                        .json()
+                        .get("status")
+                        .asText())
                 .isEqualTo("ACCEPTED");
     }
 

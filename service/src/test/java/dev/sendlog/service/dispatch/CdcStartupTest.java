@@ -15,7 +15,9 @@ class CdcStartupTest {
     void aServerWithoutLogicalDecodingIsRefusedAtStartWithWhatToChange() {
         Path dir = Directories.createTemp("sendlog-replica-pg-");
         try (LocalPostgres postgres = LocalPostgres.start(dir, 0, Map.of("wal_level", "replica"))) {
-            ServiceHarness service = new ServiceHarness("components", "POLLER").onPostgres(postgres.endpoint()).cdcFeed();
+            ServiceHarness service = new ServiceHarness("components", "POLLER")
+                    .onPostgres(postgres.endpoint())
+                    .cdcFeed();
             try {
                 assertThatThrownBy(() -> service.beforeAll(null))
                         .hasStackTraceContaining("runs with wal_level = replica")

@@ -36,8 +36,13 @@ class DispatchFaultsTest {
         ApiResponse r = SERVICE.api().post("/v1/messages", "client-a", "{\"to\":\"" + to + "\",\"body\":\"b\"}");
         assertThat(r.status()).isEqualTo(500);
         String id = Sql.count(SERVICE.dataSource(), "SELECT count(*) FROM messages WHERE recipient = '" + to + "'") == 1
-                ? SERVICE.api().get("/v1/messages?to=" + to.replace("+", "%2B"), "support-1").json().get("items").get(0)
-                        .get("id").asText()
+                ? SERVICE.api()
+                        .get("/v1/messages?to=" + to.replace("+", "%2B"), "support-1")
+                        .json()
+                        .get("items")
+                        .get(0)
+                        .get("id")
+                        .asText()
                 : null;
         assertThat(id).as("the committed message exists").isNotNull();
         Messages.awaitStatus(SERVICE, id, "SENT", Duration.ofSeconds(30));
@@ -49,12 +54,18 @@ class DispatchFaultsTest {
         SERVICE.faults().arm(FaultPoint.AFTER_CLAIM, 1);
         String id = Messages.submitOne(SERVICE, Messages.recipient());
         await().atMost(Duration.ofSeconds(30)).until(() -> SERVICE.faults().fired(FaultPoint.AFTER_CLAIM) == 1);
-        Messages.awaitAdvancing(SERVICE, PAST_TIMEOUTS, Duration.ofSeconds(60),
-                () -> assertThat(Messages.events(SERVICE, id, "PROVIDER_ACCEPTED")).isEqualTo(1));
+        Messages.awaitAdvancing(
+                SERVICE,
+                PAST_TIMEOUTS,
+                Duration.ofSeconds(60),
+                () -> assertThat(Messages.events(SERVICE, id, "PROVIDER_ACCEPTED"))
+                        .isEqualTo(1));
         assertSentOnce(id);
         assertThat(Messages.events(SERVICE, id, "CLAIMED")).isEqualTo(2);
-        assertThat(Messages.history(SERVICE, id)).filteredOn(e -> e.get("type").asText().equals("REDRIVEN")
-                && e.get("data").get("reason").asText().equals("CLAIM_TIMEOUT")).hasSize(1);
+        assertThat(Messages.history(SERVICE, id))
+                .filteredOn(e -> e.get("type").asText().equals("REDRIVEN")
+                        && e.get("data").get("reason").asText().equals("CLAIM_TIMEOUT"))
+                .hasSize(1);
     }
 
     @Test
@@ -63,7 +74,8 @@ class DispatchFaultsTest {
         SERVICE.faults().arm(FaultPoint.BETWEEN_PUBLISH_AND_APPEND, 1);
         String id = Messages.submitOne(SERVICE, Messages.recipient());
         Messages.awaitStatus(SERVICE, id, "SENT", Duration.ofSeconds(30));
-        assertThat(SERVICE.faults().fired(FaultPoint.BETWEEN_PUBLISH_AND_APPEND)).isEqualTo(1);
+        assertThat(SERVICE.faults().fired(FaultPoint.BETWEEN_PUBLISH_AND_APPEND))
+                .isEqualTo(1);
         assertSentOnce(id);
         assertThat(SERVICE.simulator().stats().duplicateSubmits()).isEqualTo(duplicatesBefore);
     }
@@ -73,12 +85,18 @@ class DispatchFaultsTest {
         long duplicatesBefore = SERVICE.simulator().stats().duplicateSubmits();
         SERVICE.faults().arm(FaultPoint.BETWEEN_PROVIDER_ANSWER_AND_WRITE, 1);
         String id = Messages.submitOne(SERVICE, Messages.recipient());
-        await().atMost(Duration.ofSeconds(30)).until(() -> SERVICE.faults().fired(FaultPoint.BETWEEN_PROVIDER_ANSWER_AND_WRITE) == 1);
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> SERVICE.faults().fired(FaultPoint.BETWEEN_PROVIDER_ANSWER_AND_WRITE) == 1);
         assertThat(Messages.events(SERVICE, id, "PROVIDER_ACCEPTED")).isZero();
-        Messages.awaitAdvancing(SERVICE, PAST_TIMEOUTS, Duration.ofSeconds(60),
-                () -> assertThat(Messages.events(SERVICE, id, "PROVIDER_ACCEPTED")).isEqualTo(1));
+        Messages.awaitAdvancing(
+                SERVICE,
+                PAST_TIMEOUTS,
+                Duration.ofSeconds(60),
+                () -> assertThat(Messages.events(SERVICE, id, "PROVIDER_ACCEPTED"))
+                        .isEqualTo(1));
         assertSentOnce(id);
-        // The recovery asked the provider again with the same key and got the same id back: a second submit, not a second send.
+        // The recovery asked the provider again with the same key and got the same id back: a second submit, not a
+        // second send.
         assertThat(SERVICE.simulator().stats().duplicateSubmits()).isEqualTo(duplicatesBefore + 1);
         assertThat(SERVICE.simulator().keys()).containsOnlyOnce("sendlog-" + id);
     }
@@ -88,11 +106,19 @@ class DispatchFaultsTest {
         List<String> ids = Messages.submit(SERVICE, 400);
         SERVICE.privateRedisServer().process().restart();
         String in = "'" + String.join("','", ids) + "'";
-        Messages.awaitAdvancing(SERVICE, PAST_TIMEOUTS, Duration.ofSeconds(90), () -> assertThat(
-                Messages.withEventRow(SERVICE, ids, EventType.PROVIDER_ACCEPTED)).isEqualTo(ids.size()));
+        Messages.awaitAdvancing(
+                SERVICE,
+                PAST_TIMEOUTS,
+                Duration.ofSeconds(90),
+                () -> assertThat(Messages.withEventRow(SERVICE, ids, EventType.PROVIDER_ACCEPTED))
+                        .isEqualTo(ids.size()));
         assertThat(Messages.charged(SERVICE, ids)).isEqualTo(ids.size());
-        assertThat(Sql.count(SERVICE.dataSource(), "SELECT count(*) FROM message_events WHERE type = "
-                + EventType.PROVIDER_ACCEPTED.code() + " AND message_id IN (" + in + ")")).as("one acceptance each").isEqualTo(ids.size());
+        assertThat(Sql.count(
+                        SERVICE.dataSource(),
+                        "SELECT count(*) FROM message_events WHERE type = " + EventType.PROVIDER_ACCEPTED.code()
+                                + " AND message_id IN (" + in + ")"))
+                .as("one acceptance each")
+                .isEqualTo(ids.size());
     }
 
     @Test
@@ -105,7 +131,10 @@ class DispatchFaultsTest {
         } finally {
             SERVICE.privateRedisServer().process().restart();
         }
-        Messages.awaitAdvancing(SERVICE, PAST_TIMEOUTS, Duration.ofSeconds(90), () -> assertThat(Messages.charged(SERVICE, ids))
-                .isEqualTo(ids.size()));
+        Messages.awaitAdvancing(
+                SERVICE,
+                PAST_TIMEOUTS,
+                Duration.ofSeconds(90),
+                () -> assertThat(Messages.charged(SERVICE, ids)).isEqualTo(ids.size()));
     }
 }

@@ -29,18 +29,22 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * gateway; it is charged once, and its history shows every gateway tried.
  */
 class FailoverTest {
-    private static final SimulatorConfig QUIET = SimulatorConfig.defaults().toBuilder().latencyMs(5)
-            .receiptMode(ReceiptMode.NONE).build();
+    private static final SimulatorConfig QUIET = SimulatorConfig.defaults().toBuilder()
+            .latencyMs(5)
+            .receiptMode(ReceiptMode.NONE)
+            .build();
     /** Answers every submit 503: a refusal before acceptance. */
-    private static final ProviderSimulator BUSY = simulator(QUIET.toBuilder().transientErrorRate(1.0).build());
+    private static final ProviderSimulator BUSY =
+            simulator(QUIET.toBuilder().transientErrorRate(1.0).build());
     /** Answers every submit after the gateway's requestTimeoutMs: the outcome is unknown (it does take them). */
-    private static final ProviderSimulator SLOW = simulator(QUIET.toBuilder().latencyMs(1_500).build());
+    private static final ProviderSimulator SLOW =
+            simulator(QUIET.toBuilder().latencyMs(1_500).build());
     /** No one listens here: every connection is refused. */
     private static final int CLOSED_PORT = dev.sendlog.testkit.Ports.free();
 
     @RegisterExtension
-    static final ServiceHarness SERVICE = new ServiceHarness("pipeline.retryBase", "100ms", "pipeline.retryCap", "200ms",
-            "pipeline.maxAttempts", "3")
+    static final ServiceHarness SERVICE = new ServiceHarness(
+                    "pipeline.retryBase", "100ms", "pipeline.retryCap", "200ms", "pipeline.maxAttempts", "3")
             .simulator(QUIET)
             .configure(FailoverTest::gatewaysAndRoutes);
 
@@ -54,7 +58,9 @@ class FailoverTest {
 
     private static void gatewaysAndRoutes(ObjectNode config) {
         ObjectNode gateways = (ObjectNode) config.get("gateways");
-        gateway(gateways, "down", "http://127.0.0.1:" + CLOSED_PORT).put("downAfterFailures", 3).put("probeAfter", "1h");
+        gateway(gateways, "down", "http://127.0.0.1:" + CLOSED_PORT)
+                .put("downAfterFailures", 3)
+                .put("probeAfter", "1h");
         gateway(gateways, "busy", BUSY.baseUrl()).put("downAfterFailures", 0);
         gateway(gateways, "slow", SLOW.baseUrl()).put("downAfterFailures", 0).put("requestTimeoutMs", 300);
         ArrayNode routes = config.putArray("routes");
@@ -64,7 +70,10 @@ class FailoverTest {
     }
 
     private static ObjectNode gateway(ObjectNode gateways, String name, String baseUrl) {
-        return gateways.putObject(name).put("baseUrl", baseUrl).put("token", "sim-token").put("callbackSecret", "sim-secret")
+        return gateways.putObject(name)
+                .put("baseUrl", baseUrl)
+                .put("token", "sim-token")
+                .put("callbackSecret", "sim-secret")
                 .put("vocabulary", "smpp");
     }
 
@@ -85,8 +94,8 @@ class FailoverTest {
         List<String> ids = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             String to = prefix + String.format("%07d", (int) (Math.random() * 9_000_000) + i);
-            String body = "{\"to\":\"" + to + "\",\"body\":\"code " + i + "\"" + (gateway == null ? "" : ",\"gateway\":\"" + gateway + "\"")
-                    + "}";
+            String body = "{\"to\":\"" + to + "\",\"body\":\"code " + i + "\""
+                    + (gateway == null ? "" : ",\"gateway\":\"" + gateway + "\"") + "}";
             ApiResponse r = SERVICE.api().post("/v1/messages", "client-a", body);
             assertThat(r.status()).as(r.raw()).isEqualTo(202);
             ids.add(r.json().get("id").asText());
@@ -95,8 +104,10 @@ class FailoverTest {
     }
 
     private static List<JsonNode> failovers(String id) {
-        return Messages.history(SERVICE, id).stream().filter(e -> e.get("type").asText().equals("REDRIVEN")
-                && e.get("data").get("reason").asText().equals("FAILED_OVER")).toList();
+        return Messages.history(SERVICE, id).stream()
+                .filter(e -> e.get("type").asText().equals("REDRIVEN")
+                        && e.get("data").get("reason").asText().equals("FAILED_OVER"))
+                .toList();
     }
 
     private static void awaitSent(List<String> ids) {
@@ -110,8 +121,15 @@ class FailoverTest {
      * clock so its retries come due.
      */
     private static void awaitEnded(String id) {
-        Messages.awaitAdvancing(SERVICE, Duration.ofMillis(500), Duration.ofSeconds(90), () ->
-                assertThat(SERVICE.api().get("/v1/messages/" + id, "client-a").json().get("status").asText())
+        Messages.awaitAdvancing(
+                SERVICE,
+                Duration.ofMillis(500),
+                Duration.ofSeconds(90),
+                () -> assertThat(SERVICE.api()
+                                .get("/v1/messages/" + id, "client-a")
+                                .json()
+                                .get("status")
+                                .asText())
                         .isIn("DEAD", "UNKNOWN"));
     }
 
@@ -124,15 +142,22 @@ class FailoverTest {
         List<String> ids = submit("+4410", 8, null);
         awaitSent(ids);
         for (String id : ids) {
-            JsonNode message = SERVICE.api().get("/v1/messages/" + id, "client-a").json();
+            JsonNode message =
+                    SERVICE.api().get("/v1/messages/" + id, "client-a").json();
             assertThat(message.get("gateway").asText()).as("where it went out").isEqualTo("sim");
             List<JsonNode> moves = failovers(id);
             assertThat(moves).hasSize(1);
             assertThat(moves.getFirst().get("data").get("gateway").asText()).isEqualTo("sim");
-            assertThat(moves.getFirst().get("data").get("attempt").asInt()).as("the same attempt").isEqualTo(1);
-            assertThat(Messages.events(SERVICE, id, "ATTEMPT_FAILED")).as("no attempt used").isZero();
+            assertThat(moves.getFirst().get("data").get("attempt").asInt())
+                    .as("the same attempt")
+                    .isEqualTo(1);
+            assertThat(Messages.events(SERVICE, id, "ATTEMPT_FAILED"))
+                    .as("no attempt used")
+                    .isZero();
             JsonNode accepted = Messages.history(SERVICE, id).stream()
-                    .filter(e -> e.get("type").asText().equals("PROVIDER_ACCEPTED")).findFirst().orElseThrow();
+                    .filter(e -> e.get("type").asText().equals("PROVIDER_ACCEPTED"))
+                    .findFirst()
+                    .orElseThrow();
             assertThat(accepted.get("data").get("gateway").asText()).isEqualTo("sim");
             assertThat(Messages.ledgerRows(SERVICE, id)).isEqualTo(1);
             assertThat(SERVICE.simulator().keys()).contains(key(id));
@@ -141,9 +166,12 @@ class FailoverTest {
         List<String> later = submit("+4410", 3, null);
         awaitSent(later);
         for (String id : later) {
-            assertThat(failovers(id).getFirst().get("data").get("error").asText()).contains("marked down");
+            assertThat(failovers(id).getFirst().get("data").get("error").asText())
+                    .contains("marked down");
         }
-        assertThat(SERVICE.healthy("gateways")).as("a gateway down is no failure of this process").isTrue();
+        assertThat(SERVICE.healthy("gateways"))
+                .as("a gateway down is no failure of this process")
+                .isTrue();
         assertThat(SERVICE.healthMessage("gateways")).startsWith("marked down: down (");
     }
 
@@ -152,9 +180,15 @@ class FailoverTest {
         List<String> ids = submit("+4420", 6, null);
         awaitSent(ids);
         for (String id : ids) {
-            assertThat(SERVICE.api().get("/v1/messages/" + id, "client-a").json().get("gateway").asText()).isEqualTo("sim");
+            assertThat(SERVICE.api()
+                            .get("/v1/messages/" + id, "client-a")
+                            .json()
+                            .get("gateway")
+                            .asText())
+                    .isEqualTo("sim");
             assertThat(failovers(id)).hasSize(1);
-            assertThat(failovers(id).getFirst().get("data").get("error").asText()).contains("503");
+            assertThat(failovers(id).getFirst().get("data").get("error").asText())
+                    .contains("503");
             assertThat(Messages.ledgerRows(SERVICE, id)).isEqualTo(1);
         }
         assertThat(BUSY.stats().submits()).as("it was asked").isGreaterThanOrEqualTo(ids.size());
@@ -168,14 +202,26 @@ class FailoverTest {
             // Every attempt times out (the provider answers after the gateway's timeout, having taken it): the attempts
             // are spent on this gateway, and the message ends DEAD there (or UNKNOWN), never sent through another.
             awaitEnded(id);
-            assertThat(SERVICE.api().get("/v1/messages/" + id, "client-a").json().get("gateway").asText()).isEqualTo("slow");
+            assertThat(SERVICE.api()
+                            .get("/v1/messages/" + id, "client-a")
+                            .json()
+                            .get("gateway")
+                            .asText())
+                    .isEqualTo("slow");
             assertThat(failovers(id)).isEmpty();
             assertThat(Messages.events(SERVICE, id, "ATTEMPT_FAILED")).isPositive();
             // The slow provider records a submit when it answers, after its latency: by then the attempts may be spent.
-            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(20)).untilAsserted(() ->
-                    assertThat(SLOW.keys()).as("the slow provider has it").contains(key(id)));
-            assertThat(SERVICE.simulator().keys()).as("no second gateway was asked").doesNotContain(key(id));
-            assertThat(Messages.ledgerRows(SERVICE, id)).as("never charged: no acceptance was recorded").isZero();
+            org.awaitility.Awaitility.await()
+                    .atMost(Duration.ofSeconds(20))
+                    .untilAsserted(() -> assertThat(SLOW.keys())
+                            .as("the slow provider has it")
+                            .contains(key(id)));
+            assertThat(SERVICE.simulator().keys())
+                    .as("no second gateway was asked")
+                    .doesNotContain(key(id));
+            assertThat(Messages.ledgerRows(SERVICE, id))
+                    .as("never charged: no acceptance was recorded")
+                    .isZero();
         }
     }
 

@@ -49,8 +49,9 @@ class FeedSlotPrepareTest {
                 List<Future<?>> started = new ArrayList<>();
                 for (int i = 0; i < POLLERS; i++) {
                     started.add(pollers.submit(() -> {
-                        try (Connection own = db.connect()) {  // a connection each, as each process has its own
-                            FeedSlot slot = new FeedSlot(DSL.using(own, SQLDialect.POSTGRES), "sendlog_feed", publication);
+                        try (Connection own = db.connect()) { // a connection each, as each process has its own
+                            FeedSlot slot =
+                                    new FeedSlot(DSL.using(own, SQLDialect.POSTGRES), "sendlog_feed", publication);
                             together.await(30, TimeUnit.SECONDS);
                             slot.prepare();
                         }
@@ -58,10 +59,13 @@ class FeedSlotPrepareTest {
                     }));
                 }
                 for (Future<?> poller : started) {
-                    poller.get(60, TimeUnit.SECONDS);  // a poller whose prepare threw fails the test here
+                    poller.get(60, TimeUnit.SECONDS); // a poller whose prepare threw fails the test here
                 }
-                assertThat(Sql.count(db.dataSource(), "SELECT count(*) FROM pg_publication WHERE pubname = '" + publication + "'"))
-                        .as("round %d", round).isEqualTo(1);
+                assertThat(Sql.count(
+                                db.dataSource(),
+                                "SELECT count(*) FROM pg_publication WHERE pubname = '" + publication + "'"))
+                        .as("round %d", round)
+                        .isEqualTo(1);
             }
         } finally {
             pollers.shutdownNow();

@@ -18,9 +18,17 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 class GatewayRateWaitTest {
     @RegisterExtension
-    static final ServiceHarness SERVICE = new ServiceHarness("gateways.sim.maxPerSecond", "25",
-            "pipeline.sendWorker.reclaimIdle", "300s", "pipeline.confirmTimeout", "300s")
-            .simulator(SimulatorConfig.defaults().toBuilder().latencyMs(5).receiptMode(ReceiptMode.NONE).build());
+    static final ServiceHarness SERVICE = new ServiceHarness(
+                    "gateways.sim.maxPerSecond",
+                    "25",
+                    "pipeline.sendWorker.reclaimIdle",
+                    "300s",
+                    "pipeline.confirmTimeout",
+                    "300s")
+            .simulator(SimulatorConfig.defaults().toBuilder()
+                    .latencyMs(5)
+                    .receiptMode(ReceiptMode.NONE)
+                    .build());
 
     @Test
     void aReadLargerThanTheRateIsSentAsTheTokensComeWithoutWaitingForAReclaim() {

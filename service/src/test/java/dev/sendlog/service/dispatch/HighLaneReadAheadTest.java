@@ -27,9 +27,12 @@ class HighLaneReadAheadTest {
     private static final Duration WAIT = Duration.ofSeconds(30);
 
     @RegisterExtension
-    static final ServiceHarness SERVICE = new ServiceHarness("components", "API,POLLER",
+    static final ServiceHarness SERVICE = new ServiceHarness(
+            "components",
+            "API,POLLER",
             // No redrives while the jobs wait on the stream (no worker takes them here).
-            "pipeline.confirmTimeout", "10m");
+            "pipeline.confirmTimeout",
+            "10m");
 
     @Test
     void aHighMessageIsPublishedWhileAnOlderTransactionIsOpenAndOnlyOnceWhenTheFencePassesIt() throws Exception {
@@ -38,20 +41,27 @@ class HighLaneReadAheadTest {
             String normalKey = StreamKeys.send(SERVICE.redisPrefix());
             String highKey = StreamKeys.sendHigh(SERVICE.redisPrefix());
             String high;
-            try (Connection open = SERVICE.dataSource().getConnection(); Statement st = open.createStatement()) {
+            try (Connection open = SERVICE.dataSource().getConnection();
+                    Statement st = open.createStatement()) {
                 open.setAutoCommit(false);
                 // A transaction holding an xid, begun before both messages: the snapshot fence stays below it.
                 st.execute("SELECT pg_current_xact_id()");
                 submit(null);
                 high = submit("high");
                 await().atMost(WAIT).until(() -> redis.sync().xlen(highKey) == 1);
-                assertThat(redis.sync().xlen(normalKey)).as("normal work waits for the fence").isZero();
-                assertThat(cursorPassed(high)).as("the high shard's cursor keeps to the fence").isFalse();
+                assertThat(redis.sync().xlen(normalKey))
+                        .as("normal work waits for the fence")
+                        .isZero();
+                assertThat(cursorPassed(high))
+                        .as("the high shard's cursor keeps to the fence")
+                        .isFalse();
                 open.rollback();
             }
             await().atMost(WAIT).until(() -> redis.sync().xlen(normalKey) == 1);
             await().atMost(WAIT).until(() -> cursorPassed(high));
-            assertThat(redis.sync().xlen(highKey)).as("published once, ahead of the fence").isEqualTo(1);
+            assertThat(redis.sync().xlen(highKey))
+                    .as("published once, ahead of the fence")
+                    .isEqualTo(1);
             assertThat(publicationsNaming(high)).isEqualTo(1);
         } finally {
             client.shutdown();
@@ -60,8 +70,11 @@ class HighLaneReadAheadTest {
 
     private static String submit(String priority) {
         String field = priority == null ? "" : ",\"priority\":\"" + priority + "\"";
-        ApiResponse r = SERVICE.api().post("/v1/messages", "client-a",
-                "{\"to\":\"" + Messages.recipient() + "\",\"body\":\"read ahead\"" + field + "}");
+        ApiResponse r = SERVICE.api()
+                .post(
+                        "/v1/messages",
+                        "client-a",
+                        "{\"to\":\"" + Messages.recipient() + "\",\"body\":\"read ahead\"" + field + "}");
         assertThat(r.status()).isEqualTo(202);
         return r.json().get("id").asText();
     }
@@ -78,7 +91,8 @@ class HighLaneReadAheadTest {
     }
 
     private static long one(String sql, String id) throws SQLException {
-        try (Connection c = SERVICE.dataSource().getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
+        try (Connection c = SERVICE.dataSource().getConnection();
+                PreparedStatement ps = c.prepareStatement(sql)) {
             ps.setString(1, id);
             try (ResultSet rs = ps.executeQuery()) {
                 rs.next();

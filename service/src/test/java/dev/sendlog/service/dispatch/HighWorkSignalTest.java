@@ -19,10 +19,14 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 class HighWorkSignalTest {
     @RegisterExtension
-    static final ServiceHarness SERVICE = new ServiceHarness("components", "API,POLLER",
-            "pipeline.highIdlePollMs", "60000",
+    static final ServiceHarness SERVICE = new ServiceHarness(
+            "components",
+            "API,POLLER",
+            "pipeline.highIdlePollMs",
+            "60000",
             // No redrives while the jobs wait on the stream (no worker takes them here).
-            "pipeline.confirmTimeout", "10m");
+            "pipeline.confirmTimeout",
+            "10m");
 
     @Test
     void aHighMessageWakesItsPollerAtCommit() throws Exception {
@@ -32,8 +36,12 @@ class HighWorkSignalTest {
         try (StatefulRedisConnection<String, String> redis = SERVICE.redisConnection(client)) {
             String highKey = StreamKeys.sendHigh(SERVICE.redisPrefix());
             for (int i = 1; i <= 3; i++) {
-                ApiResponse r = SERVICE.api().post("/v1/messages", "client-a",
-                        "{\"to\":\"" + Messages.recipient() + "\",\"body\":\"wake " + i + "\",\"priority\":\"high\"}");
+                ApiResponse r = SERVICE.api()
+                        .post(
+                                "/v1/messages",
+                                "client-a",
+                                "{\"to\":\"" + Messages.recipient() + "\",\"body\":\"wake " + i
+                                        + "\",\"priority\":\"high\"}");
                 assertThat(r.status()).isEqualTo(202);
                 long published = i;
                 // Far below the minute between the poller's own reads: only the notification can have woken it.
@@ -46,10 +54,22 @@ class HighWorkSignalTest {
     }
 
     private static long gauge(String name) {
-        return SERVICE.admin().get("/metrics", null).json().path("gauges").path(name).path("value").asLong();
+        return SERVICE.admin()
+                .get("/metrics", null)
+                .json()
+                .path("gauges")
+                .path(name)
+                .path("value")
+                .asLong();
     }
 
     private static long counter(String name) {
-        return SERVICE.admin().get("/metrics", null).json().path("counters").path(name).path("count").asLong();
+        return SERVICE.admin()
+                .get("/metrics", null)
+                .json()
+                .path("counters")
+                .path(name)
+                .path("count")
+                .asLong();
     }
 }

@@ -50,17 +50,29 @@ class LateCommitTimerTest {
                 ps.setObject(4, late);
                 ps.executeUpdate();
             }
-            // Meanwhile later messages commit (larger positions); a `position > last` reader would pass over t1 for good.
+            // Meanwhile later messages commit (larger positions); a `position > last` reader would pass over t1 for
+            // good.
             String other = Messages.submitOne(SERVICE, Messages.recipient());
-            assertThat(Sql.count(SERVICE.dataSource(), "SELECT count(*) FROM messages WHERE id = '" + other + "'")).isEqualTo(1);
+            assertThat(Sql.count(SERVICE.dataSource(), "SELECT count(*) FROM messages WHERE id = '" + other + "'"))
+                    .isEqualTo(1);
             t1.commit();
         }
-        Messages.awaitAdvancing(SERVICE, Duration.ofSeconds(6), Duration.ofSeconds(60), () ->
-                assertThat(Messages.history(SERVICE, late.toString())).filteredOn(e -> e.get("type").asText().equals("REDRIVEN")
-                        && e.get("data").get("reason").asText().equals("PUBLISH_TIMEOUT")).isNotEmpty());
-        // ...shown after the publication it timed out, and the poller publishes the re-driven attempt like any other work.
+        Messages.awaitAdvancing(
+                SERVICE,
+                Duration.ofSeconds(6),
+                Duration.ofSeconds(60),
+                () -> assertThat(Messages.history(SERVICE, late.toString()))
+                        .filteredOn(e -> e.get("type").asText().equals("REDRIVEN")
+                                && e.get("data").get("reason").asText().equals("PUBLISH_TIMEOUT"))
+                        .isNotEmpty());
+        // ...shown after the publication it timed out, and the poller publishes the re-driven attempt like any other
+        // work.
         assertThat(Messages.events(SERVICE, late.toString(), "PUBLISHED")).isGreaterThanOrEqualTo(1);
-        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(Sql.count(SERVICE.dataSource(),
-                "SELECT count(*) FROM publications WHERE '" + late + "' = ANY(message_ids)")).isGreaterThanOrEqualTo(2));
+        org.awaitility.Awaitility.await()
+                .atMost(Duration.ofSeconds(30))
+                .untilAsserted(() -> assertThat(Sql.count(
+                                SERVICE.dataSource(),
+                                "SELECT count(*) FROM publications WHERE '" + late + "' = ANY(message_ids)"))
+                        .isGreaterThanOrEqualTo(2));
     }
 }

@@ -34,14 +34,29 @@ class LedgerTest {
         assertThat(Messages.ledgerRows(SERVICE, id)).isEqualTo(1);
 
         MetricRegistry metrics = new MetricRegistry();
-        EventAppender recovery = new EventAppender(DSL.using(SERVICE.dataSource(), SQLDialect.POSTGRES),
-                EventStore.of(SERVICE.dataSource()), 1, metrics, "recovery-append");
+        EventAppender recovery = new EventAppender(
+                DSL.using(SERVICE.dataSource(), SQLDialect.POSTGRES),
+                EventStore.of(SERVICE.dataSource()),
+                1,
+                metrics,
+                "recovery-append");
         recovery.start();
         try {
             UUID messageId = UUID.fromString(id);
-            int nextSeq = (int) Sql.count(SERVICE.dataSource(), "SELECT max(seq) FROM message_events WHERE message_id = '" + id + "'") + 1;
-            String providerId = SERVICE.api().get("/v1/messages/" + id, "client-a").json().get("providerId").asText();
-            NewEvent again = new NewEvent(messageId, nextSeq, Shards.of(messageId, 4), "recovery", SERVICE.now(),
+            int nextSeq = (int) Sql.count(
+                            SERVICE.dataSource(), "SELECT max(seq) FROM message_events WHERE message_id = '" + id + "'")
+                    + 1;
+            String providerId = SERVICE.api()
+                    .get("/v1/messages/" + id, "client-a")
+                    .json()
+                    .get("providerId")
+                    .asText();
+            NewEvent again = new NewEvent(
+                    messageId,
+                    nextSeq,
+                    Shards.of(messageId, 4),
+                    "recovery",
+                    SERVICE.now(),
                     new ProviderAccepted(2, "sim", providerId));
             recovery.append(List.of(again), new Charge(messageId, 1, SERVICE.now()));
         } finally {

@@ -41,27 +41,33 @@ class LogTailTest {
         LogTail tail = new LogTail(DB.dataSource());
         UUID early = IDS.next();
         UUID late = IDS.next();
-        try (Connection a = DB.dataSource().getConnection(); Connection b = DB.dataSource().getConnection()) {
+        try (Connection a = DB.dataSource().getConnection();
+                Connection b = DB.dataSource().getConnection()) {
             a.setAutoCommit(false);
             b.setAutoCommit(false);
-            accept(a, early);          // takes the smaller position, and the smaller xid
-            accept(b, late);           // the larger position...
-            b.commit();                // ...commits first
+            accept(a, early); // takes the smaller position, and the smaller xid
+            accept(b, late); // the larger position...
+            b.commit(); // ...commits first
 
             List<TailRow> whileOpen = tail.work(List.of(SHARD), List.of(TailCursor.START), 100);
-            assertThat(whileOpen).as("nothing past an open writer is visible to the tail").isEmpty();
+            assertThat(whileOpen)
+                    .as("nothing past an open writer is visible to the tail")
+                    .isEmpty();
 
             a.commit();
         }
-        // Any writing transaction in the cluster (another database's, too) holds the tail back until it ends: wait for it.
-        List<TailRow> after = await().atMost(Duration.ofSeconds(30)).until(
-                () -> tail.work(List.of(SHARD), List.of(TailCursor.START), 100), rows -> rows.size() == 2);
+        // Any writing transaction in the cluster (another database's, too) holds the tail back until it ends: wait for
+        // it.
+        List<TailRow> after = await().atMost(Duration.ofSeconds(30))
+                .until(() -> tail.work(List.of(SHARD), List.of(TailCursor.START), 100), rows -> rows.size() == 2);
         assertThat(after).extracting(TailRow::messageId).containsExactly(early, late);
 
         TailCursor cursor = after.getLast().cursor();
         assertThat(tail.work(List.of(SHARD), List.of(cursor), 100)).isEmpty();
         TailCursor afterFirst = after.getFirst().cursor();
-        assertThat(tail.work(List.of(SHARD), List.of(afterFirst), 100)).extracting(TailRow::messageId).containsExactly(late);
+        assertThat(tail.work(List.of(SHARD), List.of(afterFirst), 100))
+                .extracting(TailRow::messageId)
+                .containsExactly(late);
     }
 
     @Test
@@ -70,24 +76,36 @@ class LogTailTest {
         UUID second = IDS.next();
         try (Connection c = DB.dataSource().getConnection()) {
             accept(c, first);
-            event(c, first, 3, 3, null);          // CLAIMED: not work
-            event(c, first, 5, 7, (short) 2);     // REDRIVEN of attempt 2: work, after the first message's row
-            accept(c, second);                    // a new message after that REDRIVEN
+            event(c, first, 3, 3, null); // CLAIMED: not work
+            event(c, first, 5, 7, (short) 2); // REDRIVEN of attempt 2: work, after the first message's row
+            accept(c, second); // a new message after that REDRIVEN
         }
         LogTail tail = new LogTail(DB.dataSource());
         // Past whatever earlier tests left in the shard: start from just before this test's first row.
-        TailCursor before = await().atMost(Duration.ofSeconds(30)).until(() -> tail.work(List.of(SHARD), List.of(TailCursor.START), 1000)
-                .stream().filter(r -> r.messageId().equals(first)).findFirst(), java.util.Optional::isPresent).get().cursor();
+        TailCursor before = await().atMost(Duration.ofSeconds(30))
+                .until(
+                        () -> tail.work(List.of(SHARD), List.of(TailCursor.START), 1000).stream()
+                                .filter(r -> r.messageId().equals(first))
+                                .findFirst(),
+                        java.util.Optional::isPresent)
+                .get()
+                .cursor();
         TailCursor start = new TailCursor(before.xid(), before.position() - 1);
-        List<TailRow> rows = await().atMost(Duration.ofSeconds(30)).until(
-                () -> tail.work(List.of(SHARD), List.of(start), 100), r -> r.size() == 3);
-        assertThat(rows).extracting(TailRow::messageId, TailRow::seq, TailRow::attempt)
+        List<TailRow> rows = await().atMost(Duration.ofSeconds(30))
+                .until(() -> tail.work(List.of(SHARD), List.of(start), 100), r -> r.size() == 3);
+        assertThat(rows)
+                .extracting(TailRow::messageId, TailRow::seq, TailRow::attempt)
                 .containsExactly(tuple(first, 1, 1), tuple(first, 5, 2), tuple(second, 1, 1));
-        assertThat(tail.work(List.of(SHARD), List.of(rows.get(0).cursor()), 100)).extracting(TailRow::seq).containsExactly(5, 1);
-        assertThat(tail.work(List.of(SHARD), List.of(start), 2)).as("the page holds the first two of both kinds")
-                .extracting(TailRow::seq).containsExactly(1, 5);
+        assertThat(tail.work(List.of(SHARD), List.of(rows.get(0).cursor()), 100))
+                .extracting(TailRow::seq)
+                .containsExactly(5, 1);
+        assertThat(tail.work(List.of(SHARD), List.of(start), 2))
+                .as("the page holds the first two of both kinds")
+                .extracting(TailRow::seq)
+                .containsExactly(1, 5);
         assertThat(tail.work(List.of((short) (SHARD - 1)), List.of(TailCursor.START), 100))
-                .extracting(TailRow::messageId).doesNotContain(first, second);
+                .extracting(TailRow::messageId)
+                .doesNotContain(first, second);
     }
 
     /**
@@ -102,11 +120,13 @@ class LogTailTest {
         UUID past = IDS.next();
         UUID none = IDS.next();
         try (Connection c = DB.dataSource().getConnection()) {
-            for (Object[] m : new Object[][] {{later, "now() + interval '1 hour'"}, {past, "now() - interval '1 hour'"},
-                    {none, "NULL"}}) {
-                try (PreparedStatement ps = c.prepareStatement("INSERT INTO messages (id, tenant, shard, recipient, body,"
-                        + " gateway, accepted_at, send_at) VALUES (?, 't', ?, '+4915100000001', 'hello', 'sim', now(), "
-                        + m[1] + ")")) {
+            for (Object[] m : new Object[][] {
+                {later, "now() + interval '1 hour'"}, {past, "now() - interval '1 hour'"}, {none, "NULL"}
+            }) {
+                try (PreparedStatement ps =
+                        c.prepareStatement("INSERT INTO messages (id, tenant, shard, recipient, body,"
+                                + " gateway, accepted_at, send_at) VALUES (?, 't', ?, '+4915100000001', 'hello', 'sim', now(), "
+                                + m[1] + ")")) {
                     ps.setObject(1, m[0]);
                     ps.setShort(2, shard);
                     ps.executeUpdate();
@@ -114,12 +134,15 @@ class LogTailTest {
             }
         }
         LogTail tail = new LogTail(DB.dataSource());
-        List<TailRow> rows = await().atMost(Duration.ofSeconds(30)).until(
-                () -> tail.work(List.of(shard), List.of(TailCursor.START), 100), r -> r.size() == 3);
-        assertThat(rows).extracting(TailRow::messageId, TailRow::scheduled)
+        List<TailRow> rows = await().atMost(Duration.ofSeconds(30))
+                .until(() -> tail.work(List.of(shard), List.of(TailCursor.START), 100), r -> r.size() == 3);
+        assertThat(rows)
+                .extracting(TailRow::messageId, TailRow::scheduled)
                 .containsExactly(tuple(later, true), tuple(past, false), tuple(none, false));
-        assertThat(tail.work(List.of(shard), List.of(rows.getFirst().cursor()), 100)).extracting(TailRow::messageId)
-                .as("past the scheduled row, the rest").containsExactly(past, none);
+        assertThat(tail.work(List.of(shard), List.of(rows.getFirst().cursor()), 100))
+                .extracting(TailRow::messageId)
+                .as("past the scheduled row, the rest")
+                .containsExactly(past, none);
     }
 
     private static void event(Connection c, UUID id, int seq, int type, Short attempt) throws SQLException {

@@ -17,11 +17,12 @@ class PgOutputTest {
     void aTransactionDecodesToBeginTheInsertedRowByColumnNameAndCommit() throws IOException {
         PgOutput decoder = new PgOutput();
         assertThat(decoder.decode(message(out -> {
-            out.writeByte('B');
-            out.writeLong(0x1_0000_00A0L);
-            out.writeLong(0);
-            out.writeInt(742);
-        }))).isEqualTo(new PgOutput.Begin(0x1_0000_00A0L, 742));
+                    out.writeByte('B');
+                    out.writeLong(0x1_0000_00A0L);
+                    out.writeLong(0);
+                    out.writeInt(742);
+                })))
+                .isEqualTo(new PgOutput.Begin(0x1_0000_00A0L, 742));
         assertThat(decoder.decode(relation())).isInstanceOf(PgOutput.Ignored.class);
         PgOutput.Message insert = decoder.decode(message(out -> {
             out.writeByte('I');
@@ -35,40 +36,48 @@ class PgOutputTest {
         assertThat(insert).isInstanceOf(PgOutput.Insert.class);
         PgOutput.Insert row = (PgOutput.Insert) insert;
         assertThat(row.table()).isEqualTo("public.message_events");
-        assertThat(row.values()).containsEntry("type", "ACCEPTED").containsEntry("actor", null).containsEntry("data", "é 😀");
+        assertThat(row.values())
+                .containsEntry("type", "ACCEPTED")
+                .containsEntry("actor", null)
+                .containsEntry("data", "é 😀");
         assertThat(decoder.decode(message(out -> {
-            out.writeByte('C');
-            out.writeByte(0);
-            out.writeLong(0x1_0000_00A0L);
-            out.writeLong(0x1_0000_00F8L);
-            out.writeLong(0);
-        }))).isEqualTo(new PgOutput.Commit(0x1_0000_00A0L, 0x1_0000_00F8L));
+                    out.writeByte('C');
+                    out.writeByte(0);
+                    out.writeLong(0x1_0000_00A0L);
+                    out.writeLong(0x1_0000_00F8L);
+                    out.writeLong(0);
+                })))
+                .isEqualTo(new PgOutput.Commit(0x1_0000_00A0L, 0x1_0000_00F8L));
     }
 
     @Test
     void whatTheFeedCannotHandleIsAnErrorNamingItNeverASkippedChange() throws IOException {
         PgOutput decoder = new PgOutput();
         assertThatThrownBy(() -> decoder.decode(message(out -> {
-            out.writeByte('U');
-            out.writeInt(16_384);
-        }))).hasMessageContaining("unexpected message type 'U'");
+                    out.writeByte('U');
+                    out.writeInt(16_384);
+                })))
+                .hasMessageContaining("unexpected message type 'U'");
         assertThatThrownBy(() -> decoder.decode(message(out -> {
-            out.writeByte('I');
-            out.writeInt(99);
-            out.writeByte('N');
-        }))).hasMessageContaining("relation 99 before its RELATION message");
+                    out.writeByte('I');
+                    out.writeInt(99);
+                    out.writeByte('N');
+                })))
+                .hasMessageContaining("relation 99 before its RELATION message");
         decoder.decode(relation());
         assertThatThrownBy(() -> decoder.decode(message(out -> {
-            out.writeByte('I');
-            out.writeInt(16_384);
-            out.writeByte('N');
-            out.writeShort(2);
-        }))).hasMessageContaining("has 2 columns");
+                    out.writeByte('I');
+                    out.writeInt(16_384);
+                    out.writeByte('N');
+                    out.writeShort(2);
+                })))
+                .hasMessageContaining("has 2 columns");
     }
 
     @Test
     void timestampsInPostgresTextFormParse() {
-        assertThat(CdcFeed.timestamp("2026-11-30 16:05:01.123456+00")).isEqualTo(Instant.parse("2026-11-30T16:05:01.123456Z"));
+        assertThat(CdcFeed.timestamp("2026-11-30 16:05:01.123456+00"))
+                .isEqualTo(Instant.parse("2026-11-30T16:05:01.123456Z"));
         assertThat(CdcFeed.timestamp("2026-11-30 16:05:01+05:30")).isEqualTo(Instant.parse("2026-11-30T10:35:01Z"));
         assertThat(CdcFeed.timestamp("2026-11-30 16:05:01.5-08")).isEqualTo(Instant.parse("2026-12-01T00:05:01.5Z"));
     }

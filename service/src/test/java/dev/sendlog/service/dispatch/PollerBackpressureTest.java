@@ -26,26 +26,36 @@ class PollerBackpressureTest {
     private static final Duration WAIT = Duration.ofSeconds(120);
 
     @RegisterExtension
-    static final ServiceHarness SERVICE = new ServiceHarness("components", "API,POLLER",
-            "pipeline.maxStreamEntries", Integer.toString(BOUND),
+    static final ServiceHarness SERVICE = new ServiceHarness(
+            "components",
+            "API,POLLER",
+            "pipeline.maxStreamEntries",
+            Integer.toString(BOUND),
             // No redrives while the jobs wait on the stream.
-            "pipeline.confirmTimeout", "10m");
+            "pipeline.confirmTimeout",
+            "10m");
 
     @Test
-    void whileTheStreamIsFullThePollerWaitsWithoutReadingTheTailAndPublishesTheRestOnceWorkersTakeIt() throws Exception {
+    void whileTheStreamIsFullThePollerWaitsWithoutReadingTheTailAndPublishesTheRestOnceWorkersTakeIt()
+            throws Exception {
         List<String> backlog = Messages.submit(SERVICE, BACKLOG);
         RedisClient client = SERVICE.redisClient();
         try (StatefulRedisConnection<String, String> redis = SERVICE.redisConnection(client)) {
             String key = StreamKeys.send(SERVICE.redisPrefix());
             await().atMost(WAIT).until(() -> counter("poller.backpressure.waits") >= 1);
             long stoppedAt = redis.sync().xlen(key);
-            assertThat(stoppedAt).as("published past the bound by at most one page").isBetween((long) BOUND, BOUND + 500L);
+            assertThat(stoppedAt)
+                    .as("published past the bound by at most one page")
+                    .isBetween((long) BOUND, BOUND + 500L);
             long droppedBefore = counter("poller.rows.read.for.a.full.stream");
             long waitsBefore = counter("poller.backpressure.waits");
             await().atMost(WAIT).until(() -> counter("poller.backpressure.waits") >= waitsBefore + 5);
             assertThat(counter("poller.rows.read.for.a.full.stream") - droppedBefore)
-                    .as("normal rows read only to be dropped during five waits on a full stream").isZero();
-            assertThat(redis.sync().xlen(key)).as("nothing published while full").isEqualTo(stoppedAt);
+                    .as("normal rows read only to be dropped during five waits on a full stream")
+                    .isZero();
+            assertThat(redis.sync().xlen(key))
+                    .as("nothing published while full")
+                    .isEqualTo(stoppedAt);
 
             try (ServiceHarness.Instance workers = SERVICE.startAnother(null, "components", "SEND_WORKER")) {
                 await().atMost(WAIT).until(() -> Messages.providerAccepted(SERVICE) == BACKLOG);

@@ -26,10 +26,14 @@ class PriorityLaneTest {
     private static final Duration WAIT = Duration.ofSeconds(120);
 
     @RegisterExtension
-    static final ServiceHarness SERVICE = new ServiceHarness("components", "API,POLLER",
-            "pipeline.maxStreamEntries", Integer.toString(BOUND),
+    static final ServiceHarness SERVICE = new ServiceHarness(
+            "components",
+            "API,POLLER",
+            "pipeline.maxStreamEntries",
+            Integer.toString(BOUND),
             // No redrives while the jobs wait on the stream.
-            "pipeline.confirmTimeout", "10m");
+            "pipeline.confirmTimeout",
+            "10m");
 
     @Test
     void highMessagesArePublishedPastAFullNormalStreamAndSentByTheirOwnWorkers() throws Exception {
@@ -38,22 +42,41 @@ class PriorityLaneTest {
         try (StatefulRedisConnection<String, String> redis = SERVICE.redisConnection(client)) {
             String normalKey = StreamKeys.send(SERVICE.redisPrefix());
             String highKey = StreamKeys.sendHigh(SERVICE.redisPrefix());
-            await().atMost(WAIT).until(() -> SERVICE.admin().get("/metrics", null).json()
-                    .path("counters").path("poller.backpressure.waits").path("count").asLong() >= 1);
+            await().atMost(WAIT)
+                    .until(() -> SERVICE.admin()
+                                    .get("/metrics", null)
+                                    .json()
+                                    .path("counters")
+                                    .path("poller.backpressure.waits")
+                                    .path("count")
+                                    .asLong()
+                            >= 1);
             long normalAtBound = redis.sync().xlen(normalKey);
-            assertThat(normalAtBound).as("the normal stream stopped at its bound").isBetween((long) BOUND, BOUND + 500L);
+            assertThat(normalAtBound)
+                    .as("the normal stream stopped at its bound")
+                    .isBetween((long) BOUND, BOUND + 500L);
 
             List<String> high = new ArrayList<>();
             for (int i = 0; i < HIGH; i++) {
-                ApiResponse r = SERVICE.api().post("/v1/messages", "client-a",
-                        "{\"to\":\"" + Messages.recipient() + "\",\"body\":\"urgent " + i + "\",\"priority\":\"high\"}");
+                ApiResponse r = SERVICE.api()
+                        .post(
+                                "/v1/messages",
+                                "client-a",
+                                "{\"to\":\"" + Messages.recipient() + "\",\"body\":\"urgent " + i
+                                        + "\",\"priority\":\"high\"}");
                 assertThat(r.status()).isEqualTo(202);
                 high.add(r.json().get("id").asText());
             }
             await().atMost(Duration.ofSeconds(30)).until(() -> redis.sync().xlen(highKey) == HIGH);
-            assertThat(redis.sync().xlen(normalKey)).as("no normal work published meanwhile").isEqualTo(normalAtBound);
+            assertThat(redis.sync().xlen(normalKey))
+                    .as("no normal work published meanwhile")
+                    .isEqualTo(normalAtBound);
             for (String id : high) {
-                assertThat(SERVICE.api().get("/v1/messages/" + id, "support-1").json().path("priority").asText())
+                assertThat(SERVICE.api()
+                                .get("/v1/messages/" + id, "support-1")
+                                .json()
+                                .path("priority")
+                                .asText())
                         .isEqualTo("high");
             }
 

@@ -24,10 +24,18 @@ class SendConcurrencyTest {
     private static final int CONCURRENCY = 4;
 
     @RegisterExtension
-    static final ServiceHarness SERVICE = new ServiceHarness("pipeline.sendWorker.concurrency", Integer.toString(CONCURRENCY),
-            "pipeline.sendWorker.jobsPerCallSlot", "3", "gateways.other.token", "sim-token")
+    static final ServiceHarness SERVICE = new ServiceHarness(
+                    "pipeline.sendWorker.concurrency",
+                    Integer.toString(CONCURRENCY),
+                    "pipeline.sendWorker.jobsPerCallSlot",
+                    "3",
+                    "gateways.other.token",
+                    "sim-token")
             .gatewayOnSimulator("other")
-            .simulator(SimulatorConfig.defaults().toBuilder().latencyMs(100).receiptMode(ReceiptMode.NONE).build());
+            .simulator(SimulatorConfig.defaults().toBuilder()
+                    .latencyMs(100)
+                    .receiptMode(ReceiptMode.NONE)
+                    .build());
 
     @Test
     void providerCallsInFlightNeverExceedTheConcurrencyWhileMoreJobsAreHeld() {
@@ -35,20 +43,30 @@ class SendConcurrencyTest {
         List<String> ids = new ArrayList<>(Messages.submit(SERVICE, 30));
         StringBuilder body = new StringBuilder("{\"messages\":[");
         for (int i = 0; i < 30; i++) {
-            body.append(i == 0 ? "" : ",").append("{\"to\":\"").append(Messages.recipient())
+            body.append(i == 0 ? "" : ",")
+                    .append("{\"to\":\"")
+                    .append(Messages.recipient())
                     .append("\",\"body\":\"through the other gateway\",\"gateway\":\"other\"}");
         }
-        ApiResponse r = SERVICE.api().post("/v1/messages/batch", "client-a", body.append("]}").toString());
+        ApiResponse r = SERVICE.api()
+                .post("/v1/messages/batch", "client-a", body.append("]}").toString());
         assertThat(r.status()).as(r.raw()).isEqualTo(202);
         r.json().get("results").forEach(item -> ids.add(item.get("id").asText()));
         String in = "'" + String.join("','", ids) + "'";
-        Messages.awaitCount(SERVICE, "SELECT count(DISTINCT message_id) FROM message_events WHERE type = 4"
-                + " AND message_id IN (" + in + ")", ids.size(), Duration.ofSeconds(60));
+        Messages.awaitCount(
+                SERVICE,
+                "SELECT count(DISTINCT message_id) FROM message_events WHERE type = 4" + " AND message_id IN (" + in
+                        + ")",
+                ids.size(),
+                Duration.ofSeconds(60));
 
         assertThat(SERVICE.simulator().stats().uniqueKeys()).isEqualTo(ids.size());
-        assertThat(Sql.count(SERVICE.dataSource(), "SELECT count(*) FROM messages WHERE gateway = 'other' AND id IN (" + in + ")"))
+        assertThat(Sql.count(
+                        SERVICE.dataSource(),
+                        "SELECT count(*) FROM messages WHERE gateway = 'other' AND id IN (" + in + ")"))
                 .isEqualTo(30);
-        // Up to 12 jobs were held at once over two gateways; the calls among them never went past 4 (and the bound was used).
+        // Up to 12 jobs were held at once over two gateways; the calls among them never went past 4 (and the bound was
+        // used).
         assertThat(SERVICE.simulator().stats().maxConcurrentSubmits()).isBetween(2L, (long) CONCURRENCY);
     }
 }

@@ -79,9 +79,17 @@ class SendWorkerTest {
         store = EventStore.of(DB.dataSource());
         new PartitionManager(DB.dataSource(), Duration.ofSeconds(5)).ensure(LocalDate.now(ZoneOffset.UTC), 1);
         PipelineSettings settings = new PipelineSettings();
-        publisher = new WorkPublisher(dsl, store.actors(), SendStreams.single(settings.lanes(), stream),
-                java.util.EnumSet.allOf(dev.sendlog.events.Priority.class), settings, InstantSource.system(), "test-poller",
-                Faults.NONE, true, new MetricRegistry());
+        publisher = new WorkPublisher(
+                dsl,
+                store.actors(),
+                SendStreams.single(settings.lanes(), stream),
+                java.util.EnumSet.allOf(dev.sendlog.events.Priority.class),
+                settings,
+                InstantSource.system(),
+                "test-poller",
+                Faults.NONE,
+                true,
+                new MetricRegistry());
         logged = Logged.attach();
     }
 
@@ -109,7 +117,12 @@ class SendWorkerTest {
         List<Integer> taken = new CopyOnWriteArrayList<>();
         Consumer<NewEvent> competingDiscard = event -> {
             if (event.messageId().equals(id) && event.event().type() == EventType.REJECTED) {
-                NewEvent discard = new NewEvent(id, event.seq(), Shards.of(id, SHARDS), "support-1", Instant.now(),
+                NewEvent discard = new NewEvent(
+                        id,
+                        event.seq(),
+                        Shards.of(id, SHARDS),
+                        "support-1",
+                        Instant.now(),
                         new Resolved(taken.size() + 1, Resolved.DISCARD, null, "a late callback nobody needs"));
                 dsl.transaction(cfg -> store.append(cfg.dsl(), List.of(discard)));
                 taken.add(event.seq());
@@ -122,19 +135,26 @@ class SendWorkerTest {
         publish(id);
 
         // Counted before the fix too: the moment the worker gave up, whether or not it says why.
-        await().atMost(Duration.ofSeconds(30)).until(() -> metrics.counter("send.outcomes.unrecorded").getCount() == 1);
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> metrics.counter("send.outcomes.unrecorded").getCount() == 1);
 
         assertThat(metrics.counter("send.races.given.up").getCount()).isEqualTo(1);
-        assertThat(metrics.counter("messages.rejected").getCount()).as("no rejection was recorded, so none is counted").isZero();
-        assertThat(logged.lines()).anySatisfy(l -> assertThat(l)
-                .startsWith("WARN result lost 5 races in a row message_id=" + id + " attempt=1"));
-        assertThat(taken).as("one competing event at each seq the worker tried, after CLAIMED at 3")
+        assertThat(metrics.counter("messages.rejected").getCount())
+                .as("no rejection was recorded, so none is counted")
+                .isZero();
+        assertThat(logged.lines())
+                .anySatisfy(l ->
+                        assertThat(l).startsWith("WARN result lost 5 races in a row message_id=" + id + " attempt=1"));
+        assertThat(taken)
+                .as("one competing event at each seq the worker tried, after CLAIMED at 3")
                 .containsExactly(4, 5, 6, 7, 8);
         assertThat(metrics.counter("append.rewrites.after.lost.seq").getCount())
-                .as("each of the worker's appends hit the taken seq in the database").isEqualTo(5);
+                .as("each of the worker's appends hit the taken seq in the database")
+                .isEqualTo(5);
         assertThat(types(id)).containsExactly("CLAIMED", "RESOLVED", "RESOLVED", "RESOLVED", "RESOLVED", "RESOLVED");
         assertThat(new MessageReader(dsl, store).find(id).orElseThrow().state().phase())
-                .as("left claimed: the claim deadline brings it back").isEqualTo(Phase.CLAIMED);
+                .as("left claimed: the claim deadline brings it back")
+                .isEqualTo(Phase.CLAIMED);
     }
 
     /**
@@ -164,13 +184,15 @@ class SendWorkerTest {
                 if (name.equals("send.queue.wait")) {
                     // The worker's first metric: the fields are only partly set.
                     publish(id);
-                    await().atMost(Duration.ofSeconds(30)).until(() -> !handedBefore.isEmpty() || !readerFailures().isEmpty());
+                    await().atMost(Duration.ofSeconds(30))
+                            .until(() ->
+                                    !handedBefore.isEmpty() || !readerFailures().isEmpty());
                 }
                 return super.timer(name, supplier);
             }
         };
 
-        attach(consumer, holding, event -> { });
+        attach(consumer, holding, event -> {});
 
         assertThat(readerFailures()).as("the reader called nothing half-built").isEmpty();
         assertThat(handedBefore).as("the job that came during the construction").hasSize(1);
@@ -180,7 +202,9 @@ class SendWorkerTest {
     }
 
     private List<String> readerFailures() {
-        return logged.lines().stream().filter(l -> l.contains("reading the send stream failed")).toList();
+        return logged.lines().stream()
+                .filter(l -> l.contains("reading the send stream failed"))
+                .toList();
     }
 
     private StreamConsumer consumer(Duration reclaimIdle, MetricRegistry metrics) {
@@ -195,23 +219,41 @@ class SendWorkerTest {
         toClose.add(appender::stop);
         PipelineSettings.CheckSettings checks = new PipelineSettings.CheckSettings();
         checks.blockedTenants = List.of(BLOCKED_TENANT);
-        return SendWorker.attach(consumer, new MessageReader(dsl, store), appender, Map.of(), new Checks(checks, (tenant, recipient) -> false),
-                new Backoff(Duration.ofMillis(100), Duration.ofSeconds(1)), Limits.defaults(), "http://127.0.0.1:1",
-                InstantSource.system(), "worker-test", Faults.NONE, 2, metrics, beforeResultAppend);
+        return SendWorker.attach(
+                consumer,
+                new MessageReader(dsl, store),
+                appender,
+                Map.of(),
+                new Checks(checks, (tenant, recipient) -> false),
+                new Backoff(Duration.ofMillis(100), Duration.ofSeconds(1)),
+                Limits.defaults(),
+                "http://127.0.0.1:1",
+                InstantSource.system(),
+                "worker-test",
+                Faults.NONE,
+                2,
+                metrics,
+                beforeResultAppend);
     }
 
     /** An accepted message of the blocked tenant (the lean log: its row is the ACCEPTED event, seq 1). */
     private UUID message() {
         UUID id = ids.next();
-        dsl.execute("INSERT INTO messages (id, tenant, shard, recipient, body, gateway, accepted_at) VALUES (?, ?, ?, "
-                + "'+4915100000001', 'hi', 'sim', now())", id, BLOCKED_TENANT, Shards.of(id, SHARDS));
+        dsl.execute(
+                "INSERT INTO messages (id, tenant, shard, recipient, body, gateway, accepted_at) VALUES (?, ?, ?, "
+                        + "'+4915100000001', 'hi', 'sim', now())",
+                id,
+                BLOCKED_TENANT,
+                Shards.of(id, SHARDS));
         return id;
     }
 
     /** Puts the message's first attempt on the stream and records its publication, as the poller does. */
     private void publish(UUID id) {
-        int published = publisher.publish(List.of(new TailRow(Shards.of(id, SHARDS), id, 1, new TailCursor(1, 1), 1,
-                Instant.now())), shard -> 1L, tx -> { });
+        int published = publisher.publish(
+                List.of(new TailRow(Shards.of(id, SHARDS), id, 1, new TailCursor(1, 1), 1, Instant.now())),
+                shard -> 1L,
+                tx -> {});
         assertThat(published).isEqualTo(1);
     }
 
@@ -234,7 +276,9 @@ class SendWorkerTest {
         }
 
         void detach() {
-            ((LoggerContext) LoggerFactory.getILoggerFactory()).getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME).detachAppender(this);
+            ((LoggerContext) LoggerFactory.getILoggerFactory())
+                    .getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME)
+                    .detachAppender(this);
             stop();
         }
 

@@ -9,8 +9,8 @@ import dev.sendlog.testkit.TestDatabaseExtension;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
-import java.util.Map;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.stream.IntStream;
 import org.jooq.DSLContext;
@@ -47,9 +47,9 @@ class ShardLeasesTest {
         a.refresh();
         assertThat(a.owned()).hasSize(SHARDS);
 
-        b.refresh();   // b is live now, but a's leases are valid: nothing to take yet
-        a.refresh();   // a sees two pollers and gives back what is above its share
-        b.refresh();   // b takes the free shards
+        b.refresh(); // b is live now, but a's leases are valid: nothing to take yet
+        a.refresh(); // a sees two pollers and gives back what is above its share
+        b.refresh(); // b takes the free shards
         assertThat(a.owned()).hasSize(SHARDS / 2);
         assertThat(b.owned()).hasSize(SHARDS / 2);
         Set<Short> union = new HashSet<>(a.owned().keySet());
@@ -59,11 +59,14 @@ class ShardLeasesTest {
 
         // a stops renewing (killed): once its leases expire, b takes everything, each with a new epoch.
         var aLeases = a.owned();
-        await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(200)).untilAsserted(() -> {
-            b.refresh();
-            assertThat(b.owned()).hasSize(SHARDS);
-        });
-        aLeases.forEach((shard, lease) -> assertThat(b.owned().get(shard).epoch()).isGreaterThan(lease.epoch()));
+        await().atMost(Duration.ofSeconds(10))
+                .pollInterval(Duration.ofMillis(200))
+                .untilAsserted(() -> {
+                    b.refresh();
+                    assertThat(b.owned()).hasSize(SHARDS);
+                });
+        aLeases.forEach(
+                (shard, lease) -> assertThat(b.owned().get(shard).epoch()).isGreaterThan(lease.epoch()));
     }
 
     @Test
@@ -76,10 +79,12 @@ class ShardLeasesTest {
         ShardLeases.writePublishCursor(dsl, "poller-old", stale, new TailCursor(10, 10));
 
         ShardLeases fresh = poller("poller-new", Duration.ofSeconds(1));
-        await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(200)).untilAsserted(() -> {
-            fresh.refresh();
-            assertThat(fresh.owned()).containsKey(stale.shard());
-        });
+        await().atMost(Duration.ofSeconds(10))
+                .pollInterval(Duration.ofMillis(200))
+                .untilAsserted(() -> {
+                    fresh.refresh();
+                    assertThat(fresh.owned()).containsKey(stale.shard());
+                });
         ShardLease current = fresh.owned().get(stale.shard());
         assertThat(current.epoch()).isGreaterThan(stale.epoch());
         assertThat(current.publishCursor()).isEqualTo(new TailCursor(10, 10));
@@ -88,7 +93,8 @@ class ShardLeasesTest {
         assertThatThrownBy(() -> ShardLeases.writePublishCursor(dsl, "poller-old", stale, new TailCursor(99, 99)))
                 .isInstanceOf(LeaseLostException.class);
         ShardLeases.writePublishCursor(dsl, "poller-new", current, new TailCursor(20, 20));
-        assertThat(dsl.fetchValue("SELECT publish_xid FROM shard_leases WHERE shard = " + stale.shard())).isEqualTo(20L);
+        assertThat(dsl.fetchValue("SELECT publish_xid FROM shard_leases WHERE shard = " + stale.shard()))
+                .isEqualTo(20L);
     }
 
     @Test
@@ -125,7 +131,8 @@ class ShardLeasesTest {
     void sharesAreEvenAndAddUpToTheShardCountWhateverThePollerCount() {
         for (int shards = 1; shards <= 64; shards++) {
             for (int pollers = 1; pollers <= 9; pollers++) {
-                List<String> live = IntStream.range(0, pollers).mapToObj(i -> "poller-" + i).toList();
+                List<String> live =
+                        IntStream.range(0, pollers).mapToObj(i -> "poller-" + i).toList();
                 int total = 0;
                 int min = Integer.MAX_VALUE;
                 int max = 0;
@@ -136,10 +143,14 @@ class ShardLeasesTest {
                     max = Math.max(max, share);
                 }
                 assertThat(total).as("%d shards on %d pollers", shards, pollers).isEqualTo(shards);
-                assertThat(max - min).as("%d shards on %d pollers", shards, pollers).isLessThanOrEqualTo(1);
+                assertThat(max - min)
+                        .as("%d shards on %d pollers", shards, pollers)
+                        .isLessThanOrEqualTo(1);
             }
         }
-        assertThat(List.of("a", "b", "c").stream().map(o -> ShardLeases.share(16, List.of("a", "b", "c"), o)).toList())
+        assertThat(List.of("a", "b", "c").stream()
+                        .map(o -> ShardLeases.share(16, List.of("a", "b", "c"), o))
+                        .toList())
                 .containsExactly(6, 5, 5);
     }
 
@@ -147,7 +158,8 @@ class ShardLeasesTest {
     void threePollersSettleOnSixFiveAndFiveOfSixteenShards() {
         DSLContext dsl = DSL.using(DB.dataSource(), SQLDialect.POSTGRES);
         List<ShardLeases> pollers = List.of("p-a", "p-b", "p-c").stream()
-                .map(o -> new ShardLeases(dsl, o, 16, Duration.ofSeconds(30), new MetricRegistry())).toList();
+                .map(o -> new ShardLeases(dsl, o, 16, Duration.ofSeconds(30), new MetricRegistry()))
+                .toList();
         pollers.get(0).init();
         for (int round = 0; round < 4; round++) {
             pollers.forEach(ShardLeases::refresh);
@@ -172,13 +184,18 @@ class ShardLeasesTest {
             // ...and the process freezes here, its transaction open, the lease row locked.
 
             ShardLeases next = poller("poller-next", Duration.ofSeconds(1));
-            await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(100)).untilAsserted(() -> {
-                next.refresh();
-                assertThat(next.owned()).containsKey(held.shard());
-            });
-            assertThat(next.owned().get(held.shard()).publishCursor()).as("the frozen write never committed")
+            await().atMost(Duration.ofSeconds(10))
+                    .pollInterval(Duration.ofMillis(100))
+                    .untilAsserted(() -> {
+                        next.refresh();
+                        assertThat(next.owned()).containsKey(held.shard());
+                    });
+            assertThat(next.owned().get(held.shard()).publishCursor())
+                    .as("the frozen write never committed")
                     .isEqualTo(new TailCursor(0, 0));
-            assertThatThrownBy(c::commit).as("the server ended the frozen transaction").isInstanceOf(java.sql.SQLException.class);
+            assertThatThrownBy(c::commit)
+                    .as("the server ended the frozen transaction")
+                    .isInstanceOf(java.sql.SQLException.class);
         }
     }
 }

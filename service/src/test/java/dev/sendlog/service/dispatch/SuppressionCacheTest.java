@@ -28,14 +28,16 @@ import org.postgresql.ds.PGSimpleDataSource;
 class SuppressionCacheTest {
     /** No send worker here: the only worker is the other instance's. maxStaleness 1h: its poll is every 20 minutes. */
     @RegisterExtension
-    static final ServiceHarness SERVICE = new ServiceHarness("components", "API,POLLER,MAINTENANCE,CALLBACK_WORKER",
-            "pipeline.suppression.maxStaleness", "1h");
+    static final ServiceHarness SERVICE = new ServiceHarness(
+            "components", "API,POLLER,MAINTENANCE,CALLBACK_WORKER", "pipeline.suppression.maxStaleness", "1h");
 
     private static ApiResponse put(String to, String reason) {
         ApiClient api = SERVICE.api();
         String body = "{\"reason\":\"" + reason + "\"}";
-        return api.send(api.builder("/v1/suppressions/" + to, "client-a", "Content-Type", "application/json")
-                .PUT(HttpRequest.BodyPublishers.ofString(body)), body);
+        return api.send(
+                api.builder("/v1/suppressions/" + to, "client-a", "Content-Type", "application/json")
+                        .PUT(HttpRequest.BodyPublishers.ofString(body)),
+                body);
     }
 
     private static long newestChange() {
@@ -43,8 +45,13 @@ class SuppressionCacheTest {
     }
 
     private static long appliedBy(ServiceHarness.Instance instance) {
-        return instance.admin().get("/metrics", null).json().path("gauges").path("suppression.cache.change.id")
-                .path("value").asLong();
+        return instance.admin()
+                .get("/metrics", null)
+                .json()
+                .path("gauges")
+                .path("suppression.cache.change.id")
+                .path("value")
+                .asLong();
     }
 
     private static SuppressionStore store() {
@@ -54,23 +61,40 @@ class SuppressionCacheTest {
     @Test
     void aChangeMadeThroughOneInstanceReachesAnotherInstancesWorkerByNotify() throws Exception {
         try (ServiceHarness.Instance worker = SERVICE.startAnother(null, "components", "SEND_WORKER")) {
-            await().atMost(Duration.ofSeconds(10)).until(() -> worker.admin().get("/metrics", null).json().path("gauges")
-                    .path("suppression.cache.listening").path("value").asInt() == 1);
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> worker.admin()
+                                    .get("/metrics", null)
+                                    .json()
+                                    .path("gauges")
+                                    .path("suppression.cache.listening")
+                                    .path("value")
+                                    .asInt()
+                            == 1);
             String to = Messages.recipient();
             assertThat(put(to, "user replied STOP").status()).isEqualTo(200);
             long change = newestChange();
-            await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(20))
+            await().atMost(Duration.ofSeconds(5))
+                    .pollInterval(Duration.ofMillis(20))
                     .until(() -> appliedBy(worker) >= change);
 
             String id = Messages.submitOne(SERVICE, to);
             Messages.awaitStatus(SERVICE, id, "REJECTED", Duration.ofSeconds(30));
-            assertThat(SERVICE.api().get("/v1/messages/" + id, "client-a").json().get("lastError").asText())
+            assertThat(SERVICE.api()
+                            .get("/v1/messages/" + id, "client-a")
+                            .json()
+                            .get("lastError")
+                            .asText())
                     .isEqualTo("suppressed");
 
-            assertThat(SERVICE.api().send(SERVICE.api().builder("/v1/suppressions/" + to, "client-a").DELETE()).status())
+            assertThat(SERVICE.api()
+                            .send(SERVICE.api()
+                                    .builder("/v1/suppressions/" + to, "client-a")
+                                    .DELETE())
+                            .status())
                     .isEqualTo(204);
             long removal = newestChange();
-            await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(20))
+            await().atMost(Duration.ofSeconds(5))
+                    .pollInterval(Duration.ofMillis(20))
                     .until(() -> appliedBy(worker) >= removal);
             String again = Messages.submitOne(SERVICE, to);
             Messages.awaitStatus(SERVICE, again, "SENT", Duration.ofSeconds(30));
@@ -92,7 +116,9 @@ class SuppressionCacheTest {
         cache.catchUp();
         assertThat(cache.fresh()).isTrue();
         assertThat(cache.suppressed("acme", to)).isTrue();
-        assertThat(metrics.counter("suppression.checks.direct").getCount()).as("from memory once loaded").isEqualTo(2);
+        assertThat(metrics.counter("suppression.checks.direct").getCount())
+                .as("from memory once loaded")
+                .isEqualTo(2);
     }
 
     @Test
@@ -109,10 +135,16 @@ class SuppressionCacheTest {
             assertThat(cache.suppressed("acme", to)).isFalse();
             assertThat(put(to, "user replied STOP").status()).isEqualTo(200);
             long committed = System.nanoTime();
-            await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(10)).until(() -> cache.suppressed("acme", to));
-            assertThat(Duration.ofNanos(System.nanoTime() - committed)).as("within the bound, not by NOTIFY").isLessThan(bound);
+            await().atMost(Duration.ofSeconds(5))
+                    .pollInterval(Duration.ofMillis(10))
+                    .until(() -> cache.suppressed("acme", to));
+            assertThat(Duration.ofNanos(System.nanoTime() - committed))
+                    .as("within the bound, not by NOTIFY")
+                    .isLessThan(bound);
             assertThat(cache.listening()).isFalse();
-            assertThat(metrics.counter("suppression.checks.direct").getCount()).as("answered from memory").isZero();
+            assertThat(metrics.counter("suppression.checks.direct").getCount())
+                    .as("answered from memory")
+                    .isZero();
         } finally {
             cache.stop();
         }

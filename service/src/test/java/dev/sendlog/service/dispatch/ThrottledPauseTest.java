@@ -19,22 +19,41 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 class ThrottledPauseTest {
     @RegisterExtension
-    static final ServiceHarness SERVICE = new ServiceHarness("gateways.sim.statusQuery", "true",
-            "gateways.sim.queriesPerSecond", "200", "pipeline.maxAttempts", "10")
-            .simulator(SimulatorConfig.defaults().toBuilder().latencyMs(5).receiptMode(ReceiptMode.NONE)
-                    .maxPerSecond(5).dropAfterAcceptRate(0.2).seed(29L).build());
+    static final ServiceHarness SERVICE = new ServiceHarness(
+                    "gateways.sim.statusQuery",
+                    "true",
+                    "gateways.sim.queriesPerSecond",
+                    "200",
+                    "pipeline.maxAttempts",
+                    "10")
+            .simulator(SimulatorConfig.defaults().toBuilder()
+                    .latencyMs(5)
+                    .receiptMode(ReceiptMode.NONE)
+                    .maxPerSecond(5)
+                    .dropAfterAcceptRate(0.2)
+                    .seed(29L)
+                    .build());
 
     @Test
     void aPauseThatOutlivesItsClaimNeverSubmitsTheKeyAgain() {
         List<String> ids = Messages.submit(SERVICE, 30);
         Messages.awaitAdvancing(SERVICE, Duration.ofSeconds(2), Duration.ofSeconds(90), () -> {
             for (String id : ids) {
-                assertThat(SERVICE.api().get("/v1/messages/" + id, "support-1").json().get("status").asText()).as(id)
+                assertThat(SERVICE.api()
+                                .get("/v1/messages/" + id, "support-1")
+                                .json()
+                                .get("status")
+                                .asText())
+                        .as(id)
                         .isEqualTo("SENT");
             }
         });
-        assertThat(SERVICE.simulator().stats().throttled()).as("the provider refused some for its rate").isPositive();
-        assertThat(SERVICE.simulator().stats().duplicateSubmits()).as("no key taken twice").isZero();
+        assertThat(SERVICE.simulator().stats().throttled())
+                .as("the provider refused some for its rate")
+                .isPositive();
+        assertThat(SERVICE.simulator().stats().duplicateSubmits())
+                .as("no key taken twice")
+                .isZero();
         for (String id : ids) {
             assertThat(Messages.ledgerRows(SERVICE, id)).as(id).isEqualTo(1);
             assertThat(Messages.events(SERVICE, id, "PROVIDER_ACCEPTED")).as(id).isEqualTo(1);

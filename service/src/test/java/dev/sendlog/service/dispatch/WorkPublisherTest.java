@@ -14,8 +14,8 @@ import dev.sendlog.service.db.NewEvent;
 import dev.sendlog.service.queue.JobStream;
 import dev.sendlog.service.queue.RedisConnections;
 import dev.sendlog.service.queue.StreamKeys;
-import dev.sendlog.testkit.TestDatabaseExtension;
 import dev.sendlog.service.support.Sql;
+import dev.sendlog.testkit.TestDatabaseExtension;
 import dev.sendlog.testkit.TestRedis;
 import java.time.Duration;
 import java.time.Instant;
@@ -59,9 +59,17 @@ class WorkPublisherTest {
         store = EventStore.of(DB.dataSource());
         new PartitionManager(DB.dataSource(), Duration.ofSeconds(5)).ensure(LocalDate.now(ZoneOffset.UTC), 1);
         PipelineSettings settings = new PipelineSettings();
-        publisher = new WorkPublisher(dsl, store.actors(), SendStreams.single(settings.lanes(), stream),
-                java.util.EnumSet.allOf(dev.sendlog.events.Priority.class), settings, InstantSource.system(), "test-poller",
-                Faults.NONE, true, new MetricRegistry());
+        publisher = new WorkPublisher(
+                dsl,
+                store.actors(),
+                SendStreams.single(settings.lanes(), stream),
+                java.util.EnumSet.allOf(dev.sendlog.events.Priority.class),
+                settings,
+                InstantSource.system(),
+                "test-poller",
+                Faults.NONE,
+                true,
+                new MetricRegistry());
     }
 
     @AfterEach
@@ -76,16 +84,17 @@ class WorkPublisherTest {
         // The slot delivered a REDRIVEN at seq 5; this session still sees only the message's acceptance.
         TailRow redriven = new TailRow(Shards.of(id, 16), id, 5, new TailCursor(1, 2), 2, Instant.now());
 
-        assertThatThrownBy(() -> publisher.publish(List.of(redriven), shard -> 1L, tx -> { }))
+        assertThatThrownBy(() -> publisher.publish(List.of(redriven), shard -> 1L, tx -> {}))
                 .isInstanceOf(WorkPublisher.NotVisibleYet.class);
         assertThat(stream.length()).as("nothing put on the stream").isZero();
-        assertThat(Sql.count(DB.dataSource(), "SELECT count(*) FROM publications")).isZero();
+        assertThat(Sql.count(DB.dataSource(), "SELECT count(*) FROM publications"))
+                .isZero();
     }
 
     @Test
     void aMessageThisSessionCannotSeeYetIsRefusedNotSkipped() {
         UUID unseen = ids.next();
-        assertThatThrownBy(() -> publisher.publish(List.of(accepted(unseen)), shard -> 1L, tx -> { }))
+        assertThatThrownBy(() -> publisher.publish(List.of(accepted(unseen)), shard -> 1L, tx -> {}))
                 .isInstanceOf(WorkPublisher.NotVisibleYet.class);
         assertThat(stream.length()).isZero();
     }
@@ -93,32 +102,47 @@ class WorkPublisherTest {
     @Test
     void aRowSomethingCameAfterIsSkippedAndAnOwedOneIsPublishedInOnePublicationRow() {
         UUID handled = acceptedMessage();
-        append(handled, 3, new dev.sendlog.events.Claimed(1, "test", Instant.now().plusSeconds(60)));
+        append(
+                handled,
+                3,
+                new dev.sendlog.events.Claimed(1, "test", Instant.now().plusSeconds(60)));
         UUID owed = acceptedMessage();
         UUID owedToo = acceptedMessage();
 
-        int published = publisher.publish(List.of(accepted(handled), accepted(owed), accepted(owedToo)), shard -> 7L, tx -> { });
+        int published =
+                publisher.publish(List.of(accepted(handled), accepted(owed), accepted(owedToo)), shard -> 7L, tx -> {});
 
         assertThat(published).isEqualTo(2);
         assertThat(stream.length()).isEqualTo(2);
-        assertThat(Sql.count(DB.dataSource(), "SELECT count(*) FROM publications")).as("one row for the batch").isEqualTo(1);
-        assertThat(Sql.count(DB.dataSource(), "SELECT count(*) FROM publications WHERE message_ids = ARRAY['" + owed + "', '"
-                + owedToo + "']::uuid[] AND seqs = '{1,1}' AND epochs = '{7,7}' AND check_at = confirm_by")).isEqualTo(1);
-        assertThat(Sql.count(DB.dataSource(), "SELECT count(*) FROM message_events WHERE message_id IN ('" + owed + "', '"
-                + owedToo + "')")).as("no event row per message").isZero();
+        assertThat(Sql.count(DB.dataSource(), "SELECT count(*) FROM publications"))
+                .as("one row for the batch")
+                .isEqualTo(1);
+        assertThat(Sql.count(
+                        DB.dataSource(),
+                        "SELECT count(*) FROM publications WHERE message_ids = ARRAY['" + owed + "', '" + owedToo
+                                + "']::uuid[] AND seqs = '{1,1}' AND epochs = '{7,7}' AND check_at = confirm_by"))
+                .isEqualTo(1);
+        assertThat(Sql.count(
+                        DB.dataSource(),
+                        "SELECT count(*) FROM message_events WHERE message_id IN ('" + owed + "', '" + owedToo + "')"))
+                .as("no event row per message")
+                .isZero();
         assertThat(store.rows(dsl, List.of(handled)).get(handled)).hasSize(1);
     }
 
     private UUID acceptedMessage() {
         UUID id = ids.next();
-        dsl.execute("INSERT INTO messages (id, tenant, shard, recipient, body, gateway, accepted_at) VALUES (?, 'demo', ?, "
-                + "'+4915100000001', 'hi', 'sim', now())", id, Shards.of(id, 16));
+        dsl.execute(
+                "INSERT INTO messages (id, tenant, shard, recipient, body, gateway, accepted_at) VALUES (?, 'demo', ?, "
+                        + "'+4915100000001', 'hi', 'sim', now())",
+                id,
+                Shards.of(id, 16));
         return id;
     }
 
     private void append(UUID id, int seq, dev.sendlog.events.MessageEvent event) {
-        dsl.transaction(cfg -> store.append(cfg.dsl(),
-                List.of(new NewEvent(id, seq, Shards.of(id, 16), "test", Instant.now(), event))));
+        dsl.transaction(cfg -> store.append(
+                cfg.dsl(), List.of(new NewEvent(id, seq, Shards.of(id, 16), "test", Instant.now(), event))));
     }
 
     private static TailRow accepted(UUID id) {

@@ -19,12 +19,15 @@ class WriteRetriesTest {
     void aWriteThatFailsIsRetriedWithPausesUntilItSucceeds() {
         AtomicInteger attempts = new AtomicInteger();
         AtomicInteger rereads = new AtomicInteger();
-        String result = WriteRetries.retry(Duration.ofSeconds(20), () -> {
-            if (attempts.incrementAndGet() < 3) {
-                throw new IllegalStateException("database unreachable");
-            }
-            return "recorded";
-        }, rereads::incrementAndGet);
+        String result = WriteRetries.retry(
+                Duration.ofSeconds(20),
+                () -> {
+                    if (attempts.incrementAndGet() < 3) {
+                        throw new IllegalStateException("database unreachable");
+                    }
+                    return "recorded";
+                },
+                rereads::incrementAndGet);
         assertThat(result).isEqualTo("recorded");
         assertThat(attempts).hasValue(3);
         assertThat(rereads).as("the state is read again before each retry").hasValue(2);
@@ -39,12 +42,18 @@ class WriteRetriesTest {
         AtomicInteger attempts = new AtomicInteger();
         Thread.currentThread().interrupt();
         long started = System.nanoTime();
-        assertThatThrownBy(() -> WriteRetries.retry(Duration.ofSeconds(20), () -> {
-            attempts.incrementAndGet();
-            throw new IllegalStateException("database unreachable");
-        }, () -> { })).hasMessage("database unreachable");
+        assertThatThrownBy(() -> WriteRetries.retry(
+                        Duration.ofSeconds(20),
+                        () -> {
+                            attempts.incrementAndGet();
+                            throw new IllegalStateException("database unreachable");
+                        },
+                        () -> {}))
+                .hasMessage("database unreachable");
         assertThat(attempts).hasValue(1);
-        assertThat(Thread.currentThread().isInterrupted()).as("the interrupt is left for the caller").isTrue();
+        assertThat(Thread.currentThread().isInterrupted())
+                .as("the interrupt is left for the caller")
+                .isTrue();
         assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(1));
     }
 
@@ -61,10 +70,14 @@ class WriteRetriesTest {
             attemptsWhenInterrupted.set(attempts.get());
             worker.interrupt();
         });
-        assertThatThrownBy(() -> WriteRetries.retry(Duration.ofSeconds(20), () -> {
-            attempts.incrementAndGet();
-            throw new IllegalStateException("database unreachable");
-        }, () -> { })).hasMessage("database unreachable");
+        assertThatThrownBy(() -> WriteRetries.retry(
+                        Duration.ofSeconds(20),
+                        () -> {
+                            attempts.incrementAndGet();
+                            throw new IllegalStateException("database unreachable");
+                        },
+                        () -> {}))
+                .hasMessage("database unreachable");
         // Read and clear the interrupt before joining: join() would throw at once on the interrupt the retries kept.
         boolean interruptKept = Thread.interrupted();
         interrupter.join();
@@ -77,10 +90,14 @@ class WriteRetriesTest {
     @Test
     void theLastFailureIsThrownOnceTheLimitHasPassed() {
         AtomicInteger attempts = new AtomicInteger();
-        assertThatThrownBy(() -> WriteRetries.retry(Duration.ofMillis(200), () -> {
-            attempts.incrementAndGet();
-            throw new IllegalStateException("failure " + attempts.get());
-        }, () -> { })).hasMessage("failure " + attempts.get());
+        assertThatThrownBy(() -> WriteRetries.retry(
+                        Duration.ofMillis(200),
+                        () -> {
+                            attempts.incrementAndGet();
+                            throw new IllegalStateException("failure " + attempts.get());
+                        },
+                        () -> {}))
+                .hasMessage("failure " + attempts.get());
         assertThat(attempts.get()).as("50, 100, 200 ms pauses within the limit").isBetween(2, 5);
     }
 }

@@ -25,24 +25,41 @@ class HealthChecksTest {
 
     @RegisterExtension
     static final ServiceHarness SERVICE = new ServiceHarness(
-            "alarms.maxUnownedShard", "2s", "alarms.maxUnpublishedAge", "3s", "alarms.maxQueueAge", "3s",
-            "alarms.maxTimerLag", "3s", "alarms.maxTransactionAge", "2s", "alarms.maxDeadPerMinute", "1",
-            "pipeline.leaseTtl", "3s").privateRedis(REDIS_MAX_BYTES);
+                    "alarms.maxUnownedShard",
+                    "2s",
+                    "alarms.maxUnpublishedAge",
+                    "3s",
+                    "alarms.maxQueueAge",
+                    "3s",
+                    "alarms.maxTimerLag",
+                    "3s",
+                    "alarms.maxTransactionAge",
+                    "2s",
+                    "alarms.maxDeadPerMinute",
+                    "1",
+                    "pipeline.leaseTtl",
+                    "3s")
+            .privateRedis(REDIS_MAX_BYTES);
 
     private static Duration awaitState(String check, boolean healthy) {
         Instant start = Instant.now();
-        await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(200))
-                .untilAsserted(() -> assertThat(SERVICE.healthy(check)).as(SERVICE.healthMessage(check)).isEqualTo(healthy));
+        await().atMost(Duration.ofSeconds(10))
+                .pollInterval(Duration.ofMillis(200))
+                .untilAsserted(() -> assertThat(SERVICE.healthy(check))
+                        .as(SERVICE.healthMessage(check))
+                        .isEqualTo(healthy));
         Duration took = Duration.between(start, Instant.now());
-        System.out.printf("health check %s became %s in %d ms: %s%n", check, healthy ? "healthy" : "unhealthy",
-                took.toMillis(), SERVICE.healthMessage(check));
+        System.out.printf(
+                "health check %s became %s in %d ms: %s%n",
+                check, healthy ? "healthy" : "unhealthy", took.toMillis(), SERVICE.healthMessage(check));
         return took;
     }
 
     @Test
     void aFullRedisFailsItsCheckWhileTheApiStillAcceptsAndRecovers() {
         awaitState("redis-send", true);
-        try (RedisClient client = SERVICE.redisClient(); StatefulRedisConnection<String, String> redis = client.connect()) {
+        try (RedisClient client = SERVICE.redisClient();
+                StatefulRedisConnection<String, String> redis = client.connect()) {
             String filler = "x".repeat(64 * 1024);
             int written = 0;
             try {
@@ -54,11 +71,21 @@ class HealthChecksTest {
             }
             assertThat(written).isLessThan(10_000);
             awaitState("redis-send", false);
-            assertThat(SERVICE.healthMessage("redis-send")).containsAnyOf("cannot write to Redis", "of maxmemory (fails at");
-            ApiResponse accepted = SERVICE.api().post("/v1/messages", "client-a", "{\"to\":\"" + Messages.recipient() + "\",\"body\":\"b\"}");
-            assertThat(accepted.status()).as("the API accepts into PostgreSQL while Redis is full").isEqualTo(202);
-            assertThat(SERVICE.admin().get("/metrics", null).json().path("gauges").path("redis.send.memory.percent")
-                    .path("value").asLong()).isGreaterThanOrEqualTo(90);
+            assertThat(SERVICE.healthMessage("redis-send"))
+                    .containsAnyOf("cannot write to Redis", "of maxmemory (fails at");
+            ApiResponse accepted = SERVICE.api()
+                    .post("/v1/messages", "client-a", "{\"to\":\"" + Messages.recipient() + "\",\"body\":\"b\"}");
+            assertThat(accepted.status())
+                    .as("the API accepts into PostgreSQL while Redis is full")
+                    .isEqualTo(202);
+            assertThat(SERVICE.admin()
+                            .get("/metrics", null)
+                            .json()
+                            .path("gauges")
+                            .path("redis.send.memory.percent")
+                            .path("value")
+                            .asLong())
+                    .isGreaterThanOrEqualTo(90);
             for (int i = 0; i < written; i++) {
                 redis.sync().del("filler:" + i);
             }
@@ -78,11 +105,16 @@ class HealthChecksTest {
         awaitState("timers", true);
         String sent = Messages.submitOne(SERVICE, Messages.recipient());
         Messages.awaitStatus(SERVICE, sent, "SENT", Duration.ofSeconds(30));
-        assertThat(SERVICE.admin().post("/tasks/pause?component=poller", "admin-1", "").status()).isEqualTo(200);
+        assertThat(SERVICE.admin()
+                        .post("/tasks/pause?component=poller", "admin-1", "")
+                        .status())
+                .isEqualTo(200);
         try {
             Messages.submitOne(SERVICE, Messages.recipient());
-            Sql.exec(SERVICE.dataSource(), "UPDATE publications SET check_at = now() - interval '10 seconds' "
-                    + "WHERE '" + sent + "' = ANY(message_ids)");
+            Sql.exec(
+                    SERVICE.dataSource(),
+                    "UPDATE publications SET check_at = now() - interval '10 seconds' " + "WHERE '" + sent
+                            + "' = ANY(message_ids)");
             awaitState("pollers", false);
             awaitState("timers", false);
         } finally {
@@ -110,7 +142,8 @@ class HealthChecksTest {
     @Test
     void aLongOpenWritingTransactionFailsItsCheck() throws Exception {
         awaitState("transactions", true);
-        try (Connection c = SERVICE.dataSource().getConnection(); Statement st = c.createStatement()) {
+        try (Connection c = SERVICE.dataSource().getConnection();
+                Statement st = c.createStatement()) {
             c.setAutoCommit(false);
             st.execute("SELECT pg_current_xact_id()");
             awaitState("transactions", false);
@@ -122,19 +155,38 @@ class HealthChecksTest {
 
     @Test
     void messagesGoingDeadFasterThanTheLimitRaiseTheAlarm() {
-        SERVICE.simulator().updateConfig(SERVICE.simulator().config().toBuilder().transientErrorRate(1.0).build());
+        SERVICE.simulator()
+                .updateConfig(SERVICE.simulator().config().toBuilder()
+                        .transientErrorRate(1.0)
+                        .build());
         try {
             String a = Messages.submitOne(SERVICE, Messages.recipient());
             String b = Messages.submitOne(SERVICE, Messages.recipient());
             Messages.awaitAdvancing(SERVICE, Duration.ofSeconds(2), Duration.ofSeconds(60), () -> {
-                assertThat(SERVICE.api().get("/v1/messages/" + a, "support-1").json().get("status").asText()).isEqualTo("DEAD");
-                assertThat(SERVICE.api().get("/v1/messages/" + b, "support-1").json().get("status").asText()).isEqualTo("DEAD");
+                assertThat(SERVICE.api()
+                                .get("/v1/messages/" + a, "support-1")
+                                .json()
+                                .get("status")
+                                .asText())
+                        .isEqualTo("DEAD");
+                assertThat(SERVICE.api()
+                                .get("/v1/messages/" + b, "support-1")
+                                .json()
+                                .get("status")
+                                .asText())
+                        .isEqualTo("DEAD");
             });
         } finally {
-            SERVICE.simulator().updateConfig(SERVICE.simulator().config().toBuilder().transientErrorRate(0).build());
+            SERVICE.simulator()
+                    .updateConfig(SERVICE.simulator().config().toBuilder()
+                            .transientErrorRate(0)
+                            .build());
         }
-        // An alarm, not the node's health (issue 24, item 4): raised on /alarms, said by the check, which stays healthy.
-        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(alarm("dead").get("raised").asBoolean()).isTrue());
+        // An alarm, not the node's health (issue 24, item 4): raised on /alarms, said by the check, which stays
+        // healthy.
+        await().atMost(Duration.ofSeconds(10))
+                .untilAsserted(() ->
+                        assertThat(alarm("dead").get("raised").asBoolean()).isTrue());
         assertThat(alarm("dead").get("lastMinute").asLong()).isGreaterThanOrEqualTo(2);
         assertThat(alarm("dead").get("limit").asInt()).isEqualTo(1);
         assertThat(SERVICE.healthy("failures")).isTrue();
@@ -162,7 +214,13 @@ class HealthChecksTest {
     }
 
     private static long gauge(String name) {
-        return SERVICE.admin().get("/metrics", null).json().path("gauges").path(name).path("value").asLong();
+        return SERVICE.admin()
+                .get("/metrics", null)
+                .json()
+                .path("gauges")
+                .path(name)
+                .path("value")
+                .asLong();
     }
 
     /**
@@ -180,11 +238,20 @@ class HealthChecksTest {
         for (int i = 0; i < 11; i++) {
             byte[] body = ("{\"id\":\"p" + i + "\",\"status\":\"BRANDNEWWORD\",\"timestamp\":\"2611300931\"}")
                     .getBytes(java.nio.charset.StandardCharsets.UTF_8);
-            assertThat(SERVICE.api().postBytes("/v1/callbacks/sim", null, "application/json", body,
-                    "X-Signature", dev.sendlog.service.receipts.CallbackSignature.sign("sim-secret", body)).status()).isEqualTo(200);
+            assertThat(SERVICE.api()
+                            .postBytes(
+                                    "/v1/callbacks/sim",
+                                    null,
+                                    "application/json",
+                                    body,
+                                    "X-Signature",
+                                    dev.sendlog.service.receipts.CallbackSignature.sign("sim-secret", body))
+                            .status())
+                    .isEqualTo(200);
         }
-        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(alarm("parked").get("lastMinute").asLong())
-                .isGreaterThanOrEqualTo(before + 11));
+        await().atMost(Duration.ofSeconds(30))
+                .untilAsserted(() ->
+                        assertThat(alarm("parked").get("lastMinute").asLong()).isGreaterThanOrEqualTo(before + 11));
         com.fasterxml.jackson.databind.JsonNode raised = alarms();
         assertThat(raised.get("raised").asBoolean()).isTrue();
         assertThat(raised.get("windowSeconds").asInt()).isEqualTo(60);
@@ -195,7 +262,9 @@ class HealthChecksTest {
 
         // The burst turned nothing red: whatever else an earlier test left unhealthy, /healthcheck is 200 when it was.
         ApiResponse health = SERVICE.admin().get("/healthcheck", null);
-        assertThat(health.json().get("failures").get("healthy").asBoolean()).as(health.raw()).isTrue();
+        assertThat(health.json().get("failures").get("healthy").asBoolean())
+                .as(health.raw())
+                .isTrue();
         assertThat(unhealthyChecks()).isSubsetOf(unhealthyBefore);
         if (unhealthyBefore.isEmpty()) {
             assertThat(health.status()).as(health.raw()).isEqualTo(200);
@@ -220,8 +289,17 @@ class HealthChecksTest {
                 stages.add(s.get("name").asText());
             }
         });
-        assertThat(stages).contains("accept.commit", "poller.claim", "poller.publish", "poller.append", "send.queue.wait",
-                "send.claim", "send.provider", "send.result", "send.accepted.to.sent");
+        assertThat(stages)
+                .contains(
+                        "accept.commit",
+                        "poller.claim",
+                        "poller.publish",
+                        "poller.append",
+                        "send.queue.wait",
+                        "send.claim",
+                        "send.provider",
+                        "send.result",
+                        "send.accepted.to.sent");
         assertThat(breakdown.get("counters").get("messages.sent").asLong()).isGreaterThanOrEqualTo(1);
         assertThat(SERVICE.api().get("/v1/admin/pipeline", "client-a").status()).isEqualTo(403);
     }

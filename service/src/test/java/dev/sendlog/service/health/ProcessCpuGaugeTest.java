@@ -25,7 +25,12 @@ class ProcessCpuGaugeTest {
     }
 
     private static double cpuSeconds() {
-        return SERVICE.admin().get("/metrics", null).json().path("gauges").path("process.cpu.seconds").path("value")
+        return SERVICE.admin()
+                .get("/metrics", null)
+                .json()
+                .path("gauges")
+                .path("process.cpu.seconds")
+                .path("value")
                 .asDouble(Double.NaN);
     }
 }

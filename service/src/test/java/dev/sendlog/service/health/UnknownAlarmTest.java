@@ -20,9 +20,12 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 class UnknownAlarmTest {
     @RegisterExtension
-    static final ServiceHarness SERVICE = new ServiceHarness("alarms.maxUnknownPerMinute", "1",
-            "pipeline.reconcileWindow", "1h")
-            .simulator(SimulatorConfig.defaults().toBuilder().latencyMs(5).receiptMode(ReceiptMode.INTERMEDIATE_ONLY).build());
+    static final ServiceHarness SERVICE = new ServiceHarness(
+                    "alarms.maxUnknownPerMinute", "1", "pipeline.reconcileWindow", "1h")
+            .simulator(SimulatorConfig.defaults().toBuilder()
+                    .latencyMs(5)
+                    .receiptMode(ReceiptMode.INTERMEDIATE_ONLY)
+                    .build());
 
     @Test
     void messagesBecomingUnknownFasterThanTheLimitRaiseTheAlarmButLeaveTheNodeHealthy() {
@@ -36,16 +39,28 @@ class UnknownAlarmTest {
         for (String id : ids) {
             Messages.awaitStatus(SERVICE, id, "UNKNOWN", Duration.ofSeconds(30));
         }
-        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(alarm().get("raised").asBoolean()).isTrue());
+        await().atMost(Duration.ofSeconds(10))
+                .untilAsserted(
+                        () -> assertThat(alarm().get("raised").asBoolean()).isTrue());
         assertThat(alarm().get("lastMinute").asLong()).isEqualTo(3);
         assertThat(alarm().get("limit").asInt()).isEqualTo(1);
-        assertThat(SERVICE.admin().get("/metrics", null).json().path("gauges").path("alarms.unknown.raised").path("value")
-                .asInt()).isEqualTo(1);
-        assertThat(SERVICE.healthy("failures")).as("an alarm, not the node's health").isTrue();
+        assertThat(SERVICE.admin()
+                        .get("/metrics", null)
+                        .json()
+                        .path("gauges")
+                        .path("alarms.unknown.raised")
+                        .path("value")
+                        .asInt())
+                .isEqualTo(1);
+        assertThat(SERVICE.healthy("failures"))
+                .as("an alarm, not the node's health")
+                .isTrue();
 
         // A minute later by the service's clock with nothing new, the alarm is down again.
         SERVICE.clock().advance(Duration.ofSeconds(61));
-        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(alarm().get("raised").asBoolean()).isFalse());
+        await().atMost(Duration.ofSeconds(10))
+                .untilAsserted(
+                        () -> assertThat(alarm().get("raised").asBoolean()).isFalse());
     }
 
     private static JsonNode alarm() {

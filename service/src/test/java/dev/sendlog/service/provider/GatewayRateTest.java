@@ -32,8 +32,16 @@ class GatewayRateTest {
     private GatewayRate process(String uri, int perSecond, double fallbackShare, MetricRegistry metrics) {
         RedisConnections redis = new RedisConnections(uri, Duration.ofSeconds(1));
         clients.add(redis);
-        return new GatewayRate("sim", perSecond, 0.5, Duration.ofSeconds(10), fallbackShare, redis.bucketStore(),
-                redis.connect(prefix + "{rate}:sim:slow"), prefix, metrics);
+        return new GatewayRate(
+                "sim",
+                perSecond,
+                0.5,
+                Duration.ofSeconds(10),
+                fallbackShare,
+                redis.bucketStore(),
+                redis.connect(prefix + "{rate}:sim:slow"),
+                prefix,
+                metrics);
     }
 
     /** Takes one part at a time on {@code threads} virtual threads until {@code total} were granted in all; the time it took. */
@@ -80,28 +88,44 @@ class GatewayRateTest {
         // As for sends: 100 queries at 50 per second shared take at least 2 s.
         Duration took = takeTogether(100, 4, a, b);
         assertThat(took).isGreaterThanOrEqualTo(Duration.ofMillis(1_900));
-        try (var redis = io.lettuce.core.RedisClient.create(TestRedis.endpoint().uri()); var c = redis.connect()) {
-            assertThat(c.sync().exists(GatewayRate.queriesKey(prefix, "sim"))).as("the queries' bucket").isEqualTo(1);
-            assertThat(c.sync().exists(prefix + "{rate}:sim")).as("the sends' bucket, untouched by queries").isZero();
+        try (var redis = io.lettuce.core.RedisClient.create(TestRedis.endpoint().uri());
+                var c = redis.connect()) {
+            assertThat(c.sync().exists(GatewayRate.queriesKey(prefix, "sim")))
+                    .as("the queries' bucket")
+                    .isEqualTo(1);
+            assertThat(c.sync().exists(prefix + "{rate}:sim"))
+                    .as("the sends' bucket, untouched by queries")
+                    .isZero();
         }
-        assertThat(metrics.getGauges()).containsKey("gateway.sim.query.rate.per.second")
+        assertThat(metrics.getGauges())
+                .containsKey("gateway.sim.query.rate.per.second")
                 .doesNotContainKey("gateway.sim.rate.per.second");
     }
 
     private GatewayRate queries(int perSecond, MetricRegistry metrics) {
         RedisConnections redis = new RedisConnections(TestRedis.endpoint().uri(), Duration.ofSeconds(1));
         clients.add(redis);
-        return GatewayRate.forQueries("sim", perSecond, 0.25, redis.bucketStore(),
-                redis.connect(GatewayRate.slowKey(GatewayRate.queriesKey(prefix, "sim"))), prefix, metrics);
+        return GatewayRate.forQueries(
+                "sim",
+                perSecond,
+                0.25,
+                redis.bucketStore(),
+                redis.connect(GatewayRate.slowKey(GatewayRate.queriesKey(prefix, "sim"))),
+                prefix,
+                metrics);
     }
 
     @Test
     void aBucketRedisLostComesBackEmptyNotFull() throws Exception {
         GatewayRate rate = process(TestRedis.endpoint().uri(), 1, 0.25, new MetricRegistry());
-        assertThat(rate.acquire(1, Duration.ZERO)).as("a new bucket starts empty").isFalse();
+        assertThat(rate.acquire(1, Duration.ZERO))
+                .as("a new bucket starts empty")
+                .isFalse();
         assertThat(rate.acquire(1, Duration.ofSeconds(5))).isTrue();
         TestRedis.deleteKeys(TestRedis.endpoint(), prefix); // as a restarted or flushed Redis would have it
-        assertThat(rate.acquire(1, Duration.ZERO)).as("a lost bucket grants no burst").isFalse();
+        assertThat(rate.acquire(1, Duration.ZERO))
+                .as("a lost bucket grants no burst")
+                .isFalse();
     }
 
     @Test

@@ -13,16 +13,21 @@ import org.junit.jupiter.api.Test;
 /** The signature is HMAC-SHA256 of the raw body, and the keyed MACs it clones are never shared between uses. */
 class CallbackSignatureTest {
     private static final byte[] RFC_4231_DATA = "what do ya want for nothing?".getBytes(StandardCharsets.US_ASCII);
-    private static final String RFC_4231_MAC = "sha256=5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843";
+    private static final String RFC_4231_MAC =
+            "sha256=5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843";
 
     @Test
     void matchesTheRfc4231TestVectorAndVerifiesInAnyCase() {
         assertThat(CallbackSignature.sign("Jefe", RFC_4231_DATA)).isEqualTo(RFC_4231_MAC);
         assertThat(CallbackSignature.sign("Jefe", RFC_4231_DATA)).isEqualTo(RFC_4231_MAC);
-        assertThat(CallbackSignature.verify("Jefe", RFC_4231_DATA, " " + RFC_4231_MAC.toUpperCase(java.util.Locale.ROOT))).isTrue();
-        assertThat(CallbackSignature.verify("jefe", RFC_4231_DATA, RFC_4231_MAC)).isFalse();
-        assertThat(CallbackSignature.verify("Jefe", "what do ya want for nothing!".getBytes(StandardCharsets.US_ASCII),
-                RFC_4231_MAC)).isFalse();
+        assertThat(CallbackSignature.verify(
+                        "Jefe", RFC_4231_DATA, " " + RFC_4231_MAC.toUpperCase(java.util.Locale.ROOT)))
+                .isTrue();
+        assertThat(CallbackSignature.verify("jefe", RFC_4231_DATA, RFC_4231_MAC))
+                .isFalse();
+        assertThat(CallbackSignature.verify(
+                        "Jefe", "what do ya want for nothing!".getBytes(StandardCharsets.US_ASCII), RFC_4231_MAC))
+                .isFalse();
         assertThat(CallbackSignature.verify("Jefe", RFC_4231_DATA, null)).isFalse();
         assertThat(CallbackSignature.verify("", RFC_4231_DATA, RFC_4231_MAC)).isFalse();
     }

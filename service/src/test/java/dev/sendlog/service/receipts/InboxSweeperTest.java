@@ -52,7 +52,8 @@ class InboxSweeperTest {
 
     @Test
     void aRowIsQueuedAgainAfterTwoFourEightAndSixteenSweepsThenEveryThirtyTwo() {
-        List<Integer> due = IntStream.rangeClosed(1, 130).filter(InboxSweeper::due).boxed().toList();
+        List<Integer> due =
+                IntStream.rangeClosed(1, 130).filter(InboxSweeper::due).boxed().toList();
         assertThat(due).containsExactly(2, 4, 8, 16, 32, 64, 96, 128);
     }
 
@@ -62,7 +63,8 @@ class InboxSweeperTest {
         List<Integer> requeuedPerSweep = new ArrayList<>();
         for (int sweep = 1; sweep <= 8; sweep++) {
             if (sweep == 5) {
-                dsl.execute("INSERT INTO callback_outcomes (inbox_id, outcome, decided_at) VALUES (?, 'appended', now())",
+                dsl.execute(
+                        "INSERT INTO callback_outcomes (inbox_id, outcome, decided_at) VALUES (?, 'appended', now())",
                         ids.getFirst());
             }
             requeuedPerSweep.add(sweeper.sweep());
@@ -75,23 +77,30 @@ class InboxSweeperTest {
     @Test
     void nothingIsQueuedAgainBehindABacklogAndTheRowsComeBackOnceItDrains() {
         store(5);
-        List<String> backlog = stream.publish(IntStream.range(0, 1500).mapToObj(i -> Map.of("inbox", "backlog-" + i)).toList());
+        List<String> backlog = stream.publish(IntStream.range(0, 1500)
+                .mapToObj(i -> Map.of("inbox", "backlog-" + i))
+                .toList());
         assertThat(sweeper.sweep()).isZero();
         assertThat(sweeper.sweep()).as("due, but behind 1500 queued entries").isZero();
-        assertThat(metrics.counter("callbacks.requeue.deferred.backlog").getCount()).isEqualTo(5);
+        assertThat(metrics.counter("callbacks.requeue.deferred.backlog").getCount())
+                .isEqualTo(5);
         assertThat(stream.length()).isEqualTo(1500);
 
         stream.ack(backlog);
         assertThat(sweeper.sweep()).isZero();
-        assertThat(sweeper.sweep()).as("fourth sweep: due again, and the queue is short").isEqualTo(5);
+        assertThat(sweeper.sweep())
+                .as("fourth sweep: due again, and the queue is short")
+                .isEqualTo(5);
         assertThat(stream.length()).isEqualTo(5);
     }
 
     private List<Long> store(int n) {
         List<Long> ids = new ArrayList<>();
         for (int i = 0; i < n; i++) {
-            ids.add(dsl.resultQuery("INSERT INTO callback_inbox (gateway, received_at, body) VALUES ('sim', now(), ?) RETURNING id",
-                    (Object) ("{\"n\":" + i + "}").getBytes(java.nio.charset.StandardCharsets.UTF_8)).fetchOne(0, Long.class));
+            ids.add(dsl.resultQuery(
+                            "INSERT INTO callback_inbox (gateway, received_at, body) VALUES ('sim', now(), ?) RETURNING id",
+                            (Object) ("{\"n\":" + i + "}").getBytes(java.nio.charset.StandardCharsets.UTF_8))
+                    .fetchOne(0, Long.class));
         }
         return ids;
     }

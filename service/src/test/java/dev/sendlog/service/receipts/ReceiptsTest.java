@@ -24,12 +24,17 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * appends RECEIPT events or parks; reconciliation turns "no final receipt" into UNKNOWN, never failed.
  */
 class ReceiptsTest {
-    private static final SimulatorConfig NORMAL = SimulatorConfig.defaults().toBuilder().latencyMs(5)
-            .receiptMode(ReceiptMode.FINAL).intermediateReceipts(1).receiptDelayMs(10).receiptSpacingMs(5).build();
+    private static final SimulatorConfig NORMAL = SimulatorConfig.defaults().toBuilder()
+            .latencyMs(5)
+            .receiptMode(ReceiptMode.FINAL)
+            .intermediateReceipts(1)
+            .receiptDelayMs(10)
+            .receiptSpacingMs(5)
+            .build();
 
     @RegisterExtension
-    static final ServiceHarness SERVICE = new ServiceHarness("receipts.holdWindow", "10m", "pipeline.reconcileWindow", "1h")
-            .simulator(NORMAL);
+    static final ServiceHarness SERVICE =
+            new ServiceHarness("receipts.holdWindow", "10m", "pipeline.reconcileWindow", "1h").simulator(NORMAL);
 
     @AfterEach
     void normal() {
@@ -42,22 +47,38 @@ class ReceiptsTest {
 
     private static List<JsonNode> receipts(String id) {
         List<JsonNode> receipts = new ArrayList<>();
-        SERVICE.api().get("/v1/messages/" + id + "/events", "support-1").json().get("events").forEach(e -> {
-            if (e.get("type").asText().equals("RECEIPT")) {
-                receipts.add(e.get("data"));
-            }
-        });
+        SERVICE.api()
+                .get("/v1/messages/" + id + "/events", "support-1")
+                .json()
+                .get("events")
+                .forEach(e -> {
+                    if (e.get("type").asText().equals("RECEIPT")) {
+                        receipts.add(e.get("data"));
+                    }
+                });
         return receipts;
     }
 
     private static ApiResponse callback(String gateway, String body, String secret) {
         byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
-        return SERVICE.api().postBytes("/v1/callbacks/" + gateway, null, "application/json", bytes,
-                "X-Signature", CallbackSignature.sign(secret, bytes));
+        return SERVICE.api()
+                .postBytes(
+                        "/v1/callbacks/" + gateway,
+                        null,
+                        "application/json",
+                        bytes,
+                        "X-Signature",
+                        CallbackSignature.sign(secret, bytes));
     }
 
     private static long replayed() {
-        return SERVICE.admin().get("/metrics", null).json().path("counters").path("callbacks.replayed").path("count").asLong();
+        return SERVICE.admin()
+                .get("/metrics", null)
+                .json()
+                .path("counters")
+                .path("callbacks.replayed")
+                .path("count")
+                .asLong();
     }
 
     private static long inboxRows() {
@@ -70,7 +91,8 @@ class ReceiptsTest {
         String id = Messages.submitOne(SERVICE, Messages.recipient());
         Messages.awaitStatus(SERVICE, id, "DELIVERED", Duration.ofSeconds(30));
         String providerId = message(id).get("providerId").asText();
-        String body = "{\"id\":\"" + providerId + "\",\"reference\":\"" + id + "\",\"status\":\"DELIVRD\",\"timestamp\":\"2612011200\"}";
+        String body = "{\"id\":\"" + providerId + "\",\"reference\":\"" + id
+                + "\",\"status\":\"DELIVRD\",\"timestamp\":\"2612011200\"}";
         long replayedBefore = replayed();
         long rowsBefore = inboxRows();
         ApiResponse first = callback("sim", body, "sim-secret");
@@ -97,11 +119,16 @@ class ReceiptsTest {
         await().atMost(Duration.ofSeconds(30)).until(() -> receipts(id).size() == 2);
         List<JsonNode> receipts = receipts(id);
         // Callbacks are processed concurrently, so their order in the log may differ from the sending order.
-        assertThat(receipts).extracting(r -> r.get("kind").asText()).containsExactlyInAnyOrder("INTERMEDIATE", "DELIVERED");
-        assertThat(receipts).extracting(r -> r.get("providerStatus").asText()).containsExactlyInAnyOrder("ENROUTE", "DELIVRD");
+        assertThat(receipts)
+                .extracting(r -> r.get("kind").asText())
+                .containsExactlyInAnyOrder("INTERMEDIATE", "DELIVERED");
+        assertThat(receipts)
+                .extracting(r -> r.get("providerStatus").asText())
+                .containsExactlyInAnyOrder("ENROUTE", "DELIVRD");
         assertThat(receipts).allSatisfy(r -> {
             assertThat(r.get("providerTimestamp").asText()).isNotBlank();
-            assertThat(r.get("providerId").asText()).isEqualTo(message(id).get("providerId").asText());
+            assertThat(r.get("providerId").asText())
+                    .isEqualTo(message(id).get("providerId").asText());
         });
     }
 
@@ -110,13 +137,21 @@ class ReceiptsTest {
         long before = inboxRows();
         String body = "{\"id\":\"p1\",\"status\":\"DELIVRD\",\"timestamp\":\"2611300931\"}";
         assertThat(callback("sim", body, "wrong-secret").status()).isEqualTo(401);
-        assertThat(callback("sim", body, "other-secret").status()).as("another gateway's secret").isEqualTo(401);
+        assertThat(callback("sim", body, "other-secret").status())
+                .as("another gateway's secret")
+                .isEqualTo(401);
         ApiResponse none = SERVICE.api().post("/v1/callbacks/sim", null, body);
         assertThat(none.status()).isEqualTo(401);
         assertThat(none.contentType()).startsWith("application/problem+json");
         assertThat(inboxRows()).isEqualTo(before);
-        assertThat(SERVICE.admin().get("/metrics", null).json().path("counters").path("callbacks.signature.rejected")
-                .path("count").asLong()).isGreaterThanOrEqualTo(3);
+        assertThat(SERVICE.admin()
+                        .get("/metrics", null)
+                        .json()
+                        .path("counters")
+                        .path("callbacks.signature.rejected")
+                        .path("count")
+                        .asLong())
+                .isGreaterThanOrEqualTo(3);
         assertThat(callback("nope", body, "sim-secret").status()).isEqualTo(404);
     }
 
@@ -138,12 +173,15 @@ class ReceiptsTest {
      */
     @Test
     void aReceiptWithTextThatCannotBeStoredAsSentIsParkedNotRecordedChanged() {
-        SERVICE.simulator().updateConfig(NORMAL.toBuilder().receiptMode(ReceiptMode.NONE).build());
+        SERVICE.simulator()
+                .updateConfig(NORMAL.toBuilder().receiptMode(ReceiptMode.NONE).build());
         String id = Messages.submitOne(SERVICE, Messages.recipient());
         Messages.awaitStatus(SERVICE, id, "SENT", Duration.ofSeconds(30));
         String providerId = message(id).get("providerId").asText();
-        String head = "{\"id\":\"" + providerId + "\",\"reference\":\"" + id + "\",\"status\":\"UNDELIV\",\"timestamp\":\"";
-        List<String> bodies = List.of(head + "2612011201\",\"errorCode\":\"E\\u000042\"}",
+        String head =
+                "{\"id\":\"" + providerId + "\",\"reference\":\"" + id + "\",\"status\":\"UNDELIV\",\"timestamp\":\"";
+        List<String> bodies = List.of(
+                head + "2612011201\",\"errorCode\":\"E\\u000042\"}",
                 head + "2612011202\",\"errorCode\":\"E\\ud80042\"}",
                 head + "2612011203\",\"errorCode\":42}");
         for (String body : bodies) {
@@ -156,20 +194,37 @@ class ReceiptsTest {
         }
         assertThat(receipts(id)).isEmpty();
         assertThat(message(id).get("status").asText()).isEqualTo("SENT");
-        assertThat(SERVICE.admin().get("/metrics", null).json().path("counters").path("callbacks.parked.bad-text").path("count")
-                .asLong()).isGreaterThanOrEqualTo(2);
+        assertThat(SERVICE.admin()
+                        .get("/metrics", null)
+                        .json()
+                        .path("counters")
+                        .path("callbacks.parked.bad-text")
+                        .path("count")
+                        .asLong())
+                .isGreaterThanOrEqualTo(2);
     }
 
     @Test
     void anUnmappedStatusOrUnparseableTimestampIsParkedNeverGuessed() {
-        SERVICE.simulator().updateConfig(NORMAL.toBuilder().unknownStatusRate(1.0).intermediateReceipts(0).build());
+        SERVICE.simulator()
+                .updateConfig(NORMAL.toBuilder()
+                        .unknownStatusRate(1.0)
+                        .intermediateReceipts(0)
+                        .build());
         String unmapped = Messages.submitOne(SERVICE, Messages.recipient());
         Messages.awaitStatus(SERVICE, unmapped, "SENT", Duration.ofSeconds(30));
-        SERVICE.simulator().updateConfig(NORMAL.toBuilder().badTimestampRate(1.0).intermediateReceipts(0).build());
+        SERVICE.simulator()
+                .updateConfig(NORMAL.toBuilder()
+                        .badTimestampRate(1.0)
+                        .intermediateReceipts(0)
+                        .build());
         String badTime = Messages.submitOne(SERVICE, Messages.recipient());
         await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
             List<String> reasons = new ArrayList<>();
-            SERVICE.api().get("/v1/admin/parked?limit=500", "support-1").json().get("items")
+            SERVICE.api()
+                    .get("/v1/admin/parked?limit=500", "support-1")
+                    .json()
+                    .get("items")
                     .forEach(p -> reasons.add(p.get("reason").asText()));
             assertThat(reasons).contains("unmapped status MYSTERY_STATE");
             assertThat(reasons).anyMatch(x -> x.startsWith("unparseable timestamp"));
@@ -182,62 +237,120 @@ class ReceiptsTest {
 
     @Test
     void aParkedReceiptCanBeAppliedOrDiscardedByAnAdminAndItIsRecorded() {
-        SERVICE.simulator().updateConfig(NORMAL.toBuilder().unknownStatusRate(1.0).intermediateReceipts(0).build());
+        SERVICE.simulator()
+                .updateConfig(NORMAL.toBuilder()
+                        .unknownStatusRate(1.0)
+                        .intermediateReceipts(0)
+                        .build());
         String id = Messages.submitOne(SERVICE, Messages.recipient());
         Messages.awaitStatus(SERVICE, id, "SENT", Duration.ofSeconds(30));
-        JsonNode parked = await().atMost(Duration.ofSeconds(30)).until(() -> {
-            for (JsonNode p : SERVICE.api().get("/v1/admin/parked?limit=500", "support-1").json().get("items")) {
-                if (p.path("messageId").asText().equals(id) || p.path("body").asText().contains(id)) {
-                    return p;
-                }
-            }
-            return null;
-        }, p -> p != null);
+        JsonNode parked = await().atMost(Duration.ofSeconds(30))
+                .until(
+                        () -> {
+                            for (JsonNode p : SERVICE.api()
+                                    .get("/v1/admin/parked?limit=500", "support-1")
+                                    .json()
+                                    .get("items")) {
+                                if (p.path("messageId").asText().equals(id)
+                                        || p.path("body").asText().contains(id)) {
+                                    return p;
+                                }
+                            }
+                            return null;
+                        },
+                        p -> p != null);
         long parkedId = parked.get("id").asLong();
-        assertThat(SERVICE.api().post("/v1/admin/parked/" + parkedId + "/resolve", "support-1",
-                "{\"action\":\"apply\",\"status\":\"DELIVERED\"}").status()).isEqualTo(403);
-        ApiResponse applied = SERVICE.api().post("/v1/admin/parked/" + parkedId + "/resolve", "admin-1",
-                "{\"action\":\"apply\",\"status\":\"DELIVERED\"}");
+        assertThat(SERVICE.api()
+                        .post(
+                                "/v1/admin/parked/" + parkedId + "/resolve",
+                                "support-1",
+                                "{\"action\":\"apply\",\"status\":\"DELIVERED\"}")
+                        .status())
+                .isEqualTo(403);
+        ApiResponse applied = SERVICE.api()
+                .post(
+                        "/v1/admin/parked/" + parkedId + "/resolve",
+                        "admin-1",
+                        "{\"action\":\"apply\",\"status\":\"DELIVERED\"}");
         assertThat(applied.status()).as(applied.raw()).isEqualTo(200);
         assertThat(message(id).get("status").asText()).isEqualTo("DELIVERED");
         JsonNode last = null;
-        for (JsonNode e : SERVICE.api().get("/v1/messages/" + id + "/events", "support-1").json().get("events")) {
+        for (JsonNode e : SERVICE.api()
+                .get("/v1/messages/" + id + "/events", "support-1")
+                .json()
+                .get("events")) {
             last = e;
         }
         assertThat(last.get("type").asText()).isEqualTo("RESOLVED");
         assertThat(last.get("actor").asText()).isEqualTo("admin:ops-admin");
-        assertThat(SERVICE.api().post("/v1/admin/parked/" + parkedId + "/resolve", "admin-1",
-                "{\"action\":\"discard\",\"note\":\"again\"}").status()).isEqualTo(409);
+        assertThat(SERVICE.api()
+                        .post(
+                                "/v1/admin/parked/" + parkedId + "/resolve",
+                                "admin-1",
+                                "{\"action\":\"discard\",\"note\":\"again\"}")
+                        .status())
+                .isEqualTo(409);
 
-        long other = awaitParked(callback("sim", "garbage", "sim-secret").json().get("stored").asLong()).get("id").asLong();
-        assertThat(SERVICE.api().post("/v1/admin/parked/" + other + "/resolve", "admin-1",
-                "{\"action\":\"apply\",\"status\":\"DELIVERED\"}").status()).as("nothing to apply it to").isEqualTo(409);
-        assertThat(SERVICE.api().post("/v1/admin/parked/" + other + "/resolve", "admin-1",
-                "{\"action\":\"discard\",\"note\":\"test noise\"}").status()).isEqualTo(200);
-        assertThat(Sql.count(SERVICE.dataSource(), "SELECT count(*) FROM parked_resolutions WHERE parked_id = " + other
-                + " AND note = 'test noise'")).isEqualTo(1);
+        long other = awaitParked(callback("sim", "garbage", "sim-secret")
+                        .json()
+                        .get("stored")
+                        .asLong())
+                .get("id")
+                .asLong();
+        assertThat(SERVICE.api()
+                        .post(
+                                "/v1/admin/parked/" + other + "/resolve",
+                                "admin-1",
+                                "{\"action\":\"apply\",\"status\":\"DELIVERED\"}")
+                        .status())
+                .as("nothing to apply it to")
+                .isEqualTo(409);
+        assertThat(SERVICE.api()
+                        .post(
+                                "/v1/admin/parked/" + other + "/resolve",
+                                "admin-1",
+                                "{\"action\":\"discard\",\"note\":\"test noise\"}")
+                        .status())
+                .isEqualTo(200);
+        assertThat(Sql.count(
+                        SERVICE.dataSource(),
+                        "SELECT count(*) FROM parked_resolutions WHERE parked_id = " + other
+                                + " AND note = 'test noise'"))
+                .isEqualTo(1);
     }
 
     @Test
     void duplicatedReceiptsChangeNothingTheSecondTimeAndLateIntermediatesDoNotUndoAFinal() {
         long replayedBefore = replayed();
-        SERVICE.simulator().updateConfig(NORMAL.toBuilder().receiptMode(ReceiptMode.DUPLICATED).intermediateReceipts(0).build());
+        SERVICE.simulator()
+                .updateConfig(NORMAL.toBuilder()
+                        .receiptMode(ReceiptMode.DUPLICATED)
+                        .intermediateReceipts(0)
+                        .build());
         String duplicated = Messages.submitOne(SERVICE, Messages.recipient());
-        await().atMost(Duration.ofSeconds(30)).until(() -> !message(duplicated).get("providerId").isNull());
-        SERVICE.simulator().updateConfig(NORMAL.toBuilder().receiptMode(ReceiptMode.OUT_OF_ORDER).build());
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> !message(duplicated).get("providerId").isNull());
+        SERVICE.simulator()
+                .updateConfig(
+                        NORMAL.toBuilder().receiptMode(ReceiptMode.OUT_OF_ORDER).build());
         String outOfOrder = Messages.submitOne(SERVICE, Messages.recipient());
         Messages.awaitStatus(SERVICE, duplicated, "DELIVERED", Duration.ofSeconds(30));
         Messages.awaitStatus(SERVICE, outOfOrder, "DELIVERED", Duration.ofSeconds(30));
         // The simulator sends the final receipt twice, byte for byte: stored once (the second is answered with the row
         // that holds it), decided once.
-        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(replayed()).isEqualTo(replayedBefore + 1));
+        await().atMost(Duration.ofSeconds(30))
+                .untilAsserted(() -> assertThat(replayed()).isEqualTo(replayedBefore + 1));
         assertThat(receipts(duplicated)).hasSize(1);
-        assertThat(Sql.count(SERVICE.dataSource(), "SELECT count(*) FROM callback_outcomes WHERE message_id = '" + duplicated
-                + "'")).isEqualTo(1);
+        assertThat(Sql.count(
+                        SERVICE.dataSource(),
+                        "SELECT count(*) FROM callback_outcomes WHERE message_id = '" + duplicated + "'"))
+                .isEqualTo(1);
         // The simulator sends the final first, but two callbacks in flight at once may be recorded in either order;
         // whichever comes second, the status stays DELIVERED (the fold's property tests cover every order).
-        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(receipts(outOfOrder))
-                .extracting(r -> r.get("kind").asText()).containsExactlyInAnyOrder("DELIVERED", "INTERMEDIATE"));
+        await().atMost(Duration.ofSeconds(30))
+                .untilAsserted(() -> assertThat(receipts(outOfOrder))
+                        .extracting(r -> r.get("kind").asText())
+                        .containsExactlyInAnyOrder("DELIVERED", "INTERMEDIATE"));
         assertThat(message(outOfOrder).get("status").asText()).isEqualTo("DELIVERED");
     }
 
@@ -247,48 +360,81 @@ class ReceiptsTest {
         List<String> ids = Messages.submit(SERVICE, 30);
         for (String id : ids) {
             Messages.awaitStatus(SERVICE, id, "DELIVERED", Duration.ofSeconds(60));
-            assertThat(receipts(id)).allSatisfy(r -> assertThat(r.get("providerId").asText()).isEqualTo(message(id).get("providerId").asText()));
+            assertThat(receipts(id))
+                    .allSatisfy(r -> assertThat(r.get("providerId").asText())
+                            .isEqualTo(message(id).get("providerId").asText()));
         }
-        // Without our reference echoed, the most recent use of the id on the gateway is the match: of four messages over
+        // Without our reference echoed, the most recent use of the id on the gateway is the match: of four messages
+        // over
         // three wrapping ids, the receipt for the first id goes to the fourth message, the one that uses it now.
-        SERVICE.simulator().updateConfig(NORMAL.toBuilder().idWrapModulus(3).receiptMode(ReceiptMode.NONE).build());
+        SERVICE.simulator()
+                .updateConfig(NORMAL.toBuilder()
+                        .idWrapModulus(3)
+                        .receiptMode(ReceiptMode.NONE)
+                        .build());
         List<String> wrapped = new ArrayList<>();
         for (int i = 0; i < 4; i++) {
             String id = Messages.submitOne(SERVICE, Messages.recipient());
             Messages.awaitStatus(SERVICE, id, "SENT", Duration.ofSeconds(30));
             wrapped.add(id);
         }
-        assertThat(message(wrapped.get(3)).get("providerId").asText()).isEqualTo(message(wrapped.get(0)).get("providerId").asText());
+        assertThat(message(wrapped.get(3)).get("providerId").asText())
+                .isEqualTo(message(wrapped.get(0)).get("providerId").asText());
         for (int i = 1; i < 4; i++) {
             String providerId = message(wrapped.get(i)).get("providerId").asText();
-            assertThat(callback("sim", "{\"id\":\"" + providerId + "\",\"status\":\"DELIVRD\",\"timestamp\":\"26120212000" + i
-                    + "\"}", "sim-secret").status()).isEqualTo(200);
+            assertThat(callback(
+                                    "sim",
+                                    "{\"id\":\"" + providerId + "\",\"status\":\"DELIVRD\",\"timestamp\":\"26120212000"
+                                            + i + "\"}",
+                                    "sim-secret")
+                            .status())
+                    .isEqualTo(200);
         }
         for (int i = 1; i < 4; i++) {
             Messages.awaitStatus(SERVICE, wrapped.get(i), "DELIVERED", Duration.ofSeconds(30));
         }
-        assertThat(message(wrapped.get(0)).get("status").asText()).as("an older use of the id").isEqualTo("SENT");
+        assertThat(message(wrapped.get(0)).get("status").asText())
+                .as("an older use of the id")
+                .isEqualTo("SENT");
     }
 
     @Test
     void aReceiptArrivingBeforeOurAcceptanceIsWrittenIsHeldAndMatchedLater() {
-        SERVICE.simulator().updateConfig(NORMAL.toBuilder().intermediateReceipts(0).receiptDelayMs(0).build());
+        SERVICE.simulator()
+                .updateConfig(NORMAL.toBuilder()
+                        .intermediateReceipts(0)
+                        .receiptDelayMs(0)
+                        .build());
         SERVICE.faults().arm(FaultPoint.BETWEEN_PROVIDER_ANSWER_AND_WRITE, 1);
         String id = Messages.submitOne(SERVICE, Messages.recipient());
-        await().atMost(Duration.ofSeconds(30)).until(() -> SERVICE.admin().get("/metrics", null).json().path("counters")
-                .path("callbacks.held.for.late.match").path("count").asLong() >= 1);
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> SERVICE.admin()
+                                .get("/metrics", null)
+                                .json()
+                                .path("counters")
+                                .path("callbacks.held.for.late.match")
+                                .path("count")
+                                .asLong()
+                        >= 1);
         assertThat(receipts(id)).isEmpty();
         // The claim deadline re-drives the message; the same key gets the same id; the acceptance is recorded;
         // the held receipt, brought back by the sweeper, now matches.
-        Messages.awaitAdvancing(SERVICE, Duration.ofSeconds(6), Duration.ofSeconds(90),
+        Messages.awaitAdvancing(
+                SERVICE,
+                Duration.ofSeconds(6),
+                Duration.ofSeconds(90),
                 () -> assertThat(message(id).get("status").asText()).isEqualTo("DELIVERED"));
         assertThat(receipts(id)).hasSize(1);
-        assertThat(Sql.count(SERVICE.dataSource(), "SELECT count(*) FROM parked_input WHERE message_id = '" + id + "'")).isZero();
+        assertThat(Sql.count(SERVICE.dataSource(), "SELECT count(*) FROM parked_input WHERE message_id = '" + id + "'"))
+                .isZero();
     }
 
     @Test
     void withoutAFinalReceiptReconciliationSaysUnknownNeverUndeliveredAndALateFinalStillWins() {
-        SERVICE.simulator().updateConfig(NORMAL.toBuilder().receiptMode(ReceiptMode.INTERMEDIATE_ONLY).build());
+        SERVICE.simulator()
+                .updateConfig(NORMAL.toBuilder()
+                        .receiptMode(ReceiptMode.INTERMEDIATE_ONLY)
+                        .build());
         List<String> ids = Messages.submit(SERVICE, 20);
         for (String id : ids) {
             Messages.awaitStatus(SERVICE, id, "IN_TRANSIT", Duration.ofSeconds(30));
@@ -298,19 +444,37 @@ class ReceiptsTest {
             Messages.awaitStatus(SERVICE, id, "UNKNOWN", Duration.ofSeconds(30));
         }
         String in = "'" + String.join("','", ids) + "'";
-        assertThat(Sql.count(SERVICE.dataSource(), "SELECT count(*) FROM message_events WHERE type = 10 AND message_id IN ("
-                + in + ")")).isEqualTo(20);
-        assertThat(Sql.count(SERVICE.dataSource(), "SELECT count(*) FROM message_events WHERE status = 3 AND tenant = 'acme' "
-                + "AND message_id IN (" + in + ")")).as("found by search as UNKNOWN").isEqualTo(20);
-        assertThat(Sql.count(SERVICE.dataSource(), "SELECT count(*) FROM message_events WHERE status = 2 AND message_id IN ("
-                + in + ")")).as("never UNDELIVERED").isZero();
-        assertThat(SERVICE.admin().get("/metrics", null).json().path("counters").path("messages.unknown").path("count").asLong())
+        assertThat(Sql.count(
+                        SERVICE.dataSource(),
+                        "SELECT count(*) FROM message_events WHERE type = 10 AND message_id IN (" + in + ")"))
+                .isEqualTo(20);
+        assertThat(Sql.count(
+                        SERVICE.dataSource(),
+                        "SELECT count(*) FROM message_events WHERE status = 3 AND tenant = 'acme' "
+                                + "AND message_id IN (" + in + ")"))
+                .as("found by search as UNKNOWN")
+                .isEqualTo(20);
+        assertThat(Sql.count(
+                        SERVICE.dataSource(),
+                        "SELECT count(*) FROM message_events WHERE status = 2 AND message_id IN (" + in + ")"))
+                .as("never UNDELIVERED")
+                .isZero();
+        assertThat(SERVICE.admin()
+                        .get("/metrics", null)
+                        .json()
+                        .path("counters")
+                        .path("messages.unknown")
+                        .path("count")
+                        .asLong())
                 .isGreaterThanOrEqualTo(20);
 
         String late = ids.getFirst();
         String providerId = message(late).get("providerId").asText();
-        ApiResponse r = callback("sim", "{\"id\":\"" + providerId + "\",\"reference\":\"" + late
-                + "\",\"status\":\"DELIVRD\",\"timestamp\":\"2611300931\"}", "sim-secret");
+        ApiResponse r = callback(
+                "sim",
+                "{\"id\":\"" + providerId + "\",\"reference\":\"" + late
+                        + "\",\"status\":\"DELIVRD\",\"timestamp\":\"2611300931\"}",
+                "sim-secret");
         assertThat(r.status()).isEqualTo(200);
         Messages.awaitStatus(SERVICE, late, "DELIVERED", Duration.ofSeconds(30));
     }
@@ -320,30 +484,48 @@ class ReceiptsTest {
         String id = Messages.submitOne(SERVICE, Messages.recipient());
         Messages.awaitStatus(SERVICE, id, "DELIVERED", Duration.ofSeconds(30));
         callback("sim", "{}", "sim-secret");
-        // Receipts held for a late match get their outcome when the hold window ends (parked as unmatched or ambiguous).
+        // Receipts held for a late match get their outcome when the hold window ends (parked as unmatched or
+        // ambiguous).
         SERVICE.clock().advance(Duration.ofMinutes(11));
-        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(Sql.count(SERVICE.dataSource(),
-                "SELECT count(*) FROM callback_inbox i WHERE NOT EXISTS (SELECT 1 FROM callback_outcomes o WHERE o.inbox_id = i.id)"))
-                .isZero());
-        assertThat(Sql.count(SERVICE.dataSource(), "SELECT count(*) FROM callback_outcomes o WHERE outcome = 'appended' AND NOT EXISTS "
-                + "(SELECT 1 FROM message_events e WHERE e.message_id = o.message_id AND e.seq = o.event_seq AND e.type = 9)"))
+        await().atMost(Duration.ofSeconds(30))
+                .untilAsserted(() -> assertThat(
+                                Sql.count(
+                                        SERVICE.dataSource(),
+                                        "SELECT count(*) FROM callback_inbox i WHERE NOT EXISTS (SELECT 1 FROM callback_outcomes o WHERE o.inbox_id = i.id)"))
+                        .isZero());
+        assertThat(
+                        Sql.count(
+                                SERVICE.dataSource(),
+                                "SELECT count(*) FROM callback_outcomes o WHERE outcome = 'appended' AND NOT EXISTS "
+                                        + "(SELECT 1 FROM message_events e WHERE e.message_id = o.message_id AND e.seq = o.event_seq AND e.type = 9)"))
                 .isZero();
-        assertThat(Sql.count(SERVICE.dataSource(), "SELECT count(*) FROM callback_outcomes o WHERE outcome = 'parked' AND NOT EXISTS "
-                + "(SELECT 1 FROM parked_input p WHERE p.inbox_id = o.inbox_id)")).isZero();
+        assertThat(Sql.count(
+                        SERVICE.dataSource(),
+                        "SELECT count(*) FROM callback_outcomes o WHERE outcome = 'parked' AND NOT EXISTS "
+                                + "(SELECT 1 FROM parked_input p WHERE p.inbox_id = o.inbox_id)"))
+                .isZero();
     }
 
     private static JsonNode awaitParked(long inboxId) {
-        return await().atMost(Duration.ofSeconds(30)).until(() -> {
-            long parkedId = Sql.count(SERVICE.dataSource(), "SELECT coalesce(max(id), -1) FROM parked_input WHERE inbox_id = " + inboxId);
-            if (parkedId < 0) {
-                return null;
-            }
-            for (JsonNode p : SERVICE.api().get("/v1/admin/parked?limit=500", "support-1").json().get("items")) {
-                if (p.get("id").asLong() == parkedId) {
-                    return p;
-                }
-            }
-            return null;
-        }, p -> p != null);
+        return await().atMost(Duration.ofSeconds(30))
+                .until(
+                        () -> {
+                            long parkedId = Sql.count(
+                                    SERVICE.dataSource(),
+                                    "SELECT coalesce(max(id), -1) FROM parked_input WHERE inbox_id = " + inboxId);
+                            if (parkedId < 0) {
+                                return null;
+                            }
+                            for (JsonNode p : SERVICE.api()
+                                    .get("/v1/admin/parked?limit=500", "support-1")
+                                    .json()
+                                    .get("items")) {
+                                if (p.get("id").asLong() == parkedId) {
+                                    return p;
+                                }
+                            }
+                            return null;
+                        },
+                        p -> p != null);
     }
 }

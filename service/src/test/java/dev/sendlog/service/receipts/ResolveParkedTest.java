@@ -35,8 +35,14 @@ class ResolveParkedTest {
 
     private static ApiResponse callback(String body) {
         byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
-        return SERVICE.api().postBytes("/v1/callbacks/sim", null, "application/json", bytes,
-                "X-Signature", CallbackSignature.sign("sim-secret", bytes));
+        return SERVICE.api()
+                .postBytes(
+                        "/v1/callbacks/sim",
+                        null,
+                        "application/json",
+                        bytes,
+                        "X-Signature",
+                        CallbackSignature.sign("sim-secret", bytes));
     }
 
     private static String receipt(String id, String status, String timestamp) {
@@ -63,9 +69,14 @@ class ResolveParkedTest {
         ApiResponse stored = callback(receipt(id, "NEWWORD", "2611300931"));
         assertThat(stored.status()).as(stored.raw()).isEqualTo(200);
         long inboxId = stored.json().get("stored").asLong();
-        return await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50)).until(() -> Sql.count(SERVICE.dataSource(),
-                "SELECT coalesce(max(id), -1) FROM parked_input WHERE inbox_id = " + inboxId + " AND message_id = '" + id + "'"),
-                parkedId -> parkedId > 0);
+        return await().atMost(Duration.ofSeconds(30))
+                .pollInterval(Duration.ofMillis(50))
+                .until(
+                        () -> Sql.count(
+                                SERVICE.dataSource(),
+                                "SELECT coalesce(max(id), -1) FROM parked_input WHERE inbox_id = " + inboxId
+                                        + " AND message_id = '" + id + "'"),
+                        parkedId -> parkedId > 0);
     }
 
     private static ApiResponse resolve(long parkedId, String body) {
@@ -87,7 +98,8 @@ class ResolveParkedTest {
 
     @ParameterizedTest
     @CsvSource({"DELIVRD, 2611300932, DELIVERED", "UNDELIV, 2611300933, UNDELIVERED"})
-    void applyingUnknownGivesUnknownAndTheProvidersLaterFinalReceiptStillWins(String word, String timestamp, String finalStatus) {
+    void applyingUnknownGivesUnknownAndTheProvidersLaterFinalReceiptStillWins(
+            String word, String timestamp, String finalStatus) {
         String id = sentMessage();
         ApiResponse r = apply(parkUnknownWord(id), "UNKNOWN", id);
         assertThat(r.status()).as(r.raw()).isEqualTo(200);
@@ -109,11 +121,14 @@ class ResolveParkedTest {
     void anyOtherStatusIsRefusedWith400AndTheRowStaysParked(String status) {
         String id = sentMessage();
         long parkedId = parkUnknownWord(id);
-        ApiResponse r = resolve(parkedId, "{\"action\":\"apply\",\"status\":" + status + ",\"messageId\":\"" + id + "\"}");
+        ApiResponse r =
+                resolve(parkedId, "{\"action\":\"apply\",\"status\":" + status + ",\"messageId\":\"" + id + "\"}");
         assertThat(r.status()).as(r.raw()).isEqualTo(400);
         assertThat(r.contentType()).startsWith("application/problem+json");
         assertThat(r.json().get("status").asInt()).isEqualTo(400);
-        assertThat(Sql.count(SERVICE.dataSource(), "SELECT count(*) FROM parked_resolutions WHERE parked_id = " + parkedId)).isZero();
+        assertThat(Sql.count(
+                        SERVICE.dataSource(), "SELECT count(*) FROM parked_resolutions WHERE parked_id = " + parkedId))
+                .isZero();
         assertThat(Messages.events(SERVICE, id, "RESOLVED")).isZero();
         assertThat(message(id).get("status").asText()).isEqualTo("SENT");
     }
@@ -121,8 +136,11 @@ class ResolveParkedTest {
     @Test
     void aSupportKeyMayNotApplyAStatus() {
         String id = sentMessage();
-        ApiResponse r = SERVICE.api().post("/v1/admin/parked/" + parkUnknownWord(id) + "/resolve", "support-1",
-                "{\"action\":\"apply\",\"status\":\"UNKNOWN\",\"messageId\":\"" + id + "\"}");
+        ApiResponse r = SERVICE.api()
+                .post(
+                        "/v1/admin/parked/" + parkUnknownWord(id) + "/resolve",
+                        "support-1",
+                        "{\"action\":\"apply\",\"status\":\"UNKNOWN\",\"messageId\":\"" + id + "\"}");
         assertThat(r.status()).isEqualTo(403);
         assertThat(message(id).get("status").asText()).isEqualTo("SENT");
     }
@@ -132,8 +150,13 @@ class ResolveParkedTest {
         ApiResponse stored = callback("not json " + java.util.UUID.randomUUID());
         assertThat(stored.status()).as(stored.raw()).isEqualTo(200);
         long inboxId = stored.json().get("stored").asLong();
-        return await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50)).until(() -> Sql.count(SERVICE.dataSource(),
-                "SELECT coalesce(max(id), -1) FROM parked_input WHERE inbox_id = " + inboxId), parkedId -> parkedId > 0);
+        return await().atMost(Duration.ofSeconds(30))
+                .pollInterval(Duration.ofMillis(50))
+                .until(
+                        () -> Sql.count(
+                                SERVICE.dataSource(),
+                                "SELECT coalesce(max(id), -1) FROM parked_input WHERE inbox_id = " + inboxId),
+                        parkedId -> parkedId > 0);
     }
 
     private static long resolutions(long parkedId) {
@@ -150,7 +173,8 @@ class ResolveParkedTest {
     @Test
     void adminsResolvingTheSameRowAtOnceGetOne200AndOnly409s() throws Exception {
         String id = sentMessage();
-        List<String> bodies = List.of("{\"action\":\"discard\",\"note\":\"noise\"}",
+        List<String> bodies = List.of(
+                "{\"action\":\"discard\",\"note\":\"noise\"}",
                 "{\"action\":\"apply\",\"status\":\"DELIVERED\",\"messageId\":\"" + id + "\"}");
         List<Long> rows = new ArrayList<>();
         for (int i = 0; i < 4; i++) {
@@ -180,7 +204,9 @@ class ResolveParkedTest {
                     }
                 }
                 assertThat(statuses).as("parked row %d", parkedId).containsOnly(200, 409);
-                assertThat(statuses.stream().filter(s -> s == 200).count()).as("parked row %d: %s", parkedId, statuses).isEqualTo(1);
+                assertThat(statuses.stream().filter(s -> s == 200).count())
+                        .as("parked row %d: %s", parkedId, statuses)
+                        .isEqualTo(1);
                 assertThat(resolutions(parkedId)).isEqualTo(1);
             }
         } finally {
@@ -198,22 +224,28 @@ class ResolveParkedTest {
         assertThat(resolutions(parkedId)).isZero();
         ApiResponse ok = resolve(parkedId, "{\"action\":\"discard\",\"note\":\"fine \\ud83d\\ude00\"}");
         assertThat(ok.status()).as(ok.raw()).isEqualTo(200);
-        assertThat(Sql.count(SERVICE.dataSource(), "SELECT count(*) FROM parked_resolutions WHERE parked_id = " + parkedId
-                + " AND note = 'fine \uD83D\uDE00'")).isEqualTo(1);
+        assertThat(Sql.count(
+                        SERVICE.dataSource(),
+                        "SELECT count(*) FROM parked_resolutions WHERE parked_id = " + parkedId
+                                + " AND note = 'fine \uD83D\uDE00'"))
+                .isEqualTo(1);
     }
 
     /** Issue 24, item 15: a note that was not a string was stored as "", and unknown fields were ignored. */
     @ParameterizedTest
-    @CsvSource(delimiter = '|', value = {
-            "{\"action\":\"discard\",\"note\":5} | note",
-            "{\"action\":\"discard\",\"note\":{\"x\":1}} | note",
-            "{\"action\":\"discard\",\"note\":[\"a\"]} | note",
-            "{\"action\":\"discard\",\"note\":true} | note",
-            "{\"action\":\"discard\",\"notes\":\"typo\"} | notes",
-            "{\"action\":\"discard\",\"note\":\"n\",\"force\":true} | force",
-            "{\"action\":5} | action",
-            "{\"note\":\"n\"} | action",
-            "{\"action\":\"discard\",\"messageId\":7} | messageId"})
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "{\"action\":\"discard\",\"note\":5} | note",
+                "{\"action\":\"discard\",\"note\":{\"x\":1}} | note",
+                "{\"action\":\"discard\",\"note\":[\"a\"]} | note",
+                "{\"action\":\"discard\",\"note\":true} | note",
+                "{\"action\":\"discard\",\"notes\":\"typo\"} | notes",
+                "{\"action\":\"discard\",\"note\":\"n\",\"force\":true} | force",
+                "{\"action\":5} | action",
+                "{\"note\":\"n\"} | action",
+                "{\"action\":\"discard\",\"messageId\":7} | messageId"
+            })
     void aResolutionWithAFieldThatIsNotAStringOrIsUnknownIsRefusedWith400(String body, String field) {
         long parkedId = parkNotJson();
         assertRefused(resolve(parkedId, body), field);
@@ -222,7 +254,10 @@ class ResolveParkedTest {
 
     private static java.util.List<String> searchIds(String query) {
         java.util.List<String> ids = new java.util.ArrayList<>();
-        SERVICE.api().get("/v1/messages?" + query + "&limit=500", "support-1").json().get("items")
+        SERVICE.api()
+                .get("/v1/messages?" + query + "&limit=500", "support-1")
+                .json()
+                .get("items")
                 .forEach(i -> ids.add(i.get("id").asText()));
         return ids;
     }

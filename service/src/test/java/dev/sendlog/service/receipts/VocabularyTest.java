@@ -7,23 +7,37 @@ import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-import org.junit.jupiter.api.Test;
 
 /** The two shipped vocabularies, every value of each, and the callback parser's refusals. */
 class VocabularyTest {
 
     @ParameterizedTest
-    @CsvSource({"ENROUTE,INTERMEDIATE", "ACCEPTD,INTERMEDIATE", "DELIVRD,DELIVERED", "EXPIRED,UNDELIVERED",
-            "DELETED,UNDELIVERED", "UNDELIV,UNDELIVERED", "REJECTD,UNDELIVERED", "UNKNOWN,UNKNOWN"})
+    @CsvSource({
+        "ENROUTE,INTERMEDIATE",
+        "ACCEPTD,INTERMEDIATE",
+        "DELIVRD,DELIVERED",
+        "EXPIRED,UNDELIVERED",
+        "DELETED,UNDELIVERED",
+        "UNDELIV,UNDELIVERED",
+        "REJECTD,UNDELIVERED",
+        "UNKNOWN,UNKNOWN"
+    })
     void everySmppStatMapsAsTheDesignSays(String stat, ReceiptKind kind) {
         assertThat(Vocabulary.smpp().map(stat)).contains(kind);
     }
 
     @ParameterizedTest
-    @CsvSource({"queued,INTERMEDIATE", "sending,INTERMEDIATE", "sent,INTERMEDIATE", "delivered,DELIVERED",
-            "undelivered,UNDELIVERED", "failed,UNDELIVERED"})
+    @CsvSource({
+        "queued,INTERMEDIATE",
+        "sending,INTERMEDIATE",
+        "sent,INTERMEDIATE",
+        "delivered,DELIVERED",
+        "undelivered,UNDELIVERED",
+        "failed,UNDELIVERED"
+    })
     void everyJsonStatusMapsAsTheDesignSays(String status, ReceiptKind kind) {
         assertThat(Vocabulary.json().map(status)).contains(kind);
     }
@@ -47,8 +61,10 @@ class VocabularyTest {
 
     @Test
     void jsonTimestampsAreIso8601() {
-        assertThat(Vocabulary.json().parseTimestamp("2026-11-30T09:31:02.123Z")).contains(Instant.parse("2026-11-30T09:31:02.123Z"));
-        assertThat(Vocabulary.json().parseTimestamp("2026-11-30T10:31:02+01:00")).contains(Instant.parse("2026-11-30T09:31:02Z"));
+        assertThat(Vocabulary.json().parseTimestamp("2026-11-30T09:31:02.123Z"))
+                .contains(Instant.parse("2026-11-30T09:31:02.123Z"));
+        assertThat(Vocabulary.json().parseTimestamp("2026-11-30T10:31:02+01:00"))
+                .contains(Instant.parse("2026-11-30T09:31:02Z"));
         assertThat(Vocabulary.json().parseTimestamp("2026-13-45T25:61:99.000Z")).isEmpty();
         assertThat(Vocabulary.json().parseTimestamp("2611300931")).isEmpty();
     }
@@ -58,11 +74,14 @@ class VocabularyTest {
     void timesOutsideWhatTheLogKeepsAreRefusedAndFinerOnesKeptToTheMicrosecond() {
         assertThat(Vocabulary.json().parseTimestamp("0000-01-01T00:00:00Z")).isEmpty();
         assertThat(Vocabulary.json().parseTimestamp("1969-12-31T23:59:59Z")).isEmpty();
-        assertThat(Vocabulary.json().parseTimestamp("+999999999-12-31T23:59:59Z")).isEmpty();
+        assertThat(Vocabulary.json().parseTimestamp("+999999999-12-31T23:59:59Z"))
+                .isEmpty();
         assertThat(Vocabulary.json().parseTimestamp("+10000-01-01T00:00:00Z")).isEmpty();
-        assertThat(Vocabulary.json().parseTimestamp("9999-12-31T23:59:59.999999Z")).contains(Instant.parse("9999-12-31T23:59:59.999999Z"));
+        assertThat(Vocabulary.json().parseTimestamp("9999-12-31T23:59:59.999999Z"))
+                .contains(Instant.parse("9999-12-31T23:59:59.999999Z"));
         assertThat(Vocabulary.json().parseTimestamp("1970-01-01T00:00:00Z")).contains(Instant.EPOCH);
-        assertThat(Vocabulary.json().parseTimestamp("2026-11-30T09:31:02.123456789Z")).contains(Instant.parse("2026-11-30T09:31:02.123456Z"));
+        assertThat(Vocabulary.json().parseTimestamp("2026-11-30T09:31:02.123456789Z"))
+                .contains(Instant.parse("2026-11-30T09:31:02.123456Z"));
     }
 
     @Test
@@ -98,16 +117,22 @@ class VocabularyTest {
                 .isEqualTo(ParkReason.of(ParkReason.Kind.BAD_TIMESTAMP, "unparseable timestamp yesterday"));
         assertThat(parked("{\"id\":7,\"status\":\"DELIVRD\",\"timestamp\":\"2611300931\"}"))
                 .isEqualTo(ParkReason.of(ParkReason.Kind.MISSING_FIELD, "missing or invalid field id"));
-        assertThat(parked(new byte[] {(byte) 0xff, (byte) 0xfe})).isEqualTo(ParkReason.of(ParkReason.Kind.NOT_JSON, "body is not JSON"));
+        assertThat(parked(new byte[] {(byte) 0xff, (byte) 0xfe}))
+                .isEqualTo(ParkReason.of(ParkReason.Kind.NOT_JSON, "body is not JSON"));
         // A status word that reads like another reason's wording is still an unmapped status.
-        assertThat(parked("{\"id\":\"p1\",\"status\":\"missing\",\"timestamp\":\"2611300931\"}").kind())
+        assertThat(parked("{\"id\":\"p1\",\"status\":\"missing\",\"timestamp\":\"2611300931\"}")
+                        .kind())
                 .isEqualTo(ParkReason.Kind.UNMAPPED_STATUS);
         assertThat(ParkReason.Kind.UNMAPPED_STATUS.metricName()).isEqualTo("unmapped-status");
         assertThat(ParkReason.Kind.BAD_TEXT.metricName()).isEqualTo("bad-text");
         assertThat(ParkReason.Kind.BAD_TIMESTAMP.metricName()).isEqualTo("bad-timestamp");
 
-        var ok = CallbackParser.parse(bytes("{\"id\":\"p1\",\"reference\":\"r\",\"status\":\"UNDELIV\",\"timestamp\":\"261130093145\","
-                + "\"errorCode\":\"E42\"}"), smpp).callback();
+        var ok = CallbackParser.parse(
+                        bytes(
+                                "{\"id\":\"p1\",\"reference\":\"r\",\"status\":\"UNDELIV\",\"timestamp\":\"261130093145\","
+                                        + "\"errorCode\":\"E42\"}"),
+                        smpp)
+                .callback();
         assertThat(ok.kind()).isEqualTo(ReceiptKind.UNDELIVERED);
         assertThat(ok.timestamp()).isEqualTo(Instant.parse("2026-11-30T09:31:45Z"));
         assertThat(ok.errorCode()).isEqualTo("E42");
@@ -119,11 +144,16 @@ class VocabularyTest {
         String head = "{\"id\":\"p1\",\"reference\":\"r\",\"status\":\"UNDELIV\",\"timestamp\":\"2611300931\"";
         for (String field : List.of("id", "reference", "status", "timestamp", "errorCode")) {
             for (String bad : List.of("a\\u0000b", "a\\ud800b", "\\udc00", "x\\udbff")) {
-                Map<String, String> fields = new java.util.LinkedHashMap<>(Map.of("id", "p1", "reference", "r", "status", "UNDELIV",
-                        "timestamp", "2611300931"));
+                Map<String, String> fields = new java.util.LinkedHashMap<>(
+                        Map.of("id", "p1", "reference", "r", "status", "UNDELIV", "timestamp", "2611300931"));
                 fields.put(field, bad);
                 StringBuilder json = new StringBuilder();
-                fields.forEach((k, v) -> json.append(json.isEmpty() ? "{" : ",").append('"').append(k).append("\":\"").append(v).append('"'));
+                fields.forEach((k, v) -> json.append(json.isEmpty() ? "{" : ",")
+                        .append('"')
+                        .append(k)
+                        .append("\":\"")
+                        .append(v)
+                        .append('"'));
                 String body = json.append('}').toString();
                 assertThat(parked(body)).as(body).isNotNull();
                 assertThat(parked(body).kind()).as(body).isEqualTo(ParkReason.Kind.BAD_TEXT);
@@ -132,13 +162,22 @@ class VocabularyTest {
         }
         for (String errorCode : List.of("42", "true", "{}", "[\"E1\"]", "\"" + "e".repeat(257) + "\"")) {
             assertThat(parked(head + ",\"errorCode\":" + errorCode + "}"))
-                    .isEqualTo(ParkReason.of(ParkReason.Kind.MISSING_FIELD, "invalid field errorCode (a string of at most 256 characters when present)"));
+                    .isEqualTo(ParkReason.of(
+                            ParkReason.Kind.MISSING_FIELD,
+                            "invalid field errorCode (a string of at most 256 characters when present)"));
         }
-        assertThat(parked((head + ",\"reference\":7}").replace(",\"reference\":\"r\"", "")).text()).startsWith("invalid field reference");
+        assertThat(parked((head + ",\"reference\":7}").replace(",\"reference\":\"r\"", ""))
+                        .text())
+                .startsWith("invalid field reference");
         // Absent, null or blank optional fields carry no value: the receipt is read.
-        for (String fine : List.of(head + "}", head + ",\"errorCode\":null}", head + ",\"errorCode\":\"\"}",
+        for (String fine : List.of(
+                head + "}",
+                head + ",\"errorCode\":null}",
+                head + ",\"errorCode\":\"\"}",
                 head + ",\"errorCode\":\"E \\ud83d\\ude00\"}")) {
-            assertThat(CallbackParser.parse(bytes(fine), Vocabulary.smpp()).callback()).as(fine).isNotNull();
+            assertThat(CallbackParser.parse(bytes(fine), Vocabulary.smpp()).callback())
+                    .as(fine)
+                    .isNotNull();
         }
     }
 
@@ -148,9 +187,11 @@ class VocabularyTest {
         String good = CallbackSignature.sign("s3cret", body);
         assertThat(good).startsWith("sha256=").hasSize(7 + 64);
         assertThat(CallbackSignature.verify("s3cret", body, good)).isTrue();
-        assertThat(CallbackSignature.verify("s3cret", body, good.toUpperCase().replace("SHA256=", "sha256="))).isTrue();
+        assertThat(CallbackSignature.verify("s3cret", body, good.toUpperCase().replace("SHA256=", "sha256=")))
+                .isTrue();
         assertThat(CallbackSignature.verify("other", body, good)).isFalse();
-        assertThat(CallbackSignature.verify("s3cret", bytes("{\"id\":\"p2\"}"), good)).isFalse();
+        assertThat(CallbackSignature.verify("s3cret", bytes("{\"id\":\"p2\"}"), good))
+                .isFalse();
         assertThat(CallbackSignature.verify("s3cret", body, null)).isFalse();
         assertThat(CallbackSignature.verify("s3cret", body, "sha256=")).isFalse();
     }

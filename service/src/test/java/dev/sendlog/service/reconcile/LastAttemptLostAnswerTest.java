@@ -16,12 +16,18 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * the provider took is SENT (then delivered), not DEAD.
  */
 class LastAttemptLostAnswerTest {
-    private static final SimulatorConfig CUT = SimulatorConfig.defaults().toBuilder().latencyMs(5).dropAfterAcceptRate(1.0)
-            .receiptMode(ReceiptMode.FINAL).intermediateReceipts(1).receiptDelayMs(10).receiptSpacingMs(5).build();
+    private static final SimulatorConfig CUT = SimulatorConfig.defaults().toBuilder()
+            .latencyMs(5)
+            .dropAfterAcceptRate(1.0)
+            .receiptMode(ReceiptMode.FINAL)
+            .intermediateReceipts(1)
+            .receiptDelayMs(10)
+            .receiptSpacingMs(5)
+            .build();
 
     @RegisterExtension
-    static final ServiceHarness SERVICE = new ServiceHarness("gateways.sim.statusQuery", "true", "pipeline.maxAttempts", "1")
-            .simulator(CUT);
+    static final ServiceHarness SERVICE =
+            new ServiceHarness("gateways.sim.statusQuery", "true", "pipeline.maxAttempts", "1").simulator(CUT);
 
     @Test
     void aLastAttemptWhoseAnswerWasCutIsFoundByQueryInsteadOfEndingDead() {

@@ -21,21 +21,37 @@ class LostClaimTest {
     private static final Duration PAST_TIMEOUTS = Duration.ofSeconds(6);
 
     @RegisterExtension
-    static final ServiceHarness SERVICE = new ServiceHarness("gateways.sim.statusQuery", "true", "pipeline.maxAttempts", "1")
-            .simulator(SimulatorConfig.defaults().toBuilder().latencyMs(5).receiptMode(ReceiptMode.NONE).build());
+    static final ServiceHarness SERVICE = new ServiceHarness(
+                    "gateways.sim.statusQuery", "true", "pipeline.maxAttempts", "1")
+            .simulator(SimulatorConfig.defaults().toBuilder()
+                    .latencyMs(5)
+                    .receiptMode(ReceiptMode.NONE)
+                    .build());
 
     @Test
     void aLastAttemptTheProviderTookBeforeItsWorkerDiedIsRecordedSentAndChargedOnce() {
         long submitsBefore = SERVICE.simulator().stats().submits();
         SERVICE.faults().arm(FaultPoint.BETWEEN_PROVIDER_ANSWER_AND_WRITE, 1);
         String id = Messages.submitOne(SERVICE, Messages.recipient());
-        await().atMost(Duration.ofSeconds(30)).until(() -> SERVICE.faults().fired(FaultPoint.BETWEEN_PROVIDER_ANSWER_AND_WRITE) == 1);
-        Messages.awaitAdvancing(SERVICE, PAST_TIMEOUTS, Duration.ofSeconds(60),
-                () -> assertThat(Messages.events(SERVICE, id, "PROVIDER_ACCEPTED")).isEqualTo(1));
-        assertThat(SERVICE.api().get("/v1/messages/" + id, "support-1").json().get("status").asText()).isEqualTo("SENT");
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> SERVICE.faults().fired(FaultPoint.BETWEEN_PROVIDER_ANSWER_AND_WRITE) == 1);
+        Messages.awaitAdvancing(
+                SERVICE,
+                PAST_TIMEOUTS,
+                Duration.ofSeconds(60),
+                () -> assertThat(Messages.events(SERVICE, id, "PROVIDER_ACCEPTED"))
+                        .isEqualTo(1));
+        assertThat(SERVICE.api()
+                        .get("/v1/messages/" + id, "support-1")
+                        .json()
+                        .get("status")
+                        .asText())
+                .isEqualTo("SENT");
         assertThat(Messages.events(SERVICE, id, "OUTCOME_UNKNOWN")).isZero();
         assertThat(Messages.ledgerRows(SERVICE, id)).isEqualTo(1);
-        assertThat(SERVICE.simulator().stats().submits() - submitsBefore).as("never submitted again").isEqualTo(1);
+        assertThat(SERVICE.simulator().stats().submits() - submitsBefore)
+                .as("never submitted again")
+                .isEqualTo(1);
     }
 
     @Test
@@ -43,8 +59,15 @@ class LostClaimTest {
         SERVICE.faults().arm(FaultPoint.AFTER_CLAIM, 1);
         String id = Messages.submitOne(SERVICE, Messages.recipient());
         await().atMost(Duration.ofSeconds(30)).until(() -> SERVICE.faults().fired(FaultPoint.AFTER_CLAIM) == 1);
-        Messages.awaitAdvancing(SERVICE, PAST_TIMEOUTS, Duration.ofSeconds(60),
-                () -> assertThat(SERVICE.api().get("/v1/messages/" + id, "support-1").json().get("status").asText())
+        Messages.awaitAdvancing(
+                SERVICE,
+                PAST_TIMEOUTS,
+                Duration.ofSeconds(60),
+                () -> assertThat(SERVICE.api()
+                                .get("/v1/messages/" + id, "support-1")
+                                .json()
+                                .get("status")
+                                .asText())
                         .isEqualTo("DEAD"));
         assertThat(Messages.events(SERVICE, id, "OUTCOME_UNKNOWN")).isZero();
         assertThat(Messages.ledgerRows(SERVICE, id)).isZero();

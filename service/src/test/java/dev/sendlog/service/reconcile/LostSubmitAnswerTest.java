@@ -21,12 +21,23 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * Never taken (404): the retry submits. The simulator's own records are the judge.
  */
 class LostSubmitAnswerTest {
-    private static final SimulatorConfig NORMAL = SimulatorConfig.defaults().toBuilder().latencyMs(5)
-            .receiptMode(ReceiptMode.FINAL).intermediateReceipts(1).receiptDelayMs(10).receiptSpacingMs(5).build();
+    private static final SimulatorConfig NORMAL = SimulatorConfig.defaults().toBuilder()
+            .latencyMs(5)
+            .receiptMode(ReceiptMode.FINAL)
+            .intermediateReceipts(1)
+            .receiptDelayMs(10)
+            .receiptSpacingMs(5)
+            .build();
 
     @RegisterExtension
-    static final ServiceHarness SERVICE = new ServiceHarness("gateways.sim.statusQuery", "true",
-            "gateways.sim.queriesPerSecond", "200", "pipeline.maxAttempts", "10").simulator(NORMAL);
+    static final ServiceHarness SERVICE = new ServiceHarness(
+                    "gateways.sim.statusQuery",
+                    "true",
+                    "gateways.sim.queriesPerSecond",
+                    "200",
+                    "pipeline.maxAttempts",
+                    "10")
+            .simulator(NORMAL);
 
     @AfterEach
     void normal() {
@@ -34,13 +45,24 @@ class LostSubmitAnswerTest {
     }
 
     private static long counter(String name) {
-        return SERVICE.admin().get("/metrics", null).json().path("counters").path(name).path("count").asLong();
+        return SERVICE.admin()
+                .get("/metrics", null)
+                .json()
+                .path("counters")
+                .path(name)
+                .path("count")
+                .asLong();
     }
 
     private static void awaitDelivered(List<String> ids) {
         Messages.awaitAdvancing(SERVICE, Duration.ofSeconds(2), Duration.ofSeconds(60), () -> {
             for (String id : ids) {
-                assertThat(SERVICE.api().get("/v1/messages/" + id, "support-1").json().get("status").asText()).as(id)
+                assertThat(SERVICE.api()
+                                .get("/v1/messages/" + id, "support-1")
+                                .json()
+                                .get("status")
+                                .asText())
+                        .as(id)
                         .isEqualTo("DELIVERED");
             }
         });
@@ -50,8 +72,10 @@ class LostSubmitAnswerTest {
         Map<String, JsonNode> records = Messages.providerRecords(SERVICE);
         for (String id : ids) {
             assertThat(records).as("the provider has " + id).containsKey(id);
-            JsonNode message = SERVICE.api().get("/v1/messages/" + id, "support-1").json();
-            assertThat(message.get("providerId").asText()).isEqualTo(records.get(id).get("providerId").asText());
+            JsonNode message =
+                    SERVICE.api().get("/v1/messages/" + id, "support-1").json();
+            assertThat(message.get("providerId").asText())
+                    .isEqualTo(records.get(id).get("providerId").asText());
             assertThat(Messages.ledgerRows(SERVICE, id)).isEqualTo(1);
             assertThat(Messages.events(SERVICE, id, "PROVIDER_ACCEPTED")).isEqualTo(1);
         }
@@ -59,36 +83,54 @@ class LostSubmitAnswerTest {
 
     @Test
     void aSubmitWhoseAnswerWasCutIsFoundByQueryAndNeverSubmittedTwice() {
-        SERVICE.simulator().updateConfig(NORMAL.toBuilder().dropAfterAcceptRate(1.0).build());
+        SERVICE.simulator()
+                .updateConfig(NORMAL.toBuilder().dropAfterAcceptRate(1.0).build());
         long submitsBefore = SERVICE.simulator().stats().submits();
         long duplicatesBefore = SERVICE.simulator().stats().duplicateSubmits();
         long foundBefore = counter("send.retry.queries.found");
         List<String> ids = Messages.submit(SERVICE, 10);
         awaitDelivered(ids);
-        assertThat(SERVICE.simulator().stats().submits() - submitsBefore).as("every message submitted once").isEqualTo(10);
-        assertThat(SERVICE.simulator().stats().duplicateSubmits() - duplicatesBefore).isZero();
+        assertThat(SERVICE.simulator().stats().submits() - submitsBefore)
+                .as("every message submitted once")
+                .isEqualTo(10);
+        assertThat(SERVICE.simulator().stats().duplicateSubmits() - duplicatesBefore)
+                .isZero();
         assertThat(counter("send.retry.queries.found") - foundBefore).isGreaterThanOrEqualTo(10);
         assertOneSubmitAndOneChargeEach(ids);
         for (String id : ids) {
-            assertThat(Messages.events(SERVICE, id, "ATTEMPT_FAILED")).as("the attempt whose answer was lost").isEqualTo(1);
+            assertThat(Messages.events(SERVICE, id, "ATTEMPT_FAILED"))
+                    .as("the attempt whose answer was lost")
+                    .isEqualTo(1);
         }
     }
 
     @Test
     void aSubmitTheProviderNeverTookIsSubmittedAgainAfterA404() {
         // 503s before the provider records anything, and answers cut after it did: both kinds of retry, at random.
-        SERVICE.simulator().updateConfig(NORMAL.toBuilder().transientErrorRate(0.3).dropAfterAcceptRate(0.3).seed(32L).build());
+        SERVICE.simulator()
+                .updateConfig(NORMAL.toBuilder()
+                        .transientErrorRate(0.3)
+                        .dropAfterAcceptRate(0.3)
+                        .seed(32L)
+                        .build());
         long duplicatesBefore = SERVICE.simulator().stats().duplicateSubmits();
         long notTakenBefore = counter("send.retry.queries.not.taken");
         long foundBefore = counter("send.retry.queries.found");
         List<String> ids = Messages.submit(SERVICE, 30);
         awaitDelivered(ids);
-        assertThat(SERVICE.simulator().stats().duplicateSubmits() - duplicatesBefore).as("no key taken twice").isZero();
-        assertThat(counter("send.retry.queries.not.taken") - notTakenBefore).as("some retries followed a 404").isPositive();
-        assertThat(counter("send.retry.queries.found") - foundBefore).as("some retries found the lost answer").isPositive();
+        assertThat(SERVICE.simulator().stats().duplicateSubmits() - duplicatesBefore)
+                .as("no key taken twice")
+                .isZero();
+        assertThat(counter("send.retry.queries.not.taken") - notTakenBefore)
+                .as("some retries followed a 404")
+                .isPositive();
+        assertThat(counter("send.retry.queries.found") - foundBefore)
+                .as("some retries found the lost answer")
+                .isPositive();
         assertOneSubmitAndOneChargeEach(ids);
         String in = "'" + String.join("','", ids) + "'";
-        assertThat(Sql.count(SERVICE.dataSource(), "SELECT count(*) FROM ledger WHERE effect_key IN (" + in + ")")).isEqualTo(30);
+        assertThat(Sql.count(SERVICE.dataSource(), "SELECT count(*) FROM ledger WHERE effect_key IN (" + in + ")"))
+                .isEqualTo(30);
     }
 
     /**
@@ -98,18 +140,26 @@ class LostSubmitAnswerTest {
      */
     @Test
     void aRetryWhoseQueryFailsSubmitsAgainWithTheSameKeyAndIsChargedOnce() {
-        SERVICE.simulator().updateConfig(NORMAL.toBuilder().dropAfterAcceptRate(1.0).queryErrorRate(1.0).build());
+        SERVICE.simulator()
+                .updateConfig(NORMAL.toBuilder()
+                        .dropAfterAcceptRate(1.0)
+                        .queryErrorRate(1.0)
+                        .build());
         long duplicatesBefore = SERVICE.simulator().stats().duplicateSubmits();
         long failedBefore = counter("send.retry.queries.failed");
         List<String> ids = Messages.submit(SERVICE, 5);
         // Each first answer cut after the provider took the message; the service's clock stands still, so no retry yet.
-        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30))
+        org.awaitility.Awaitility.await()
+                .atMost(Duration.ofSeconds(30))
                 .until(() -> ids.stream().allMatch(id -> Messages.events(SERVICE, id, "ATTEMPT_FAILED") == 1));
         SERVICE.simulator().updateConfig(NORMAL.toBuilder().queryErrorRate(1.0).build());
         awaitDelivered(ids);
-        assertThat(counter("send.retry.queries.failed") - failedBefore).as("each retry's query failed").isGreaterThanOrEqualTo(5);
+        assertThat(counter("send.retry.queries.failed") - failedBefore)
+                .as("each retry's query failed")
+                .isGreaterThanOrEqualTo(5);
         assertThat(SERVICE.simulator().stats().duplicateSubmits() - duplicatesBefore)
-                .as("each retry submitted the key the provider already had, and got its old id").isEqualTo(5);
+                .as("each retry submitted the key the provider already had, and got its old id")
+                .isEqualTo(5);
         assertOneSubmitAndOneChargeEach(ids);
     }
 }

@@ -21,11 +21,22 @@ class ReconcilerBoundTest {
     private static final int MESSAGES = 12;
 
     @RegisterExtension
-    static final ServiceHarness SERVICE = new ServiceHarness("pipeline.reconcileWindow", "1h",
-            "pipeline.reconcile.queryAfter", "10m", "pipeline.reconcile.concurrency", Integer.toString(BOUND),
-            "gateways.sim.statusQuery", "true", "gateways.sim.queriesPerSecond", "1000")
-            .simulator(SimulatorConfig.defaults().toBuilder().latencyMs(5).receiptMode(ReceiptMode.NONE)
-                    .queryLatencyMs(300).build());
+    static final ServiceHarness SERVICE = new ServiceHarness(
+                    "pipeline.reconcileWindow",
+                    "1h",
+                    "pipeline.reconcile.queryAfter",
+                    "10m",
+                    "pipeline.reconcile.concurrency",
+                    Integer.toString(BOUND),
+                    "gateways.sim.statusQuery",
+                    "true",
+                    "gateways.sim.queriesPerSecond",
+                    "1000")
+            .simulator(SimulatorConfig.defaults().toBuilder()
+                    .latencyMs(5)
+                    .receiptMode(ReceiptMode.NONE)
+                    .queryLatencyMs(300)
+                    .build());
 
     @Test
     void noMoreQueriesThanTheBoundAreAtTheProviderAtOnceAndEveryMessageIsAsked() {
@@ -33,16 +44,25 @@ class ReconcilerBoundTest {
         for (String id : ids) {
             Messages.awaitStatus(SERVICE, id, "SENT", Duration.ofSeconds(30));
         }
-        assertThat(SERVICE.simulator().stats().statusQueries()).as("nothing asked before queryAfter").isZero();
-        // All twelve come due together: each query takes the provider 300 ms, so unbounded they would overlap twelve deep.
+        assertThat(SERVICE.simulator().stats().statusQueries())
+                .as("nothing asked before queryAfter")
+                .isZero();
+        // All twelve come due together: each query takes the provider 300 ms, so unbounded they would overlap twelve
+        // deep.
         Messages.awaitAdvancing(SERVICE, Duration.ofMinutes(1), Duration.ofSeconds(60), () -> {
             for (String id : ids) {
-                assertThat(SERVICE.api().get("/v1/messages/" + id, "support-1").json().get("status").asText()).as(id)
+                assertThat(SERVICE.api()
+                                .get("/v1/messages/" + id, "support-1")
+                                .json()
+                                .get("status")
+                                .asText())
+                        .as(id)
                         .isEqualTo("DELIVERED");
             }
         });
         assertThat(SERVICE.simulator().stats().statusQueries()).isGreaterThanOrEqualTo(MESSAGES);
-        assertThat(SERVICE.simulator().stats().maxConcurrentQueries()).as("queries at the provider at once")
+        assertThat(SERVICE.simulator().stats().maxConcurrentQueries())
+                .as("queries at the provider at once")
                 .isEqualTo(BOUND);
     }
 }

@@ -33,10 +33,19 @@ class ReconcilerSharedRateTest {
     private static final int MESSAGES = 20;
 
     @RegisterExtension
-    static final ServiceHarness SERVICE = new ServiceHarness("pipeline.reconcileWindow", "1h",
-            "pipeline.reconcile.queryAfter", "10m", "gateways.sim.statusQuery", "true",
-            "gateways.sim.queriesPerSecond", Integer.toString(RATE))
-            .simulator(SimulatorConfig.defaults().toBuilder().latencyMs(5).receiptMode(ReceiptMode.NONE).build());
+    static final ServiceHarness SERVICE = new ServiceHarness(
+                    "pipeline.reconcileWindow",
+                    "1h",
+                    "pipeline.reconcile.queryAfter",
+                    "10m",
+                    "gateways.sim.statusQuery",
+                    "true",
+                    "gateways.sim.queriesPerSecond",
+                    Integer.toString(RATE))
+            .simulator(SimulatorConfig.defaults().toBuilder()
+                    .latencyMs(5)
+                    .receiptMode(ReceiptMode.NONE)
+                    .build());
 
     @Test
     void twoProcessesTogetherAskNoMoreThanTheGatewaysQueryRate() throws Exception {
@@ -44,12 +53,20 @@ class ReconcilerSharedRateTest {
         for (String id : ids) {
             Messages.awaitStatus(SERVICE, id, "SENT", Duration.ofSeconds(30));
         }
-        assertThat(SERVICE.simulator().stats().statusQueries()).as("nothing asked before queryAfter").isZero();
+        assertThat(SERVICE.simulator().stats().statusQueries())
+                .as("nothing asked before queryAfter")
+                .isZero();
 
         RedisConnections otherClient = new RedisConnections(SERVICE.redis().uri(), Duration.ofSeconds(1));
         String prefix = SERVICE.redisPrefix();
-        GatewayRate other = GatewayRate.forQueries("sim", RATE, 0.25, otherClient.bucketStore(),
-                otherClient.connect(GatewayRate.slowKey(GatewayRate.queriesKey(prefix, "sim"))), prefix, new MetricRegistry());
+        GatewayRate other = GatewayRate.forQueries(
+                "sim",
+                RATE,
+                0.25,
+                otherClient.bucketStore(),
+                otherClient.connect(GatewayRate.slowKey(GatewayRate.queriesKey(prefix, "sim"))),
+                prefix,
+                new MetricRegistry());
         AtomicLong otherGrants = new AtomicLong();
         AtomicBoolean stop = new AtomicBoolean();
         long start = System.nanoTime();
@@ -66,12 +83,20 @@ class ReconcilerSharedRateTest {
         });
         try {
             SERVICE.clock().advance(Duration.ofMinutes(11)); // every message past queryAfter at once
-            Awaitility.await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(200)).untilAsserted(() -> {
-                for (String id : ids) {
-                    assertThat(SERVICE.api().get("/v1/messages/" + id, "support-1").json().get("status").asText())
-                            .as(id).isEqualTo("DELIVERED");
-                }
-            });
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(90))
+                    .pollInterval(Duration.ofMillis(200))
+                    .untilAsserted(() -> {
+                        for (String id : ids) {
+                            assertThat(SERVICE.api()
+                                            .get("/v1/messages/" + id, "support-1")
+                                            .json()
+                                            .get("status")
+                                            .asText())
+                                    .as(id)
+                                    .isEqualTo("DELIVERED");
+                        }
+                    });
         } finally {
             stop.set(true);
             otherProcess.join();
@@ -83,7 +108,8 @@ class ReconcilerSharedRateTest {
         assertThat(otherGrants.get()).as("the other process asked too").isPositive();
         // The bucket holds one token (a tenth of a second's worth) and starts empty: at most 1 + RATE × span in all,
         // plus one for a grant taken as the span's clock was read.
-        assertThat(serviceQueries + otherGrants.get()).as("queries of both processes in %.1f s", seconds)
+        assertThat(serviceQueries + otherGrants.get())
+                .as("queries of both processes in %.1f s", seconds)
                 .isLessThanOrEqualTo((long) Math.floor(RATE * seconds) + 2);
     }
 }

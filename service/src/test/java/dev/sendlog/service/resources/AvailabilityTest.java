@@ -31,15 +31,19 @@ class AvailabilityTest {
             assertThat(r.header("Retry-After")).isEqualTo("1");
             assertThat(r.contentType()).startsWith("application/problem+json");
             assertThat(r.json().get("detail").asText()).contains("partition");
-            assertThat(Sql.count(SERVICE.dataSource(), "SELECT count(*) FROM messages")).isEqualTo(messages);
-            assertThat(Sql.count(SERVICE.dataSource(), "SELECT count(*) FROM idempotency_keys")).isEqualTo(keys);
+            assertThat(Sql.count(SERVICE.dataSource(), "SELECT count(*) FROM messages"))
+                    .isEqualTo(messages);
+            assertThat(Sql.count(SERVICE.dataSource(), "SELECT count(*) FROM idempotency_keys"))
+                    .isEqualTo(keys);
             ApiResponse health = SERVICE.admin().get("/healthcheck", null);
             assertThat(health.status()).isEqualTo(500);
-            assertThat(health.json().get("partitions").get("healthy").asBoolean()).isFalse();
+            assertThat(health.json().get("partitions").get("healthy").asBoolean())
+                    .isFalse();
         } finally {
             SERVICE.clock().advance(Duration.ofDays(-40));
         }
-        assertThat(SERVICE.api().post("/v1/messages", "client-a", BODY).status()).isEqualTo(202);
+        assertThat(SERVICE.api().post("/v1/messages", "client-a", BODY).status())
+                .isEqualTo(202);
     }
 
     @Test
@@ -53,20 +57,25 @@ class AvailabilityTest {
             assertThat(r.status()).as(r.raw()).isEqualTo(503);
             assertThat(r.header("Retry-After")).isNotNull();
             assertThat(r.contentType()).startsWith("application/problem+json");
-            // Every check on the maintenance pool waits out its connection timeout now, so one health answer takes seconds.
+            // Every check on the maintenance pool waits out its connection timeout now, so one health answer takes
+            // seconds.
             await().atMost(Duration.ofSeconds(45)).until(() -> !SERVICE.healthy("database"));
         } finally {
             adminExec("ALTER DATABASE " + db + " ALLOW_CONNECTIONS true");
         }
         // Connections broken during the outage are replaced as they are found; within seconds requests succeed again.
-        await().atMost(Duration.ofSeconds(15)).until(() -> SERVICE.api().post("/v1/messages", "client-a", BODY).status() == 202);
+        await().atMost(Duration.ofSeconds(15))
+                .until(() ->
+                        SERVICE.api().post("/v1/messages", "client-a", BODY).status() == 202);
         await().atMost(Duration.ofSeconds(45)).until(() -> SERVICE.healthy("database"));
     }
 
     /** Runs a statement from the cluster's admin database (a database cannot refuse its own connections). */
     private static void adminExec(String sql) {
-        try (Connection c = SERVICE.database().endpoint().connect(SERVICE.database().endpoint().adminDatabase());
-             Statement st = c.createStatement()) {
+        try (Connection c = SERVICE.database()
+                        .endpoint()
+                        .connect(SERVICE.database().endpoint().adminDatabase());
+                Statement st = c.createStatement()) {
             st.execute(sql);
         } catch (SQLException e) {
             throw new IllegalStateException(sql, e);

@@ -24,8 +24,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 class CallbackIntakeBoundTest {
     @RegisterExtension
-    static final ServiceHarness SERVICE = new ServiceHarness("components", "API,MAINTENANCE",
-            "receipts.maxConcurrentIntake", "1", "receipts.intakeWait", "3s");
+    static final ServiceHarness SERVICE = new ServiceHarness(
+            "components", "API,MAINTENANCE", "receipts.maxConcurrentIntake", "1", "receipts.intakeWait", "3s");
 
     @Test
     void aCallbackPastTheBoundWaitsForAPlaceAndIsStoredWhenOneFrees() throws Exception {
@@ -38,7 +38,8 @@ class CallbackIntakeBoundTest {
             second = CompletableFuture.supplyAsync(() -> callback("p-bound-2"));
             await().atMost(Duration.ofSeconds(5)).until(() -> gauge("callbacks.intake.waiting") == 1);
             // As many wait as can be stored (one): a third is refused at once, while the second still waits.
-            ApiResponse third = CompletableFuture.supplyAsync(() -> callback("p-bound-3")).get(15, TimeUnit.SECONDS);
+            ApiResponse third =
+                    CompletableFuture.supplyAsync(() -> callback("p-bound-3")).get(15, TimeUnit.SECONDS);
             assertRefused(third);
             assertThat(second).isNotDone();
             assertThat(counter("callbacks.intake.busy")).isEqualTo(busyBefore + 1);
@@ -63,7 +64,8 @@ class CallbackIntakeBoundTest {
             // No place frees within intakeWait: refused and told to come back. (Without the bound it would wait for
             // the lock, and time out here.)
             long started = System.nanoTime();
-            ApiResponse second = CompletableFuture.supplyAsync(() -> callback("p-wait-2")).get(15, TimeUnit.SECONDS);
+            ApiResponse second =
+                    CompletableFuture.supplyAsync(() -> callback("p-wait-2")).get(15, TimeUnit.SECONDS);
             assertRefused(second);
             assertThat(Duration.ofNanos(System.nanoTime() - started)).isGreaterThanOrEqualTo(Duration.ofSeconds(3));
             assertThat(first).isNotDone();
@@ -75,13 +77,15 @@ class CallbackIntakeBoundTest {
         assertThat(counter("callbacks.intake.busy")).isEqualTo(busyBefore + 1);
     }
 
-
     /** Sends a callback that takes the only place and waits, inside its store, for the inbox lock. */
     private static CompletableFuture<ApiResponse> takeTheOnlyPlace(String providerId) {
         CompletableFuture<ApiResponse> answer = CompletableFuture.supplyAsync(() -> callback(providerId));
-        await().atMost(Duration.ofSeconds(20)).until(() -> Sql.count(SERVICE.dataSource(),
-                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
-                        + " AND wait_event_type = 'Lock' AND query LIKE 'INSERT INTO callback_inbox%'") == 1);
+        await().atMost(Duration.ofSeconds(20))
+                .until(() -> Sql.count(
+                                SERVICE.dataSource(),
+                                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
+                                        + " AND wait_event_type = 'Lock' AND query LIKE 'INSERT INTO callback_inbox%'")
+                        == 1);
         return answer;
     }
 
@@ -94,13 +98,20 @@ class CallbackIntakeBoundTest {
     private static ApiResponse callback(String providerId) {
         byte[] body = ("{\"id\":\"" + providerId + "\",\"stat\":\"DELIVRD\",\"done date\":\"2611300931\"}")
                 .getBytes(StandardCharsets.UTF_8);
-        return SERVICE.api().postBytes("/v1/callbacks/sim", null, "application/json", body,
-                "X-Signature", CallbackSignature.sign("sim-secret", body));
+        return SERVICE.api()
+                .postBytes(
+                        "/v1/callbacks/sim",
+                        null,
+                        "application/json",
+                        body,
+                        "X-Signature",
+                        CallbackSignature.sign("sim-secret", body));
     }
 
     private static long stored(String providerId) {
-        return Sql.count(SERVICE.dataSource(), "SELECT count(*) FROM callback_inbox WHERE convert_from(body, 'UTF8') LIKE '%"
-                + providerId + "%'");
+        return Sql.count(
+                SERVICE.dataSource(),
+                "SELECT count(*) FROM callback_inbox WHERE convert_from(body, 'UTF8') LIKE '%" + providerId + "%'");
     }
 
     private static long counter(String name) {

@@ -44,8 +44,11 @@ class DirectCallbackTest {
             assertThat(r.json().size()).isEqualTo(1);
             long stored = r.json().get("stored").asLong();
             String expected = r == raw ? "stat:DELIVRD id:p1 <not json>" : r == jersey ? other : body;
-            assertThat(Sql.count(SERVICE.dataSource(), "SELECT count(*) FROM callback_inbox WHERE id = " + stored
-                    + " AND gateway = 'sim' AND body = convert_to('" + expected + "', 'UTF8')")).isEqualTo(1);
+            assertThat(Sql.count(
+                            SERVICE.dataSource(),
+                            "SELECT count(*) FROM callback_inbox WHERE id = " + stored
+                                    + " AND gateway = 'sim' AND body = convert_to('" + expected + "', 'UTF8')"))
+                    .isEqualTo(1);
         }
     }
 
@@ -59,17 +62,20 @@ class DirectCallbackTest {
         ApiResponse wrongSecret = callback("sim", body, "wrong-secret", "application/json");
         assertThat(wrongSecret.status()).isEqualTo(401);
         assertThat(wrongSecret.contentType()).startsWith("application/problem+json");
-        ApiResponse unsigned = SERVICE.api().postBytes("/v1/callbacks/sim", null, "application/json",
-                body.getBytes(StandardCharsets.UTF_8));
+        ApiResponse unsigned = SERVICE.api()
+                .postBytes("/v1/callbacks/sim", null, "application/json", body.getBytes(StandardCharsets.UTF_8));
         assertThat(unsigned.status()).isEqualTo(401);
-        assertThat(callback("nope", body, "sim-secret", "application/json").status()).isEqualTo(404);
+        assertThat(callback("nope", body, "sim-secret", "application/json").status())
+                .isEqualTo(404);
 
         assertThat(meters()).containsExactly(before[0], before[1] + 3);
         assertThat(counter("callbacks.signature.rejected")).isEqualTo(rejected + 2);
-        assertThat(Sql.count(SERVICE.dataSource(), "SELECT count(*) FROM callback_inbox")).isEqualTo(rows);
+        assertThat(Sql.count(SERVICE.dataSource(), "SELECT count(*) FROM callback_inbox"))
+                .isEqualTo(rows);
     }
 
-    private static ApiResponse callback(String gateway, String body, String secret, String contentType, String... headers) {
+    private static ApiResponse callback(
+            String gateway, String body, String secret, String contentType, String... headers) {
         byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
         String[] all = new String[headers.length + 2];
         all[0] = "X-Signature";
@@ -81,11 +87,19 @@ class DirectCallbackTest {
     /** {callbacks.intake.direct, callbacks.intake.passed-on} counts. */
     private static long[] meters() {
         JsonNode meters = SERVICE.admin().get("/metrics", null).json().path("meters");
-        return new long[] {meters.path("callbacks.intake.direct").path("count").asLong(),
-                meters.path("callbacks.intake.passed-on").path("count").asLong()};
+        return new long[] {
+            meters.path("callbacks.intake.direct").path("count").asLong(),
+            meters.path("callbacks.intake.passed-on").path("count").asLong()
+        };
     }
 
     private static long counter(String name) {
-        return SERVICE.admin().get("/metrics", null).json().path("counters").path(name).path("count").asLong();
+        return SERVICE.admin()
+                .get("/metrics", null)
+                .json()
+                .path("counters")
+                .path(name)
+                .path("count")
+                .asLong();
     }
 }

@@ -41,10 +41,16 @@ class DirectSubmitTest {
             assertThat(r.header("Location")).isEqualTo(SERVICE.api().baseUrl() + "/v1/messages/" + id);
             assertThat(fieldNames(r.json())).containsExactly("id", "status", "acceptedAt");
             assertThat(r.json().get("status").asText()).isEqualTo("ACCEPTED");
-            assertThat(Sql.count(SERVICE.dataSource(), "SELECT count(*) FROM messages WHERE id = '" + id + "' AND xid > 0"))
-                    .as("the message row is the acceptance, with its tail position").isEqualTo(1);
-            assertThat(Instant.parse(r.json().get("acceptedAt").asText())).isEqualTo(
-                    Instant.parse(SERVICE.api().get("/v1/messages/" + id, CLIENT).json().get("acceptedAt").asText()));
+            assertThat(Sql.count(
+                            SERVICE.dataSource(), "SELECT count(*) FROM messages WHERE id = '" + id + "' AND xid > 0"))
+                    .as("the message row is the acceptance, with its tail position")
+                    .isEqualTo(1);
+            assertThat(Instant.parse(r.json().get("acceptedAt").asText()))
+                    .isEqualTo(Instant.parse(SERVICE.api()
+                            .get("/v1/messages/" + id, CLIENT)
+                            .json()
+                            .get("acceptedAt")
+                            .asText()));
         }
     }
 
@@ -72,9 +78,12 @@ class DirectSubmitTest {
             });
         }
         // The second item carried the same key both times: the same message.
-        assertThat(direct.json().get("results").get(1).get("id")).isEqualTo(jersey.json().get("results").get(1).get("id"));
-        assertThat(direct.json().get("results").get(0).get("id")).isNotEqualTo(jersey.json().get("results").get(0).get("id"));
-        assertThat(Sql.count(SERVICE.dataSource(), "SELECT count(*) FROM messages WHERE body IN ('one', 'two')")).isEqualTo(3);
+        assertThat(direct.json().get("results").get(1).get("id"))
+                .isEqualTo(jersey.json().get("results").get(1).get("id"));
+        assertThat(direct.json().get("results").get(0).get("id"))
+                .isNotEqualTo(jersey.json().get("results").get(0).get("id"));
+        assertThat(Sql.count(SERVICE.dataSource(), "SELECT count(*) FROM messages WHERE body IN ('one', 'two')"))
+                .isEqualTo(3);
     }
 
     @Test
@@ -84,23 +93,27 @@ class DirectSubmitTest {
         ApiResponse first = SERVICE.api().post("/v1/messages", CLIENT, body, "Idempotency-Key", key);
         long[] before = meters();
         ApiResponse replayDirect = SERVICE.api().post("/v1/messages", CLIENT, body, "Idempotency-Key", key);
-        ApiResponse replayJersey = SERVICE.api().post("/v1/messages", CLIENT, body, "Idempotency-Key", key,
-                THROUGH_JERSEY[0], THROUGH_JERSEY[1]);
+        ApiResponse replayJersey = SERVICE.api()
+                .post("/v1/messages", CLIENT, body, "Idempotency-Key", key, THROUGH_JERSEY[0], THROUGH_JERSEY[1]);
         String other = "{\"to\":\"+4915112345678\",\"body\":\"something else\"}";
         ApiResponse conflictDirect = SERVICE.api().post("/v1/messages", CLIENT, other, "Idempotency-Key", key);
-        ApiResponse conflictJersey = SERVICE.api().post("/v1/messages", CLIENT, other, "Idempotency-Key", key,
-                THROUGH_JERSEY[0], THROUGH_JERSEY[1]);
+        ApiResponse conflictJersey = SERVICE.api()
+                .post("/v1/messages", CLIENT, other, "Idempotency-Key", key, THROUGH_JERSEY[0], THROUGH_JERSEY[1]);
         assertThat(meters()).containsExactly(before[0] + 2, before[1] + 2);
 
         for (ApiResponse replay : List.of(replayDirect, replayJersey)) {
             assertThat(replay.status()).isEqualTo(202);
             assertThat(replay.header("Idempotent-Replayed")).isEqualTo("true");
-            assertThat(replay.json().get("id").asText()).isEqualTo(first.json().get("id").asText());
+            assertThat(replay.json().get("id").asText())
+                    .isEqualTo(first.json().get("id").asText());
         }
         assertThat(conflictDirect.status()).isEqualTo(409);
-        assertThat(conflictDirect.contentType()).isEqualTo(conflictJersey.contentType()).startsWith("application/problem+json");
+        assertThat(conflictDirect.contentType())
+                .isEqualTo(conflictJersey.contentType())
+                .startsWith("application/problem+json");
         assertThat(conflictDirect.json()).isEqualTo(conflictJersey.json());
-        assertThat(Sql.count(SERVICE.dataSource(), "SELECT count(*) FROM messages WHERE idempotency_key = '" + key + "'"))
+        assertThat(Sql.count(
+                        SERVICE.dataSource(), "SELECT count(*) FROM messages WHERE idempotency_key = '" + key + "'"))
                 .isEqualTo(1);
     }
 
@@ -108,7 +121,8 @@ class DirectSubmitTest {
     void whatTheDirectPathDoesNotTakeReachesTheResourceWithItsBodyIntact() {
         long[] before = meters();
         // Read by the filter, refused by the parser, replayed to Jersey: the field errors prove the body arrived whole.
-        ApiResponse invalid = SERVICE.api().post("/v1/messages", CLIENT, "{\"to\":\"\",\"body\":\"x\",\"colour\":\"red\"}");
+        ApiResponse invalid =
+                SERVICE.api().post("/v1/messages", CLIENT, "{\"to\":\"\",\"body\":\"x\",\"colour\":\"red\"}");
         assertThat(invalid.status()).isEqualTo(400);
         List<String> fields = new ArrayList<>();
         invalid.json().get("errors").forEach(e -> fields.add(e.get("field").asText()));
@@ -118,12 +132,18 @@ class DirectSubmitTest {
         assertThat(notJson.status()).isEqualTo(400);
         assertThat(notJson.contentType()).startsWith("application/problem+json");
 
-        ApiResponse support = SERVICE.api().post("/v1/messages", "support-1", "{\"to\":\"+4915112345678\",\"body\":\"x\"}");
+        ApiResponse support =
+                SERVICE.api().post("/v1/messages", "support-1", "{\"to\":\"+4915112345678\",\"body\":\"x\"}");
         assertThat(support.status()).isEqualTo(403);
-        ApiResponse unknownKey = SERVICE.api().post("/v1/messages", "no-such-key", "{\"to\":\"+4915112345678\",\"body\":\"x\"}");
+        ApiResponse unknownKey =
+                SERVICE.api().post("/v1/messages", "no-such-key", "{\"to\":\"+4915112345678\",\"body\":\"x\"}");
         assertThat(unknownKey.status()).isEqualTo(401);
-        ApiResponse notDeclaredJson = SERVICE.api().postBytes("/v1/messages", CLIENT, "text/plain",
-                "{\"to\":\"+4915112345678\",\"body\":\"x\"}".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        ApiResponse notDeclaredJson = SERVICE.api()
+                .postBytes(
+                        "/v1/messages",
+                        CLIENT,
+                        "text/plain",
+                        "{\"to\":\"+4915112345678\",\"body\":\"x\"}".getBytes(java.nio.charset.StandardCharsets.UTF_8));
         assertThat(notDeclaredJson.status()).isEqualTo(415);
 
         assertThat(meters()).containsExactly(before[0], before[1] + 5);
@@ -132,8 +152,10 @@ class DirectSubmitTest {
     /** {api.submit.direct, api.submit.passed-on} counts. */
     private static long[] meters() {
         JsonNode meters = SERVICE.admin().get("/metrics", null).json().path("meters");
-        return new long[] {meters.path("api.submit.direct").path("count").asLong(),
-                meters.path("api.submit.passed-on").path("count").asLong()};
+        return new long[] {
+            meters.path("api.submit.direct").path("count").asLong(),
+            meters.path("api.submit.passed-on").path("count").asLong()
+        };
     }
 
     private static List<String> fieldNames(JsonNode node) {

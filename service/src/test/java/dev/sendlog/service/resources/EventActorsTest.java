@@ -42,18 +42,38 @@ class EventActorsTest {
     private static String messageTouchedByEveryRole() {
         String id = Messages.submitOne(SERVICE, Messages.recipient());
         Messages.awaitStatus(SERVICE, id, "SENT", Duration.ofSeconds(30));
-        String providerId = SERVICE.api().get("/v1/messages/" + id, "support-1").json().get("providerId").asText();
+        String providerId = SERVICE.api()
+                .get("/v1/messages/" + id, "support-1")
+                .json()
+                .get("providerId")
+                .asText();
         for (String status : List.of("ENROUTE", "NEWWORD")) {
             byte[] body = ("{\"id\":\"" + providerId + "\",\"reference\":\"" + id + "\",\"status\":\"" + status
-                    + "\",\"timestamp\":\"2611300931\"}").getBytes(StandardCharsets.UTF_8);
-            assertThat(SERVICE.api().postBytes("/v1/callbacks/sim", null, "application/json", body,
-                    "X-Signature", CallbackSignature.sign("sim-secret", body)).status()).isEqualTo(200);
+                            + "\",\"timestamp\":\"2611300931\"}")
+                    .getBytes(StandardCharsets.UTF_8);
+            assertThat(SERVICE.api()
+                            .postBytes(
+                                    "/v1/callbacks/sim",
+                                    null,
+                                    "application/json",
+                                    body,
+                                    "X-Signature",
+                                    CallbackSignature.sign("sim-secret", body))
+                            .status())
+                    .isEqualTo(200);
         }
         Messages.awaitStatus(SERVICE, id, "IN_TRANSIT", Duration.ofSeconds(30));
-        long parkedId = await().atMost(Duration.ofSeconds(30)).until(() -> Sql.count(SERVICE.dataSource(),
-                "SELECT coalesce(max(id), -1) FROM parked_input WHERE message_id = '" + id + "'"), p -> p > 0);
-        ApiResponse resolved = SERVICE.api().post("/v1/admin/parked/" + parkedId + "/resolve", "admin-1",
-                "{\"action\":\"apply\",\"status\":\"DELIVERED\"}");
+        long parkedId = await().atMost(Duration.ofSeconds(30))
+                .until(
+                        () -> Sql.count(
+                                SERVICE.dataSource(),
+                                "SELECT coalesce(max(id), -1) FROM parked_input WHERE message_id = '" + id + "'"),
+                        p -> p > 0);
+        ApiResponse resolved = SERVICE.api()
+                .post(
+                        "/v1/admin/parked/" + parkedId + "/resolve",
+                        "admin-1",
+                        "{\"action\":\"apply\",\"status\":\"DELIVERED\"}");
         assertThat(resolved.status()).as(resolved.raw()).isEqualTo(200);
         return id;
     }
@@ -65,7 +85,10 @@ class EventActorsTest {
         List<JsonNode> asClient = events(id, "client-a");
         assertThat(actors(asClient)).containsExactly("api", "poller", "worker", "worker", "callbacks", "support");
         assertThat(asClient.toString()).doesNotContain(PID).doesNotContain("ops-admin");
-        JsonNode claim = asClient.stream().filter(e -> e.get("type").asText().equals("CLAIMED")).findFirst().orElseThrow();
+        JsonNode claim = asClient.stream()
+                .filter(e -> e.get("type").asText().equals("CLAIMED"))
+                .findFirst()
+                .orElseThrow();
         assertThat(claim.get("data").get("worker").asText()).isEqualTo("worker");
 
         for (String staff : List.of("support-1", "admin-1")) {

@@ -32,8 +32,13 @@ class OpenApiDocumentTest {
     static final ServiceHarness SERVICE = new ServiceHarness("components", "API");
 
     /** The JAX-RS resources of the application port; the direct (servlet) paths answer the same shapes as these. */
-    private static final List<Class<?>> RESOURCES = List.of(MessagesResource.class, AdminResource.class,
-            CallbackResource.class, OpenApiResource.class, SuppressionsResource.class, WebhookResource.class,
+    private static final List<Class<?>> RESOURCES = List.of(
+            MessagesResource.class,
+            AdminResource.class,
+            CallbackResource.class,
+            OpenApiResource.class,
+            SuppressionsResource.class,
+            WebhookResource.class,
             WebhookAdminResource.class);
 
     @Test
@@ -54,8 +59,13 @@ class OpenApiDocumentTest {
         for (Class<?> resource : RESOURCES) {
             String base = resource.getAnnotation(Path.class).value();
             for (Method m : resource.getDeclaredMethods()) {
-                String verb = m.isAnnotationPresent(GET.class) ? "get" : m.isAnnotationPresent(POST.class) ? "post"
-                        : m.isAnnotationPresent(PUT.class) ? "put" : m.isAnnotationPresent(DELETE.class) ? "delete" : null;
+                String verb = m.isAnnotationPresent(GET.class)
+                        ? "get"
+                        : m.isAnnotationPresent(POST.class)
+                                ? "post"
+                                : m.isAnnotationPresent(PUT.class)
+                                        ? "put"
+                                        : m.isAnnotationPresent(DELETE.class) ? "delete" : null;
                 if (verb == null) {
                     continue;
                 }
@@ -77,20 +87,28 @@ class OpenApiDocumentTest {
     void everyOperationDocumentsItsErrorsAsProblemsAndEveryReferenceResolves() {
         JsonNode doc = OpenApiContract.get().document();
         List<String> missing = new ArrayList<>();
-        doc.path("paths").fields().forEachRemaining(path -> path.getValue().fields().forEachRemaining(op -> {
-            op.getValue().path("responses").fields().forEachRemaining(response -> {
-                JsonNode r = response.getValue();
-                if (r.has("$ref") && doc.at(r.get("$ref").asText().substring(1)).isMissingNode()) {
-                    missing.add(op.getKey() + " " + path.getKey() + " " + response.getKey() + ": " + r.get("$ref"));
-                }
-                if (response.getKey().startsWith("4") || response.getKey().startsWith("5")) {
-                    JsonNode resolved = r.has("$ref") ? doc.at(r.get("$ref").asText().substring(1)) : r;
-                    if (!resolved.path("content").has("application/problem+json")) {
-                        missing.add(op.getKey() + " " + path.getKey() + " " + response.getKey() + " is not a problem");
-                    }
-                }
-            });
-        }));
+        doc.path("paths")
+                .fields()
+                .forEachRemaining(path -> path.getValue().fields().forEachRemaining(op -> {
+                    op.getValue().path("responses").fields().forEachRemaining(response -> {
+                        JsonNode r = response.getValue();
+                        if (r.has("$ref")
+                                && doc.at(r.get("$ref").asText().substring(1)).isMissingNode()) {
+                            missing.add(
+                                    op.getKey() + " " + path.getKey() + " " + response.getKey() + ": " + r.get("$ref"));
+                        }
+                        if (response.getKey().startsWith("4")
+                                || response.getKey().startsWith("5")) {
+                            JsonNode resolved = r.has("$ref")
+                                    ? doc.at(r.get("$ref").asText().substring(1))
+                                    : r;
+                            if (!resolved.path("content").has("application/problem+json")) {
+                                missing.add(op.getKey() + " " + path.getKey() + " " + response.getKey()
+                                        + " is not a problem");
+                            }
+                        }
+                    });
+                }));
         assertThat(missing).isEmpty();
     }
 
@@ -105,19 +123,32 @@ class OpenApiDocumentTest {
 
         assertThat(contract.violations("GET", one, null, null, 200, json, kept)).isEmpty();
         assertThat(contract.violations("GET", one, null, null, 200, json, kept.replace("\"SENT\"", "\"LOST\"")))
-                .as("a status the document does not list").isNotEmpty();
+                .as("a status the document does not list")
+                .isNotEmpty();
         assertThat(contract.violations("GET", one, null, null, 200, json, kept.replace("}", ",\"extra\":1}")))
-                .as("a field the document does not list").isNotEmpty();
+                .as("a field the document does not list")
+                .isNotEmpty();
         assertThat(contract.violations("GET", one, null, null, 418, json, kept))
-                .as("a status code the operation does not document").isNotEmpty();
-        assertThat(contract.violations("GET", one, null, null, 404, json, "{\"type\":\"x\",\"title\":\"t\",\"status\":404}"))
-                .as("an error must be application/problem+json").isNotEmpty();
-        assertThat(contract.violations("POST", URI.create("http://127.0.0.1/v1/messages"), "application/json",
-                "{\"to\":\"+4915112345678\",\"body\":\"x\"}", 202, json,
-                "{\"id\":\"0190c6f0-0000-7000-8000-000000000001\",\"status\":\"ACCEPTED\",\"acceptedAt\":\"2026-12-02T10:00:00Z\"}"))
-                .as("a 202 without its Location header").anyMatch(v -> v.contains("Location"));
+                .as("a status code the operation does not document")
+                .isNotEmpty();
+        assertThat(contract.violations(
+                        "GET", one, null, null, 404, json, "{\"type\":\"x\",\"title\":\"t\",\"status\":404}"))
+                .as("an error must be application/problem+json")
+                .isNotEmpty();
+        assertThat(
+                        contract.violations(
+                                "POST",
+                                URI.create("http://127.0.0.1/v1/messages"),
+                                "application/json",
+                                "{\"to\":\"+4915112345678\",\"body\":\"x\"}",
+                                202,
+                                json,
+                                "{\"id\":\"0190c6f0-0000-7000-8000-000000000001\",\"status\":\"ACCEPTED\",\"acceptedAt\":\"2026-12-02T10:00:00Z\"}"))
+                .as("a 202 without its Location header")
+                .anyMatch(v -> v.contains("Location"));
         assertThat(contract.violations("GET", URI.create("http://127.0.0.1/v1/nothing"), null, null, 200, json, "{}"))
-                .as("an operation the document does not have").isNotEmpty();
+                .as("an operation the document does not have")
+                .isNotEmpty();
     }
 
     private static String join(String base, String sub) {

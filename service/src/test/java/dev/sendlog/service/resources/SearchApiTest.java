@@ -38,14 +38,18 @@ class SearchApiTest {
             SERVICE.clock().advance(Duration.ofMillis(5));
         }
         submit("client-b", "+49151400", "ref-0");
-        ApiResponse r = SERVICE.api().post("/v1/messages", "client-b", "{\"to\":\"+49151499\",\"body\":\"no reference\"}");
+        ApiResponse r =
+                SERVICE.api().post("/v1/messages", "client-b", "{\"to\":\"+49151499\",\"body\":\"no reference\"}");
         assertThat(r.status()).isEqualTo(202);
         noReferenceId = r.json().get("id").asText();
     }
 
     private static String submit(String key, String to, String reference) {
-        ApiResponse r = SERVICE.api().post("/v1/messages", key,
-                "{\"to\":\"" + to + "\",\"body\":\"b\",\"reference\":\"" + reference + "\"}");
+        ApiResponse r = SERVICE.api()
+                .post(
+                        "/v1/messages",
+                        key,
+                        "{\"to\":\"" + to + "\",\"body\":\"b\",\"reference\":\"" + reference + "\"}");
         assertThat(r.status()).isEqualTo(202);
         return r.json().get("id").asText();
     }
@@ -59,16 +63,22 @@ class SearchApiTest {
     @Test
     void aClientSeesItsOwnTenantNewestFirst() {
         JsonNode page = SERVICE.api().get("/v1/messages", "client-a").json();
-        assertThat(ids(page)).containsExactly(ACME_IDS.get(4), ACME_IDS.get(3), ACME_IDS.get(2), ACME_IDS.get(1), ACME_IDS.get(0));
+        assertThat(ids(page))
+                .containsExactly(ACME_IDS.get(4), ACME_IDS.get(3), ACME_IDS.get(2), ACME_IDS.get(1), ACME_IDS.get(0));
         assertThat(page.get("nextCursor").isNull()).isTrue();
         assertThat(page.get("items").get(0).get("status").asText()).isEqualTo("ACCEPTED");
     }
 
     @Test
     void filtersByRecipientAndReference() {
-        assertThat(ids(SERVICE.api().get("/v1/messages?to=%2B49151400", "client-a").json()))
+        assertThat(ids(SERVICE.api()
+                        .get("/v1/messages?to=%2B49151400", "client-a")
+                        .json()))
                 .containsExactly(ACME_IDS.get(4), ACME_IDS.get(2), ACME_IDS.get(0));
-        assertThat(ids(SERVICE.api().get("/v1/messages?reference=ref-3", "client-a").json())).containsExactly(ACME_IDS.get(3));
+        assertThat(ids(SERVICE.api()
+                        .get("/v1/messages?reference=ref-3", "client-a")
+                        .json()))
+                .containsExactly(ACME_IDS.get(3));
     }
 
     /**
@@ -77,10 +87,12 @@ class SearchApiTest {
      */
     @Test
     void aSearchByReferenceUsesThePartialIndexEvenAsAGenericPlan() throws SQLException {
-        try (Connection c = SERVICE.dataSource().getConnection(); Statement st = c.createStatement()) {
+        try (Connection c = SERVICE.dataSource().getConnection();
+                Statement st = c.createStatement()) {
             st.execute("SET enable_seqscan = off");
             st.execute("SET plan_cache_mode = force_generic_plan");
-            st.execute("PREPARE by_reference(varchar) AS SELECT * FROM messages WHERE reference = $1 ORDER BY id DESC LIMIT 51");
+            st.execute(
+                    "PREPARE by_reference(varchar) AS SELECT * FROM messages WHERE reference = $1 ORDER BY id DESC LIMIT 51");
             StringBuilder plan = new StringBuilder();
             try (ResultSet rs = st.executeQuery("EXPLAIN EXECUTE by_reference('ref-3')")) {
                 while (rs.next()) {
@@ -93,9 +105,17 @@ class SearchApiTest {
 
     @Test
     void aMessageWithoutAReferenceIsFoundByEverythingElse() {
-        assertThat(ids(SERVICE.api().get("/v1/messages?to=%2B49151499", "client-b").json())).containsExactly(noReferenceId);
-        assertThat(ids(SERVICE.api().get("/v1/messages", "client-b").json())).contains(noReferenceId).hasSize(2);
-        assertThat(ids(SERVICE.api().get("/v1/messages?reference=ref-0", "client-b").json())).doesNotContain(noReferenceId)
+        assertThat(ids(SERVICE.api()
+                        .get("/v1/messages?to=%2B49151499", "client-b")
+                        .json()))
+                .containsExactly(noReferenceId);
+        assertThat(ids(SERVICE.api().get("/v1/messages", "client-b").json()))
+                .contains(noReferenceId)
+                .hasSize(2);
+        assertThat(ids(SERVICE.api()
+                        .get("/v1/messages?reference=ref-0", "client-b")
+                        .json()))
+                .doesNotContain(noReferenceId)
                 .hasSize(1);
     }
 
@@ -104,36 +124,53 @@ class SearchApiTest {
         List<String> seen = new ArrayList<>();
         String cursor = null;
         do {
-            JsonNode page = SERVICE.api().get("/v1/messages?limit=2" + (cursor == null ? "" : "&cursor=" + cursor), "client-a").json();
+            JsonNode page = SERVICE.api()
+                    .get("/v1/messages?limit=2" + (cursor == null ? "" : "&cursor=" + cursor), "client-a")
+                    .json();
             assertThat(page.get("items").size()).isLessThanOrEqualTo(2);
             seen.addAll(ids(page));
-            cursor = page.get("nextCursor").isNull() ? null : page.get("nextCursor").asText();
+            cursor = page.get("nextCursor").isNull()
+                    ? null
+                    : page.get("nextCursor").asText();
         } while (cursor != null);
-        assertThat(seen).containsExactly(ACME_IDS.get(4), ACME_IDS.get(3), ACME_IDS.get(2), ACME_IDS.get(1), ACME_IDS.get(0));
+        assertThat(seen)
+                .containsExactly(ACME_IDS.get(4), ACME_IDS.get(3), ACME_IDS.get(2), ACME_IDS.get(1), ACME_IDS.get(0));
     }
 
     @Test
     void timeRangeSelectsByAcceptanceTime() {
-        assertThat(ids(SERVICE.api().get("/v1/messages?since=" + middle, "client-a").json()))
+        assertThat(ids(SERVICE.api()
+                        .get("/v1/messages?since=" + middle, "client-a")
+                        .json()))
                 .containsExactly(ACME_IDS.get(4), ACME_IDS.get(3));
-        assertThat(ids(SERVICE.api().get("/v1/messages?until=" + middle, "client-a").json()))
+        assertThat(ids(SERVICE.api()
+                        .get("/v1/messages?until=" + middle, "client-a")
+                        .json()))
                 .containsExactly(ACME_IDS.get(2), ACME_IDS.get(1), ACME_IDS.get(0));
     }
 
     @Test
     void supportSearchesEveryTenantOrOne() {
-        assertThat(ids(SERVICE.api().get("/v1/messages?reference=ref-0", "support-1").json())).hasSize(2);
-        JsonNode globex = SERVICE.api().get("/v1/messages?tenant=globex", "support-1").json();
+        assertThat(ids(SERVICE.api()
+                        .get("/v1/messages?reference=ref-0", "support-1")
+                        .json()))
+                .hasSize(2);
+        JsonNode globex =
+                SERVICE.api().get("/v1/messages?tenant=globex", "support-1").json();
         assertThat(globex.get("items")).hasSize(2);
         globex.get("items").forEach(i -> assertThat(i.get("tenant").asText()).isEqualTo("globex"));
     }
 
     @Test
     void aClientCannotWidenItsScopeAndBadParametersAre400() {
-        assertThat(SERVICE.api().get("/v1/messages?tenant=globex", "client-a").status()).isEqualTo(400);
-        assertThat(SERVICE.api().get("/v1/messages?limit=501", "client-a").status()).isEqualTo(400);
-        assertThat(SERVICE.api().get("/v1/messages?limit=abc", "client-a").status()).isEqualTo(400);
-        assertThat(SERVICE.api().get("/v1/messages?since=yesterday", "client-a").status()).isEqualTo(400);
+        assertThat(SERVICE.api().get("/v1/messages?tenant=globex", "client-a").status())
+                .isEqualTo(400);
+        assertThat(SERVICE.api().get("/v1/messages?limit=501", "client-a").status())
+                .isEqualTo(400);
+        assertThat(SERVICE.api().get("/v1/messages?limit=abc", "client-a").status())
+                .isEqualTo(400);
+        assertThat(SERVICE.api().get("/v1/messages?since=yesterday", "client-a").status())
+                .isEqualTo(400);
         ApiResponse cursor = SERVICE.api().get("/v1/messages?cursor=zzz", "client-a");
         assertThat(cursor.status()).isEqualTo(400);
         assertThat(cursor.contentType()).startsWith("application/problem+json");

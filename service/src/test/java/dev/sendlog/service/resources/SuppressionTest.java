@@ -32,12 +32,15 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class SuppressionTest {
     @RegisterExtension
     static final ServiceHarness SERVICE = new ServiceHarness();
+
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final Duration SETTLE = Duration.ofSeconds(30);
 
     static ApiResponse put(ApiClient api, String recipient, String key, String body, String query) {
-        return api.send(api.builder("/v1/suppressions/" + recipient + query, key, "Content-Type", "application/json")
-                .PUT(HttpRequest.BodyPublishers.ofString(body, StandardCharsets.UTF_8)), body);
+        return api.send(
+                api.builder("/v1/suppressions/" + recipient + query, key, "Content-Type", "application/json")
+                        .PUT(HttpRequest.BodyPublishers.ofString(body, StandardCharsets.UTF_8)),
+                body);
     }
 
     static ApiResponse put(String recipient, String key, String reason) {
@@ -51,8 +54,16 @@ class SuppressionTest {
     /** Waits until this process's send worker has applied every change in the table (usually at once: NOTIFY). */
     private static void awaitWorkerCaughtUp() {
         long newest = Sql.count(SERVICE.dataSource(), "SELECT coalesce(max(id), 0) FROM suppression_changes");
-        await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(20)).until(() -> SERVICE.admin()
-                .get("/metrics", null).json().path("gauges").path("suppression.cache.change.id").path("value").asLong() >= newest);
+        await().atMost(Duration.ofSeconds(10))
+                .pollInterval(Duration.ofMillis(20))
+                .until(() -> SERVICE.admin()
+                                .get("/metrics", null)
+                                .json()
+                                .path("gauges")
+                                .path("suppression.cache.change.id")
+                                .path("value")
+                                .asLong()
+                        >= newest);
     }
 
     private static void pauseWorker(boolean pause) {
@@ -72,8 +83,11 @@ class SuppressionTest {
 
     /** The message ids (the submit's reference) the simulator was ever sent. */
     private static Set<String> providerReceived() throws Exception {
-        HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-                URI.create(SERVICE.simulator().baseUrl() + "/v1/records")).build(), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> r = HttpClient.newHttpClient()
+                .send(
+                        HttpRequest.newBuilder(URI.create(SERVICE.simulator().baseUrl() + "/v1/records"))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString());
         Set<String> references = new HashSet<>();
         for (String line : r.body().split("\n")) {
             if (!line.isBlank()) {
@@ -107,12 +121,18 @@ class SuppressionTest {
         for (String id : List.of(queued, after)) {
             Messages.awaitStatus(SERVICE, id, "REJECTED", SETTLE);
             assertThat(message(id).get("lastError").asText()).isEqualTo("suppressed");
-            assertThat(SERVICE.api().get("/v1/messages/" + id, "client-a").json().get("lastError").asText())
+            assertThat(SERVICE.api()
+                            .get("/v1/messages/" + id, "client-a")
+                            .json()
+                            .get("lastError")
+                            .asText())
                     .isEqualTo("suppressed");
         }
         Messages.awaitStatus(SERVICE, control, "SENT", SETTLE);
         assertThat(providerReceived()).contains(control).doesNotContain(queued, after);
-        assertThat(Messages.charged(SERVICE, List.of(queued, after))).as("never charged").isZero();
+        assertThat(Messages.charged(SERVICE, List.of(queued, after)))
+                .as("never charged")
+                .isZero();
         JsonNode rejected = Messages.history(SERVICE, queued).getLast();
         assertThat(rejected.get("type").asText()).isEqualTo("REJECTED");
         assertThat(rejected.get("data").get("stage").asText()).isEqualTo("suppression");
@@ -127,33 +147,52 @@ class SuppressionTest {
         String blocked = submit("client-a", to);
         Messages.awaitStatus(SERVICE, blocked, "REJECTED", SETTLE);
 
-        assertThat(delete("/v1/suppressions/" + to + "?reason=user%20replied%20START", "client-a").status()).isEqualTo(204);
-        assertThat(delete("/v1/suppressions/" + to, "client-a").status()).as("no longer listed").isEqualTo(404);
+        assertThat(delete("/v1/suppressions/" + to + "?reason=user%20replied%20START", "client-a")
+                        .status())
+                .isEqualTo(204);
+        assertThat(delete("/v1/suppressions/" + to, "client-a").status())
+                .as("no longer listed")
+                .isEqualTo(404);
         ApiResponse again = put(SERVICE.api(), to, "admin-1", "{\"reason\":\"carrier complaint\"}", "?tenant=acme");
         assertThat(again.status()).as(again.raw()).isEqualTo(200);
-        assertThat(again.json().get("actor").asText()).as("staff see the person").isEqualTo("admin:ops-admin");
-        assertThat(delete("/v1/suppressions/%2B" + to.substring(1) + "?tenant=acme", "admin-1").status())
-                .as("+ sent as %2B").isEqualTo(204);
+        assertThat(again.json().get("actor").asText())
+                .as("staff see the person")
+                .isEqualTo("admin:ops-admin");
+        assertThat(delete("/v1/suppressions/%2B" + to.substring(1) + "?tenant=acme", "admin-1")
+                        .status())
+                .as("+ sent as %2B")
+                .isEqualTo(204);
         awaitWorkerCaughtUp();
         String flowing = submit("client-a", to);
         Messages.awaitStatus(SERVICE, flowing, "SENT", SETTLE);
         assertThat(providerReceived()).contains(flowing).doesNotContain(blocked);
 
-        JsonNode staff = SERVICE.api().get("/v1/suppressions/" + to + "/changes?tenant=acme", "support-1").json();
+        JsonNode staff = SERVICE.api()
+                .get("/v1/suppressions/" + to + "/changes?tenant=acme", "support-1")
+                .json();
         List<String> seen = new ArrayList<>();
-        staff.get("items").forEach(c -> seen.add(c.get("action").asText() + " " + c.get("actor").asText() + " "
-                + c.get("reason").asText(null)));
-        assertThat(seen).as("newest first").containsExactly(
-                "REMOVE admin:ops-admin null",
-                "ADD admin:ops-admin carrier complaint",
-                "REMOVE client:acme-client user replied START",
-                "ADD client:acme-client user replied STOP");
+        staff.get("items")
+                .forEach(c -> seen.add(c.get("action").asText() + " "
+                        + c.get("actor").asText() + " " + c.get("reason").asText(null)));
+        assertThat(seen)
+                .as("newest first")
+                .containsExactly(
+                        "REMOVE admin:ops-admin null",
+                        "ADD admin:ops-admin carrier complaint",
+                        "REMOVE client:acme-client user replied START",
+                        "ADD client:acme-client user replied STOP");
         staff.get("items").forEach(c -> assertThat(c.get("at").asText()).isNotEmpty());
-        JsonNode own = SERVICE.api().get("/v1/suppressions/" + to + "/changes", "client-a").json();
+        JsonNode own = SERVICE.api()
+                .get("/v1/suppressions/" + to + "/changes", "client-a")
+                .json();
         List<String> actors = new ArrayList<>();
         own.get("items").forEach(c -> actors.add(c.get("actor").asText()));
         assertThat(actors).as("a client sees roles only").containsExactly("support", "support", "client", "client");
-        assertThat(SERVICE.api().get("/v1/suppressions", "client-a").json().get("items").findValuesAsText("recipient"))
+        assertThat(SERVICE.api()
+                        .get("/v1/suppressions", "client-a")
+                        .json()
+                        .get("items")
+                        .findValuesAsText("recipient"))
                 .doesNotContain(to);
     }
 
@@ -164,7 +203,11 @@ class SuppressionTest {
         ApiResponse second = put(to, "client-a", "another reason");
         assertThat(second.status()).isEqualTo(200);
         assertThat(second.json()).isEqualTo(first.json());
-        assertThat(SERVICE.api().get("/v1/suppressions/" + to + "/changes", "client-a").json().get("items")).hasSize(1);
+        assertThat(SERVICE.api()
+                        .get("/v1/suppressions/" + to + "/changes", "client-a")
+                        .json()
+                        .get("items"))
+                .hasSize(1);
     }
 
     @Test
@@ -176,27 +219,59 @@ class SuppressionTest {
         String globex = submit("client-b", to);
         Messages.awaitStatus(SERVICE, acme, "REJECTED", SETTLE);
         Messages.awaitStatus(SERVICE, globex, "SENT", SETTLE);
-        assertThat(SERVICE.api().get("/v1/suppressions", "client-b").json().get("items").findValuesAsText("recipient"))
+        assertThat(SERVICE.api()
+                        .get("/v1/suppressions", "client-b")
+                        .json()
+                        .get("items")
+                        .findValuesAsText("recipient"))
                 .doesNotContain(to);
-        assertThat(SERVICE.api().get("/v1/suppressions/" + to + "/changes", "client-b").json().get("items")).isEmpty();
-        assertThat(delete("/v1/suppressions/" + to, "client-b").status()).as("not on globex's list").isEqualTo(404);
-        assertThat(SERVICE.api().get("/v1/suppressions?tenant=acme", "support-1").json().get("items")
-                .findValuesAsText("recipient")).contains(to);
+        assertThat(SERVICE.api()
+                        .get("/v1/suppressions/" + to + "/changes", "client-b")
+                        .json()
+                        .get("items"))
+                .isEmpty();
+        assertThat(delete("/v1/suppressions/" + to, "client-b").status())
+                .as("not on globex's list")
+                .isEqualTo(404);
+        assertThat(SERVICE.api()
+                        .get("/v1/suppressions?tenant=acme", "support-1")
+                        .json()
+                        .get("items")
+                        .findValuesAsText("recipient"))
+                .contains(to);
     }
 
     @Test
     void rolesAreAsApiMdSays() {
         String to = Messages.recipient();
-        assertThat(put(to, "support-1", "x").status()).as("support reads, never changes").isEqualTo(403);
-        assertThat(put(SERVICE.api(), to, "support-1", "{\"reason\":\"x\"}", "?tenant=acme").status()).isEqualTo(403);
-        assertThat(delete("/v1/suppressions/" + to + "?tenant=acme", "support-1").status()).isEqualTo(403);
+        assertThat(put(to, "support-1", "x").status())
+                .as("support reads, never changes")
+                .isEqualTo(403);
+        assertThat(put(SERVICE.api(), to, "support-1", "{\"reason\":\"x\"}", "?tenant=acme")
+                        .status())
+                .isEqualTo(403);
+        assertThat(delete("/v1/suppressions/" + to + "?tenant=acme", "support-1")
+                        .status())
+                .isEqualTo(403);
         assertThat(put(to, null, "x").status()).isEqualTo(401);
         assertThat(SERVICE.api().get("/v1/suppressions", null).status()).isEqualTo(401);
-        assertThat(SERVICE.api().get("/v1/suppressions?tenant=globex", "support-1").status()).isEqualTo(200);
-        assertThat(SERVICE.api().get("/v1/suppressions?tenant=globex", "admin-1").status()).isEqualTo(200);
-        assertThat(put(to, "client-suspended", "x").status()).as("any client key, its own tenant").isEqualTo(200);
-        assertThat(SERVICE.api().get("/v1/suppressions", "client-suspended").json().get("items")
-                .findValuesAsText("recipient")).containsExactly(to);
+        assertThat(SERVICE.api()
+                        .get("/v1/suppressions?tenant=globex", "support-1")
+                        .status())
+                .isEqualTo(200);
+        assertThat(SERVICE.api()
+                        .get("/v1/suppressions?tenant=globex", "admin-1")
+                        .status())
+                .isEqualTo(200);
+        assertThat(put(to, "client-suspended", "x").status())
+                .as("any client key, its own tenant")
+                .isEqualTo(200);
+        assertThat(SERVICE.api()
+                        .get("/v1/suppressions", "client-suspended")
+                        .json()
+                        .get("items")
+                        .findValuesAsText("recipient"))
+                .containsExactly(to);
     }
 
     @Test
@@ -205,16 +280,23 @@ class SuppressionTest {
         for (int i = 0; i < 3; i++) {
             String to = Messages.recipient();
             recipients.add(to);
-            assertThat(put(SERVICE.api(), to, "admin-1", "{\"reason\":\"bulk\"}", "?tenant=globex").status()).isEqualTo(200);
+            assertThat(put(SERVICE.api(), to, "admin-1", "{\"reason\":\"bulk\"}", "?tenant=globex")
+                            .status())
+                    .isEqualTo(200);
         }
         List<String> all = new ArrayList<>();
         String cursor = null;
         int pages = 0;
         do {
-            JsonNode page = SERVICE.api().get("/v1/suppressions?tenant=globex&limit=2"
-                    + (cursor == null ? "" : "&cursor=" + cursor), "support-1").json();
+            JsonNode page = SERVICE.api()
+                    .get(
+                            "/v1/suppressions?tenant=globex&limit=2" + (cursor == null ? "" : "&cursor=" + cursor),
+                            "support-1")
+                    .json();
             page.get("items").forEach(e -> all.add(e.get("recipient").asText()));
-            cursor = page.get("nextCursor").isNull() ? null : page.get("nextCursor").asText();
+            cursor = page.get("nextCursor").isNull()
+                    ? null
+                    : page.get("nextCursor").asText();
             pages++;
         } while (cursor != null && pages < 100);
         assertThat(all).containsAll(recipients).isSorted().doesNotHaveDuplicates();
@@ -224,8 +306,7 @@ class SuppressionTest {
     @Test
     void badInputIsA400NamingTheField() {
         String to = Messages.recipient();
-        record Case(ApiResponse answer, String field) {
-        }
+        record Case(ApiResponse answer, String field) {}
         List<Case> cases = List.of(
                 new Case(put("12345", "client-a", "x"), "recipient"),
                 new Case(put("+0123456789", "client-a", "x"), "recipient"),
@@ -255,14 +336,21 @@ class SuppressionTest {
         for (Case c : cases) {
             assertThat(c.answer().status()).as(c.answer().raw()).isEqualTo(400);
             assertThat(c.answer().contentType()).startsWith("application/problem+json");
-            assertThat(c.answer().json().get("errors").findValuesAsText("field")).as(c.answer().raw()).contains(c.field());
+            assertThat(c.answer().json().get("errors").findValuesAsText("field"))
+                    .as(c.answer().raw())
+                    .contains(c.field());
         }
-        ApiResponse noType = SERVICE.api().send(SERVICE.api().builder("/v1/suppressions/" + to, "client-a")
-                .PUT(HttpRequest.BodyPublishers.ofString("{\"reason\":\"x\"}")));
+        ApiResponse noType = SERVICE.api()
+                .send(SERVICE.api()
+                        .builder("/v1/suppressions/" + to, "client-a")
+                        .PUT(HttpRequest.BodyPublishers.ofString("{\"reason\":\"x\"}")));
         assertThat(noType.status()).isEqualTo(415);
         ApiResponse notJson = put(SERVICE.api(), to, "client-a", "{\"reason\":", "");
         assertThat(notJson.status()).isEqualTo(400);
-        assertThat(Sql.count(SERVICE.dataSource(), "SELECT count(*) FROM suppression_changes WHERE recipient = '" + to + "'"))
-                .as("nothing recorded").isZero();
+        assertThat(Sql.count(
+                        SERVICE.dataSource(),
+                        "SELECT count(*) FROM suppression_changes WHERE recipient = '" + to + "'"))
+                .as("nothing recorded")
+                .isZero();
     }
 }

@@ -24,9 +24,13 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 class RedisClusterTest {
     @RegisterExtension
-    static final ServiceHarness SERVICE = new ServiceHarness().redisCluster(3)
-            .simulator(SimulatorConfig.defaults().toBuilder().latencyMs(5).receiptMode(ReceiptMode.FINAL)
-                    .intermediateReceipts(0).build());
+    static final ServiceHarness SERVICE = new ServiceHarness()
+            .redisCluster(3)
+            .simulator(SimulatorConfig.defaults().toBuilder()
+                    .latencyMs(5)
+                    .receiptMode(ReceiptMode.FINAL)
+                    .intermediateReceipts(0)
+                    .build());
 
     @Test
     void sendsAndReceiptsFlowThroughAClusterAndEachJobTypeStaysOnOneNode() {
@@ -42,8 +46,11 @@ class RedisClusterTest {
         for (int i = 0; i < nodes.size(); i++) {
             try (LocalRedisCluster.Node node = new LocalRedisCluster.Node(nodes.get(i))) {
                 for (String key : node.commands().keys(SERVICE.redisPrefix() + "*")) {
-                    String tag = key.contains("{send}") ? "send" : key.contains("{send-high}") ? "send-high"
-                            : key.contains("{callback}") ? "callback" : "untagged: " + key;
+                    String tag = key.contains("{send}")
+                            ? "send"
+                            : key.contains("{send-high}")
+                                    ? "send-high"
+                                    : key.contains("{callback}") ? "callback" : "untagged: " + key;
                     nodesByTag.computeIfAbsent(tag, t -> new TreeSet<>()).add(i);
                 }
                 for (String tag : List.of("send", "send-high", "callback")) {
@@ -54,15 +61,27 @@ class RedisClusterTest {
                 }
             }
         }
-        assertThat(nodesByTag.keySet()).as("every key carries its job type's hash tag").containsExactlyInAnyOrder("send", "send-high", "callback");
+        assertThat(nodesByTag.keySet())
+                .as("every key carries its job type's hash tag")
+                .containsExactlyInAnyOrder("send", "send-high", "callback");
         assertThat(nodesByTag.get("send")).as("nodes holding send keys").containsExactly(slotNodeByTag.get("send"));
-        assertThat(nodesByTag.get("send-high")).as("nodes holding the high lane's send keys")
+        assertThat(nodesByTag.get("send-high"))
+                .as("nodes holding the high lane's send keys")
                 .containsExactly(slotNodeByTag.get("send-high"));
-        assertThat(nodesByTag.get("callback")).as("nodes holding callback keys").containsExactly(slotNodeByTag.get("callback"));
+        assertThat(nodesByTag.get("callback"))
+                .as("nodes holding callback keys")
+                .containsExactly(slotNodeByTag.get("callback"));
 
-        for (String check : List.of("redis-send", "redis-send-high", "redis-callback", "workers-send", "workers-send-high",
+        for (String check : List.of(
+                "redis-send",
+                "redis-send-high",
+                "redis-callback",
+                "workers-send",
+                "workers-send-high",
                 "workers-callback")) {
-            assertThat(SERVICE.healthy(check)).as(check + ": " + SERVICE.healthMessage(check)).isTrue();
+            assertThat(SERVICE.healthy(check))
+                    .as(check + ": " + SERVICE.healthMessage(check))
+                    .isTrue();
         }
     }
 }

@@ -6,8 +6,8 @@ import static org.awaitility.Awaitility.await;
 import dev.sendlog.service.support.Messages;
 import dev.sendlog.service.support.PollerProcess;
 import dev.sendlog.service.support.ServiceHarness;
-import dev.sendlog.service.support.SteadyLoad;
 import dev.sendlog.service.support.Sql;
+import dev.sendlog.service.support.SteadyLoad;
 import java.io.IOException;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -32,6 +32,7 @@ class ShardFailoverTest {
     private static final int SHARDS = 16;
     /** Every shard the pollers share: the normal ones and the high priority lane's. */
     private static final int TOTAL_SHARDS = SHARDS + new dev.sendlog.service.config.PipelineSettings().highShards;
+
     private static final Duration LEASE = Duration.ofSeconds(3);
     /** A lease runs out {@code LEASE} after its last renewal; a survivor notices at its next refresh (LEASE / 3). */
     private static final Duration TAKEOVER_BOUND = LEASE.plus(LEASE.dividedBy(3));
@@ -40,13 +41,15 @@ class ShardFailoverTest {
 
     @RegisterExtension
     static final ServiceHarness SERVICE = new ServiceHarness(
-            "components", "API,SEND_WORKER",
-            "pipeline.shards", Integer.toString(SHARDS),
-            "pipeline.leaseTtl", LEASE.toSeconds() + "s");
+            "components",
+            "API,SEND_WORKER",
+            "pipeline.shards",
+            Integer.toString(SHARDS),
+            "pipeline.leaseTtl",
+            LEASE.toSeconds() + "s");
 
-    private static final Map<String, String> POLLER = Map.of(
-            "pipeline.shards", Integer.toString(SHARDS),
-            "pipeline.leaseTtl", LEASE.toSeconds() + "s");
+    private static final Map<String, String> POLLER =
+            Map.of("pipeline.shards", Integer.toString(SHARDS), "pipeline.leaseTtl", LEASE.toSeconds() + "s");
 
     @Test
     void killedAndFrozenPollersLoseTheirShardsToTheOthersAndNothingIsLost() throws Exception {
@@ -69,10 +72,14 @@ class ShardFailoverTest {
             long killedAt = System.nanoTime();
             killed.kill();
             pollers.remove(killed);
-            await().atMost(TAKEOVER_BOUND.plusSeconds(10)).pollInterval(Duration.ofMillis(100))
-                    .untilAsserted(() -> assertThat(liveOwnersOf(orphaned)).as("shards of the killed poller")
-                            .allMatch(o -> o.equals(pollers.get(0).owner()) || o.equals(pollers.get(1).owner())));
-            System.out.printf("shard failover: %d shards of a kill -9'd poller taken over after %d ms (lease %d ms)%n",
+            await().atMost(TAKEOVER_BOUND.plusSeconds(10))
+                    .pollInterval(Duration.ofMillis(100))
+                    .untilAsserted(() -> assertThat(liveOwnersOf(orphaned))
+                            .as("shards of the killed poller")
+                            .allMatch(o -> o.equals(pollers.get(0).owner())
+                                    || o.equals(pollers.get(1).owner())));
+            System.out.printf(
+                    "shard failover: %d shards of a kill -9'd poller taken over after %d ms (lease %d ms)%n",
                     orphaned.size(), (System.nanoTime() - killedAt) / 1_000_000, LEASE.toMillis());
             awaitEvenSplit(pollers);
 
@@ -87,23 +94,31 @@ class ShardFailoverTest {
             List<Short> frozenShards = owned().getOrDefault(frozen.owner(), List.of());
             frozen.pause();
             try {
-                await().atMost(TAKEOVER_BOUND.plusSeconds(10)).pollInterval(Duration.ofMillis(100))
-                        .untilAsserted(() -> assertThat(liveOwnersOf(frozenShards)).doesNotContain(frozen.owner()));
+                await().atMost(TAKEOVER_BOUND.plusSeconds(10))
+                        .pollInterval(Duration.ofMillis(100))
+                        .untilAsserted(
+                                () -> assertThat(liveOwnersOf(frozenShards)).doesNotContain(frozen.owner()));
             } finally {
                 frozen.resume();
             }
             awaitEvenSplit(pollers);
-            System.out.printf("shard failover: the thawed poller's fenced writes refused %d times%n",
+            System.out.printf(
+                    "shard failover: the thawed poller's fenced writes refused %d times%n",
                     frozen.counter("poller.leases.lost"));
 
             List<String> accepted = load.stop();
             assertThat(accepted).hasSizeGreaterThan(100);
 
             // Every accepted message reached the provider and was charged once, whatever poller published it.
-            Messages.awaitCount(SERVICE, "SELECT count(DISTINCT message_id) FROM message_events WHERE type = 4",
-                    accepted.size(), Duration.ofSeconds(120));
-            assertThat(Sql.count(SERVICE.dataSource(), "SELECT count(*) FROM ledger")).isEqualTo(accepted.size());
-            assertThat(Sql.count(SERVICE.dataSource(), "SELECT count(*) FROM messages")).isEqualTo(accepted.size());
+            Messages.awaitCount(
+                    SERVICE,
+                    "SELECT count(DISTINCT message_id) FROM message_events WHERE type = 4",
+                    accepted.size(),
+                    Duration.ofSeconds(120));
+            assertThat(Sql.count(SERVICE.dataSource(), "SELECT count(*) FROM ledger"))
+                    .isEqualTo(accepted.size());
+            assertThat(Sql.count(SERVICE.dataSource(), "SELECT count(*) FROM messages"))
+                    .isEqualTo(accepted.size());
             assertThat(SERVICE.simulator().keys()).hasSize(accepted.size());
 
             // The fencing, seen in the log: per shard, PUBLISHED events in commit order never go back to an older
@@ -116,14 +131,19 @@ class ShardFailoverTest {
                                    ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS newest_before
                         FROM publications p CROSS JOIN unnest(p.message_ids, p.epochs) AS u(message_id, epoch)
                         JOIN messages m ON m.id = u.message_id) t
-                    WHERE epoch < newest_before""")).as("published under an older epoch after a newer one").isZero();
+                    WHERE epoch < newest_before"""))
+                    .as("published under an older epoch after a newer one")
+                    .isZero();
             assertThat(Sql.count(SERVICE.dataSource(), """
                     SELECT count(*) FROM (SELECT m.shard, u.epoch
                                           FROM publications p CROSS JOIN unnest(p.message_ids, p.epochs) AS u(message_id, epoch)
                                           JOIN messages m ON m.id = u.message_id
-                                          GROUP BY 1, 2 HAVING count(DISTINCT p.actor) > 1) t""")).as("epochs with two publishers").isZero();
+                                          GROUP BY 1, 2 HAVING count(DISTINCT p.actor) > 1) t"""))
+                    .as("epochs with two publishers")
+                    .isZero();
             assertThat(Sql.count(SERVICE.dataSource(), "SELECT count(DISTINCT actor) FROM publications"))
-                    .as("all four poller processes published").isEqualTo(4);
+                    .as("all four poller processes published")
+                    .isEqualTo(4);
         } finally {
             load.close();
             for (PollerProcess p : started) {
@@ -140,19 +160,30 @@ class ShardFailoverTest {
 
     /** Waits until the live pollers hold 6, 5 and 5 (or 8 and 8) of the shards, every lease valid. */
     private static void awaitEvenSplit(List<PollerProcess> pollers) {
-        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100)).untilAsserted(() -> {
-            Map<String, List<Short>> owned = owned();
-            List<Integer> sizes = pollers.stream().map(p -> owned.getOrDefault(p.owner(), List.of()).size()).sorted().toList();
-            assertThat(sizes.stream().mapToInt(Integer::intValue).sum()).as("shards held by live pollers").isEqualTo(TOTAL_SHARDS);
-            assertThat(sizes.get(sizes.size() - 1) - sizes.get(0)).as("shares %s", sizes).isLessThanOrEqualTo(1);
-        });
+        await().atMost(Duration.ofSeconds(60))
+                .pollInterval(Duration.ofMillis(100))
+                .untilAsserted(() -> {
+                    Map<String, List<Short>> owned = owned();
+                    List<Integer> sizes = pollers.stream()
+                            .map(p -> owned.getOrDefault(p.owner(), List.of()).size())
+                            .sorted()
+                            .toList();
+                    assertThat(sizes.stream().mapToInt(Integer::intValue).sum())
+                            .as("shards held by live pollers")
+                            .isEqualTo(TOTAL_SHARDS);
+                    assertThat(sizes.get(sizes.size() - 1) - sizes.get(0))
+                            .as("shares %s", sizes)
+                            .isLessThanOrEqualTo(1);
+                });
     }
 
     /** Owner of each shard whose lease is valid now. */
     private static Map<String, List<Short>> owned() throws SQLException {
         Map<String, List<Short>> owned = new TreeMap<>();
-        try (Connection c = SERVICE.dataSource().getConnection(); Statement st = c.createStatement();
-             ResultSet rs = st.executeQuery("SELECT owner, shard FROM shard_leases WHERE owner IS NOT NULL AND expires_at > now()")) {
+        try (Connection c = SERVICE.dataSource().getConnection();
+                Statement st = c.createStatement();
+                ResultSet rs = st.executeQuery(
+                        "SELECT owner, shard FROM shard_leases WHERE owner IS NOT NULL AND expires_at > now()")) {
             while (rs.next()) {
                 owned.computeIfAbsent(rs.getString(1), k -> new ArrayList<>()).add(rs.getShort(2));
             }

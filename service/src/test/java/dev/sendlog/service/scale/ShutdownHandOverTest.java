@@ -35,6 +35,7 @@ class ShutdownHandOverTest {
     private static final int TOTAL_SHARDS = SHARDS + new dev.sendlog.service.config.PipelineSettings().highShards;
     /** The production lease: without the hand-over, the stopped process's shards would move only after it. */
     private static final Duration LEASE = Duration.ofSeconds(15);
+
     private static final Duration CLAIM_TIMEOUT = Duration.ofSeconds(40);
     private static final Duration HAND_OVER_BOUND = Duration.ofSeconds(2);
     private static final Duration STARTUP = Duration.ofMinutes(3);
@@ -43,16 +44,25 @@ class ShutdownHandOverTest {
     private static final short HANDED_BACK_CODE = 5;
 
     private static final Map<String, String> PIPELINE = Map.of(
-            "pipeline.shards", Integer.toString(SHARDS),
-            "pipeline.leaseTtl", LEASE.toSeconds() + "s",
-            "pipeline.claimTimeout", CLAIM_TIMEOUT.toSeconds() + "s",
-            "pipeline.confirmTimeout", CLAIM_TIMEOUT.toSeconds() + "s",
-            "pipeline.sendWorker.concurrency", "8",
-            "pipeline.sendWorker.jobsPerCallSlot", "4");
+            "pipeline.shards",
+            Integer.toString(SHARDS),
+            "pipeline.leaseTtl",
+            LEASE.toSeconds() + "s",
+            "pipeline.claimTimeout",
+            CLAIM_TIMEOUT.toSeconds() + "s",
+            "pipeline.confirmTimeout",
+            CLAIM_TIMEOUT.toSeconds() + "s",
+            "pipeline.sendWorker.concurrency",
+            "8",
+            "pipeline.sendWorker.jobsPerCallSlot",
+            "4");
 
     @RegisterExtension
     static final ServiceHarness SERVICE = new ServiceHarness(withComponents("API"))
-            .simulator(SimulatorConfig.defaults().toBuilder().latencyMs(200).receiptMode(ReceiptMode.NONE).build());
+            .simulator(SimulatorConfig.defaults().toBuilder()
+                    .latencyMs(200)
+                    .receiptMode(ReceiptMode.NONE)
+                    .build());
 
     private static String[] withComponents(String components) {
         List<String> kv = new ArrayList<>(List.of("components", components));
@@ -70,7 +80,7 @@ class ShutdownHandOverTest {
         List<String> accepted = Collections.synchronizedList(new ArrayList<>());
         AtomicBoolean loading = new AtomicBoolean(true);
         try (PollerProcess stays = PollerProcess.start(SERVICE, "stays", "server", settings);
-             PollerProcess stopped = PollerProcess.start(SERVICE, "stopped", "server", settings)) {
+                PollerProcess stopped = PollerProcess.start(SERVICE, "stopped", "server", settings)) {
             await().atMost(STARTUP).until(() -> stays.ready() && stopped.ready());
             awaitSplit(stays.owner(), stopped.owner());
 
@@ -102,27 +112,34 @@ class ShutdownHandOverTest {
             while ((refused == null || notReady == null) && System.nanoTime() < probeUntil) {
                 try {
                     if (refused == null) {
-                        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(stopped.apiUrl() + "/v1/messages/" + someId))
-                                .header("Authorization", "Bearer client-a").build(), HttpResponse.BodyHandlers.ofString());
+                        HttpResponse<String> r = http.send(
+                                HttpRequest.newBuilder(URI.create(stopped.apiUrl() + "/v1/messages/" + someId))
+                                        .header("Authorization", "Bearer client-a")
+                                        .build(),
+                                HttpResponse.BodyHandlers.ofString());
                         refused = r.statusCode() == 503 ? r : null;
                     }
                     if (notReady == null) {
-                        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(stopped.adminUrl() + "/ready"))
-                                .build(), HttpResponse.BodyHandlers.ofString());
+                        HttpResponse<String> r = http.send(
+                                HttpRequest.newBuilder(URI.create(stopped.adminUrl() + "/ready"))
+                                        .build(),
+                                HttpResponse.BodyHandlers.ofString());
                         notReady = r.statusCode() == 503 ? r : null;
                     }
                 } catch (ConnectException gone) {
                     break;
                 }
             }
-            await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(20))
+            await().atMost(Duration.ofSeconds(10))
+                    .pollInterval(Duration.ofMillis(20))
                     .until(() -> owned(stays.owner()).containsAll(itsShards));
             Duration handOver = Duration.ofNanos(System.nanoTime() - signalled);
             loading.set(false);
             load.join();
             int exit = stopped.awaitExit(Duration.ofSeconds(60));
             String log = stopped.log();
-            System.out.printf("shutdown hand-over: %d shards of the SIGTERM'd process owned by the other after %d ms (lease %d ms)%n",
+            System.out.printf(
+                    "shutdown hand-over: %d shards of the SIGTERM'd process owned by the other after %d ms (lease %d ms)%n",
                     itsShards.size(), handOver.toMillis(), LEASE.toMillis());
 
             assertThat(handOver).as("shards with a new owner").isLessThan(HAND_OVER_BOUND);
@@ -130,31 +147,51 @@ class ShutdownHandOverTest {
             assertThat(refused).as("a request during the hand-over").isNotNull();
             assertThat(refused.headers().firstValue("Retry-After")).isPresent();
             assertThat(notReady).as("GET /ready during the hand-over").isNotNull();
-            assertThat(refused.headers().firstValue("Content-Type")).hasValueSatisfying(t -> assertThat(t).startsWith("application/problem+json"));
-            assertThat(log).contains("shutdown stage \"intake closed\"", "shutdown stage \"shards and slot released\"",
-                    "shutdown stage \"provider calls finished\"", "shutdown stage \"pools closed\"")
+            assertThat(refused.headers().firstValue("Content-Type"))
+                    .hasValueSatisfying(t -> assertThat(t).startsWith("application/problem+json"));
+            assertThat(log)
+                    .contains(
+                            "shutdown stage \"intake closed\"",
+                            "shutdown stage \"shards and slot released\"",
+                            "shutdown stage \"provider calls finished\"",
+                            "shutdown stage \"pools closed\"")
                     .doesNotContain("releasing shards at shutdown failed", "cannot get a connection");
-            assertThat(log.indexOf("shutdown stage \"shards and slot released\"")).isLessThan(log.indexOf("shutdown stage \"pools closed\""));
+            assertThat(log.indexOf("shutdown stage \"shards and slot released\""))
+                    .isLessThan(log.indexOf("shutdown stage \"pools closed\""));
 
-            // Every message accepted is sent well before a claim deadline could have brought one back, and charged once.
-            await().atMost(CLAIM_TIMEOUT.dividedBy(2)).pollInterval(Duration.ofMillis(200))
+            // Every message accepted is sent well before a claim deadline could have brought one back, and charged
+            // once.
+            await().atMost(CLAIM_TIMEOUT.dividedBy(2))
+                    .pollInterval(Duration.ofMillis(200))
                     .until(() -> Messages.providerAccepted(SERVICE) == accepted.size());
             long waitedMs = (System.nanoTime() - signalled) / 1_000_000;
-            assertThat(redriven(CLAIM_TIMEOUT_CODE)).as("re-driven at a claim deadline").isZero();
-            assertThat(redriven(PUBLISH_TIMEOUT_CODE)).as("re-driven at a confirm deadline").isZero();
-            assertThat(Sql.count(SERVICE.dataSource(), "SELECT count(*) FROM ledger")).isEqualTo(accepted.size());
+            assertThat(redriven(CLAIM_TIMEOUT_CODE))
+                    .as("re-driven at a claim deadline")
+                    .isZero();
+            assertThat(redriven(PUBLISH_TIMEOUT_CODE))
+                    .as("re-driven at a confirm deadline")
+                    .isZero();
+            assertThat(Sql.count(SERVICE.dataSource(), "SELECT count(*) FROM ledger"))
+                    .isEqualTo(accepted.size());
             assertThat(SERVICE.simulator().keys()).hasSize(accepted.size());
-            System.out.printf("shutdown hand-over: %d messages all sent %d ms after the SIGTERM (claim timeout %d ms); %d handed "
-                    + "back, longest from hand-back to the next claim %d ms%n", accepted.size(), waitedMs, CLAIM_TIMEOUT.toMillis(),
-                    redriven(HANDED_BACK_CODE), longestHandBackToClaimMs());
+            System.out.printf(
+                    "shutdown hand-over: %d messages all sent %d ms after the SIGTERM (claim timeout %d ms); %d handed "
+                            + "back, longest from hand-back to the next claim %d ms%n",
+                    accepted.size(),
+                    waitedMs,
+                    CLAIM_TIMEOUT.toMillis(),
+                    redriven(HANDED_BACK_CODE),
+                    longestHandBackToClaimMs());
         } finally {
             loading.set(false);
         }
     }
 
     private static long claimsBy(String actor) {
-        return Sql.count(SERVICE.dataSource(), "SELECT count(*) FROM message_events e JOIN actors a ON a.id = e.actor "
-                + "WHERE e.type = 3 AND a.name = '" + actor + "'");
+        return Sql.count(
+                SERVICE.dataSource(),
+                "SELECT count(*) FROM message_events e JOIN actors a ON a.id = e.actor "
+                        + "WHERE e.type = 3 AND a.name = '" + actor + "'");
     }
 
     private static long redriven(short code) {
@@ -170,7 +207,8 @@ class ShutdownHandOverTest {
     }
 
     private static void awaitSplit(String a, String b) {
-        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100))
+        await().atMost(Duration.ofSeconds(60))
+                .pollInterval(Duration.ofMillis(100))
                 .until(() -> owned(a).size() == TOTAL_SHARDS / 2 && owned(b).size() == TOTAL_SHARDS / 2);
     }
 
@@ -178,7 +216,8 @@ class ShutdownHandOverTest {
     private static List<Short> owned(String owner) {
         List<Short> shards = new ArrayList<>();
         try (var c = SERVICE.dataSource().getConnection();
-             var ps = c.prepareStatement("SELECT shard FROM shard_leases WHERE owner = ? AND expires_at > now() ORDER BY shard")) {
+                var ps = c.prepareStatement(
+                        "SELECT shard FROM shard_leases WHERE owner = ? AND expires_at > now() ORDER BY shard")) {
             ps.setString(1, owner);
             try (var rs = ps.executeQuery()) {
                 while (rs.next()) {

@@ -19,14 +19,20 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 class StorePerJobTypeTest {
     @RegisterExtension
-    static final ServiceHarness SERVICE = new ServiceHarness().privateRedis().separateCallbackRedis(8L * 1024 * 1024)
-            .simulator(dev.sendlog.simulator.SimulatorConfig.defaults().toBuilder().latencyMs(5)
-                    .receiptMode(dev.sendlog.simulator.ReceiptMode.FINAL).intermediateReceipts(0).build());
+    static final ServiceHarness SERVICE = new ServiceHarness()
+            .privateRedis()
+            .separateCallbackRedis(8L * 1024 * 1024)
+            .simulator(dev.sendlog.simulator.SimulatorConfig.defaults().toBuilder()
+                    .latencyMs(5)
+                    .receiptMode(dev.sendlog.simulator.ReceiptMode.FINAL)
+                    .intermediateReceipts(0)
+                    .build());
 
     @Test
     void aFullCallbackStoreStopsNeitherSendsNorTheOtherAlarm() {
-        try (RedisClient client = RedisClient.create(SERVICE.callbackRedisServer().endpoint().uri());
-             StatefulRedisConnection<String, String> callbacks = client.connect()) {
+        try (RedisClient client = RedisClient.create(
+                        SERVICE.callbackRedisServer().endpoint().uri());
+                StatefulRedisConnection<String, String> callbacks = client.connect()) {
             String filler = "x".repeat(64 * 1024);
             int written = 0;
             try {
@@ -42,9 +48,15 @@ class StorePerJobTypeTest {
             List<String> ids = Messages.submit(SERVICE, 50);
             String in = "'" + String.join("','", ids) + "'";
             // Every message reaches the provider (SENT, or further if a receipt squeezed into the full store).
-            Messages.awaitCount(SERVICE, "SELECT count(DISTINCT message_id) FROM message_events WHERE type = 4 "
-                    + "AND message_id IN (" + in + ")", ids.size(), Duration.ofSeconds(60));
-            assertThat(SERVICE.healthy("redis-send")).as("the send store's alarm is its own").isTrue();
+            Messages.awaitCount(
+                    SERVICE,
+                    "SELECT count(DISTINCT message_id) FROM message_events WHERE type = 4 " + "AND message_id IN (" + in
+                            + ")",
+                    ids.size(),
+                    Duration.ofSeconds(60));
+            assertThat(SERVICE.healthy("redis-send"))
+                    .as("the send store's alarm is its own")
+                    .isTrue();
 
             for (int i = 0; i < written; i++) {
                 callbacks.sync().del("filler:" + i);

@@ -19,7 +19,8 @@ import java.util.List;
  */
 public final class ApiClient {
     private static final ObjectMapper JSON = new ObjectMapper();
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private final HttpClient http =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private final String baseUrl;
     private final boolean contract;
 
@@ -42,8 +43,11 @@ public final class ApiClient {
     }
 
     public ApiResponse post(String path, String key, String body, String... headers) {
-        return send(builder(path, key, headers).header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(body, StandardCharsets.UTF_8)), body);
+        return send(
+                builder(path, key, headers)
+                        .header("Content-Type", "application/json")
+                        .POST(HttpRequest.BodyPublishers.ofString(body, StandardCharsets.UTF_8)),
+                body);
     }
 
     public ApiResponse postBytes(String path, String key, String contentType, byte[] body, String... headers) {
@@ -84,8 +88,15 @@ public final class ApiClient {
             }
             if (contract) {
                 String requestType = built.headers().firstValue("Content-Type").orElse(null);
-                List<String> violations = OpenApiContract.get().violations(built.method(), built.uri(), requestType,
-                        body, r.statusCode(), r.headers().map(), r.body());
+                List<String> violations = OpenApiContract.get()
+                        .violations(
+                                built.method(),
+                                built.uri(),
+                                requestType,
+                                body,
+                                r.statusCode(),
+                                r.headers().map(),
+                                r.body());
                 if (!violations.isEmpty()) {
                     throw new AssertionError("the exchange does not keep the OpenAPI document (openapi.yaml):\n  "
                             + String.join("\n  ", violations) + "\n  answer: " + r.body());

@@ -1,11 +1,10 @@
 package dev.sendlog.service.support;
 
-import dev.sendlog.events.EventType;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.sendlog.events.EventType;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -16,8 +15,7 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class Messages {
     private static final AtomicLong NUMBERS = new AtomicLong(4915100000000L);
 
-    private Messages() {
-    }
+    private Messages() {}
 
     /** A recipient that passes the E.164 check, different every call. */
     public static String recipient() {
@@ -31,10 +29,15 @@ public final class Messages {
             int size = Math.min(1000, n - ids.size());
             StringBuilder body = new StringBuilder("{\"messages\":[");
             for (int i = 0; i < size; i++) {
-                body.append(i == 0 ? "" : ",").append("{\"to\":\"").append(recipient())
-                        .append("\",\"body\":\"message ").append(ids.size() + i).append("\"}");
+                body.append(i == 0 ? "" : ",")
+                        .append("{\"to\":\"")
+                        .append(recipient())
+                        .append("\",\"body\":\"message ")
+                        .append(ids.size() + i)
+                        .append("\"}");
             }
-            ApiResponse r = service.api().post("/v1/messages/batch", "client-a", body.append("]}").toString());
+            ApiResponse r = service.api()
+                    .post("/v1/messages/batch", "client-a", body.append("]}").toString());
             assertThat(r.status()).as(r.raw()).isEqualTo(202);
             for (JsonNode item : r.json().get("results")) {
                 ids.add(item.get("id").asText());
@@ -51,20 +54,30 @@ public final class Messages {
 
     /** Waits until {@code sql} (a count) returns {@code expected}. */
     public static void awaitCount(ServiceHarness service, String sql, long expected, Duration atMost) {
-        await().atMost(atMost).pollInterval(Duration.ofMillis(100))
-                .untilAsserted(() -> assertThat(Sql.count(service.dataSource(), sql)).as(sql).isEqualTo(expected));
+        await().atMost(atMost)
+                .pollInterval(Duration.ofMillis(100))
+                .untilAsserted(() ->
+                        assertThat(Sql.count(service.dataSource(), sql)).as(sql).isEqualTo(expected));
     }
 
     /** Messages the provider accepted, counted from the log (the truth). */
     public static long providerAccepted(ServiceHarness service) {
-        return Sql.count(service.dataSource(), "SELECT count(DISTINCT message_id) FROM message_events WHERE type = "
-                + EventType.PROVIDER_ACCEPTED.code());
+        return Sql.count(
+                service.dataSource(),
+                "SELECT count(DISTINCT message_id) FROM message_events WHERE type = "
+                        + EventType.PROVIDER_ACCEPTED.code());
     }
 
     /** Waits until every message's status (as the API derives it) is {@code status}. */
     public static void awaitStatus(ServiceHarness service, String id, String status, Duration atMost) {
-        await().atMost(atMost).pollInterval(Duration.ofMillis(100)).untilAsserted(() ->
-                assertThat(service.api().get("/v1/messages/" + id, "support-1").json().get("status").asText()).isEqualTo(status));
+        await().atMost(atMost)
+                .pollInterval(Duration.ofMillis(100))
+                .untilAsserted(() -> assertThat(service.api()
+                                .get("/v1/messages/" + id, "support-1")
+                                .json()
+                                .get("status")
+                                .asText())
+                        .isEqualTo(status));
     }
 
     /**
@@ -80,7 +93,9 @@ public final class Messages {
 
     /** How many events of {@code type} one message's history shows (through the API, as support reads it). */
     public static long events(ServiceHarness service, String id, String type) {
-        return history(service, id).stream().filter(e -> e.get("type").asText().equals(type)).count();
+        return history(service, id).stream()
+                .filter(e -> e.get("type").asText().equals(type))
+                .count();
     }
 
     /** One message's history as the API shows it to support: its events, in order. */
@@ -94,18 +109,23 @@ public final class Messages {
 
     /** How many publications name the message: how many times its work was put on the send stream. */
     public static long publications(ServiceHarness service, String id) {
-        return Sql.count(service.dataSource(), "SELECT count(*) FROM publications WHERE '" + id + "' = ANY(message_ids)");
+        return Sql.count(
+                service.dataSource(), "SELECT count(*) FROM publications WHERE '" + id + "' = ANY(message_ids)");
     }
 
     /** How many of the messages have an event row of {@code type}, counted in the log itself. */
     public static long withEventRow(ServiceHarness service, List<String> ids, EventType type) {
-        return Sql.count(service.dataSource(), "SELECT count(DISTINCT message_id) FROM message_events WHERE type = "
-                + type.code() + " AND message_id IN ('" + String.join("','", ids) + "')");
+        return Sql.count(
+                service.dataSource(),
+                "SELECT count(DISTINCT message_id) FROM message_events WHERE type = " + type.code()
+                        + " AND message_id IN ('" + String.join("','", ids) + "')");
     }
 
     /** How many of the messages are charged in the ledger. */
     public static long charged(ServiceHarness service, List<String> ids) {
-        return Sql.count(service.dataSource(), "SELECT count(*) FROM ledger WHERE effect_key IN ('" + String.join("','", ids) + "')");
+        return Sql.count(
+                service.dataSource(),
+                "SELECT count(*) FROM ledger WHERE effect_key IN ('" + String.join("','", ids) + "')");
     }
 
     public static long ledgerRows(ServiceHarness service, String id) {
@@ -119,9 +139,12 @@ public final class Messages {
     public static Map<String, JsonNode> providerRecords(ServiceHarness service) {
         Map<String, JsonNode> byReference = new java.util.HashMap<>();
         try {
-            java.net.http.HttpResponse<String> r = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest
-                    .newBuilder(java.net.URI.create(service.simulator().baseUrl() + "/v1/records")).build(),
-                    java.net.http.HttpResponse.BodyHandlers.ofString());
+            java.net.http.HttpResponse<String> r = java.net.http.HttpClient.newHttpClient()
+                    .send(
+                            java.net.http.HttpRequest.newBuilder(java.net.URI.create(
+                                            service.simulator().baseUrl() + "/v1/records"))
+                                    .build(),
+                            java.net.http.HttpResponse.BodyHandlers.ofString());
             com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
             for (String line : r.body().split("\n")) {
                 if (!line.isBlank()) {

@@ -46,8 +46,7 @@ public final class OpenApiContract {
     private final SchemaRegistry registry;
     private final Map<String, Schema> schemas = new ConcurrentHashMap<>();
 
-    private record Route(String template, Pattern pattern, int parameters, JsonNode item) {
-    }
+    private record Route(String template, Pattern pattern, int parameters, JsonNode item) {}
 
     OpenApiContract(JsonNode document) {
         this.document = document;
@@ -113,8 +112,14 @@ public final class OpenApiContract {
      * Checks one exchange; returns the violations (empty when it keeps the contract). {@code responseHeaders} names are
      * matched without regard to case.
      */
-    public List<String> violations(String method, URI uri, String requestContentType, String requestBody, int status,
-                                   Map<String, List<String>> responseHeaders, String responseBody) {
+    public List<String> violations(
+            String method,
+            URI uri,
+            String requestContentType,
+            String requestBody,
+            int status,
+            Map<String, List<String>> responseHeaders,
+            String responseBody) {
         List<String> out = new ArrayList<>();
         String path = uri.getPath();
         if (path.startsWith("/console/") || path.equals("/console")) {
@@ -122,7 +127,9 @@ public final class OpenApiContract {
         }
         String where = method + " " + path + " -> " + status;
         Optional<Operation> found = operation(method, path);
-        String responseType = header(responseHeaders, "Content-Type").map(OpenApiContract::mediaType).orElse("");
+        String responseType = header(responseHeaders, "Content-Type")
+                .map(OpenApiContract::mediaType)
+                .orElse("");
         if (found.isEmpty()) {
             if (status != 404 && status != 405) {
                 out.add(where + ": the document has no such operation, and the answer is not 404 or 405");
@@ -139,10 +146,13 @@ public final class OpenApiContract {
             return out;
         }
         Resolved resolved = resolve(response, responsePointer);
-        for (Iterator<Map.Entry<String, JsonNode>> it = resolved.node().path("headers").fields(); it.hasNext(); ) {
+        for (Iterator<Map.Entry<String, JsonNode>> it =
+                        resolved.node().path("headers").fields();
+                it.hasNext(); ) {
             Map.Entry<String, JsonNode> h = it.next();
             Resolved header = resolve(h.getValue(), resolved.pointer() + "/headers/" + escape(h.getKey()));
-            if (header.node().path("required").asBoolean(false) && header(responseHeaders, h.getKey()).isEmpty()) {
+            if (header.node().path("required").asBoolean(false)
+                    && header(responseHeaders, h.getKey()).isEmpty()) {
                 out.add(where + ": header " + h.getKey() + " is required");
             }
         }
@@ -151,7 +161,9 @@ public final class OpenApiContract {
             if (!content.has(responseType)) {
                 out.add(where + ": content type " + responseType + " is not one of " + names(content));
             } else if (responseType.endsWith("json")) {
-                out.addAll(validate(resolved.pointer() + "/content/" + escape(responseType) + "/schema", responseBody,
+                out.addAll(validate(
+                        resolved.pointer() + "/content/" + escape(responseType) + "/schema",
+                        responseBody,
                         where + " response"));
             }
         }
@@ -160,10 +172,11 @@ public final class OpenApiContract {
             JsonNode types = body.node().path("content");
             String type = requestContentType == null ? "" : mediaType(requestContentType);
             if (types.has(type) && type.endsWith("json")) {
-                out.addAll(validate(body.pointer() + "/content/" + escape(type) + "/schema", requestBody,
-                        where + " request"));
+                out.addAll(validate(
+                        body.pointer() + "/content/" + escape(type) + "/schema", requestBody, where + " request"));
             } else if (!types.has(type) && !types.has("*/*")) {
-                out.add(where + ": the service accepted a " + type + " body the document does not list: " + names(types));
+                out.add(where + ": the service accepted a " + type + " body the document does not list: "
+                        + names(types));
             }
         }
         return out;
@@ -189,8 +202,7 @@ public final class OpenApiContract {
         return out;
     }
 
-    private record Resolved(JsonNode node, String pointer) {
-    }
+    private record Resolved(JsonNode node, String pointer) {}
 
     /** Follows a {@code $ref} inside the document (responses, headers, request bodies, parameters). */
     private Resolved resolve(JsonNode node, String pointer) {
@@ -209,8 +221,10 @@ public final class OpenApiContract {
     }
 
     private static Optional<String> header(Map<String, List<String>> headers, String name) {
-        return headers.entrySet().stream().filter(e -> e.getKey().equalsIgnoreCase(name))
-                .flatMap(e -> e.getValue().stream()).findFirst();
+        return headers.entrySet().stream()
+                .filter(e -> e.getKey().equalsIgnoreCase(name))
+                .flatMap(e -> e.getValue().stream())
+                .findFirst();
     }
 
     private static String mediaType(String contentType) {

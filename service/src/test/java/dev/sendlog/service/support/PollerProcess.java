@@ -30,7 +30,8 @@ public final class PollerProcess implements AutoCloseable {
     private final int appPort;
     private final int adminPort;
     private final Path log;
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
+    private final HttpClient http =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
 
     private PollerProcess(Process process, int appPort, int adminPort, Path log) {
         this.process = process;
@@ -40,7 +41,8 @@ public final class PollerProcess implements AutoCloseable {
     }
 
     /** Starts a poller on the harness's database and Redis with the given configuration overrides (key, value...). */
-    public static PollerProcess start(ServiceHarness service, String name, Map<String, String> overrides) throws IOException {
+    public static PollerProcess start(ServiceHarness service, String name, Map<String, String> overrides)
+            throws IOException {
         return start(service, name, "poller", overrides);
     }
 
@@ -48,13 +50,17 @@ public final class PollerProcess implements AutoCloseable {
      * Starts the application's {@code command} ({@code poller}, or {@code server} with {@code components} among the
      * overrides) on the harness's database, Redis and simulator.
      */
-    public static PollerProcess start(ServiceHarness service, String name, String command, Map<String, String> overrides)
-            throws IOException {
+    public static PollerProcess start(
+            ServiceHarness service, String name, String command, Map<String, String> overrides) throws IOException {
         int appPort = dev.sendlog.testkit.Ports.free();
         int adminPort = dev.sendlog.testkit.Ports.free();
-        List<String> cmd = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"),
-                "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-                "-cp", System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"))));
+        List<String> cmd = new ArrayList<>(List.of(
+                ProcessHandle.current().info().command().orElse("java"),
+                "-Xmx256m",
+                "-XX:+UseSerialGC",
+                "-XX:TieredStopAtLevel=1",
+                "-cp",
+                System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"))));
         Map<String, String> settings = new java.util.LinkedHashMap<>(Map.of(
                 "server.applicationConnectors[0].port", Integer.toString(appPort),
                 "server.adminConnectors[0].port", Integer.toString(adminPort),
@@ -65,7 +71,8 @@ public final class PollerProcess implements AutoCloseable {
         settings.putAll(service.feedOverrides());
         settings.putAll(overrides);
         settings.forEach((k, v) -> cmd.add("-Ddw." + k + "=" + v));
-        cmd.addAll(List.of(SendlogApplication.class.getName(), command, ResourceHelpers.resourceFilePath("test-config.yml")));
+        cmd.addAll(List.of(
+                SendlogApplication.class.getName(), command, ResourceHelpers.resourceFilePath("test-config.yml")));
         Path dir = Path.of("target", "poller-processes");
         Files.createDirectories(dir);
         Path log = dir.resolve(name + ".log");
@@ -92,8 +99,8 @@ public final class PollerProcess implements AutoCloseable {
     /** Waits for the process to end; its exit status. */
     public int awaitExit(Duration atMost) throws InterruptedException {
         if (!process.waitFor(atMost.toMillis(), TimeUnit.MILLISECONDS)) {
-            throw new IllegalStateException("process " + process.pid() + " still running after " + atMost + "; see "
-                    + log.toAbsolutePath());
+            throw new IllegalStateException(
+                    "process " + process.pid() + " still running after " + atMost + "; see " + log.toAbsolutePath());
         }
         return process.exitValue();
     }
@@ -111,11 +118,17 @@ public final class PollerProcess implements AutoCloseable {
     /** Whether its admin port answers /ping (it has started and owns what it can). */
     public boolean ready() {
         if (!process.isAlive()) {
-            throw new IllegalStateException("poller process exited with " + process.exitValue() + "; see " + log.toAbsolutePath());
+            throw new IllegalStateException(
+                    "poller process exited with " + process.exitValue() + "; see " + log.toAbsolutePath());
         }
         try {
-            return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + adminPort + "/ping"))
-                    .timeout(Duration.ofSeconds(1)).build(), HttpResponse.BodyHandlers.discarding()).statusCode() == 200;
+            return http.send(
+                                    HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + adminPort + "/ping"))
+                                            .timeout(Duration.ofSeconds(1))
+                                            .build(),
+                                    HttpResponse.BodyHandlers.discarding())
+                            .statusCode()
+                    == 200;
         } catch (IOException notYet) {
             return false;
         } catch (InterruptedException e) {
@@ -126,8 +139,11 @@ public final class PollerProcess implements AutoCloseable {
 
     /** A counter from its admin metrics. */
     public long counter(String name) throws IOException, InterruptedException {
-        JsonNode metrics = JSON.readTree(http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + adminPort + "/metrics"))
-                .build(), HttpResponse.BodyHandlers.ofString()).body());
+        JsonNode metrics = JSON.readTree(http.send(
+                        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + adminPort + "/metrics"))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString())
+                .body());
         return metrics.path("counters").path(name).path("count").asLong();
     }
 
@@ -148,7 +164,10 @@ public final class PollerProcess implements AutoCloseable {
     }
 
     private void signal(String signal) throws IOException, InterruptedException {
-        int rc = new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid())).inheritIO().start().waitFor();
+        int rc = new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid()))
+                .inheritIO()
+                .start()
+                .waitFor();
         if (rc != 0) {
             throw new IllegalStateException("kill -" + signal + " " + process.pid() + " failed with " + rc);
         }
@@ -157,7 +176,7 @@ public final class PollerProcess implements AutoCloseable {
     @Override
     public void close() throws InterruptedException, IOException {
         if (process.isAlive()) {
-            resume();   // a paused process would not act on the SIGTERM
+            resume(); // a paused process would not act on the SIGTERM
             process.destroy();
             if (!process.waitFor(20, TimeUnit.SECONDS)) {
                 process.destroyForcibly().waitFor();

@@ -11,8 +11,8 @@ import dev.sendlog.simulator.ProviderSimulator;
 import dev.sendlog.simulator.ReceiptMode;
 import dev.sendlog.simulator.SimulatorConfig;
 import dev.sendlog.testkit.LocalRedisCluster;
-import dev.sendlog.testkit.PrivateRedis;
 import dev.sendlog.testkit.LogicalPostgres;
+import dev.sendlog.testkit.PrivateRedis;
 import dev.sendlog.testkit.TestDatabase;
 import dev.sendlog.testkit.TestRedis;
 import io.dropwizard.configuration.ConfigurationSourceProvider;
@@ -45,7 +45,9 @@ public class ServiceHarness implements BeforeAllCallback, AfterAllCallback {
     private final MutableClock clock;
     private final Faults faults = new Faults();
     private SimulatorConfig simulatorConfig = SimulatorConfig.defaults().toBuilder()
-            .latencyMs(5).receiptMode(ReceiptMode.NONE).build();
+            .latencyMs(5)
+            .receiptMode(ReceiptMode.NONE)
+            .build();
     private boolean privateRedis;
     private final List<String> moreGatewaysOnSimulator = new ArrayList<>();
     private long privateRedisMaxBytes;
@@ -148,7 +150,10 @@ public class ServiceHarness implements BeforeAllCallback, AfterAllCallback {
             database = postgresCluster != null ? TestDatabase.create(postgresCluster) : TestDatabase.create();
         }
         if (callbackRedisMaxBytes >= 0) {
-            callbackRedis = (callbackRedisMaxBytes > 0 ? PrivateRedis.withMaxMemoryBytes(callbackRedisMaxBytes) : new PrivateRedis()).start();
+            callbackRedis = (callbackRedisMaxBytes > 0
+                            ? PrivateRedis.withMaxMemoryBytes(callbackRedisMaxBytes)
+                            : new PrivateRedis())
+                    .start();
             overrides.put("redis.callbackUri", callbackRedis.endpoint().uri());
         }
         if (clusterMasters > 0) {
@@ -156,7 +161,10 @@ public class ServiceHarness implements BeforeAllCallback, AfterAllCallback {
             redis = cluster.seed();
             overrides.put("redis.cluster", "true");
         } else if (privateRedis) {
-            ownRedis = (privateRedisMaxBytes > 0 ? PrivateRedis.withMaxMemoryBytes(privateRedisMaxBytes) : new PrivateRedis()).start();
+            ownRedis = (privateRedisMaxBytes > 0
+                            ? PrivateRedis.withMaxMemoryBytes(privateRedisMaxBytes)
+                            : new PrivateRedis())
+                    .start();
             redis = ownRedis.endpoint();
         } else {
             redis = TestRedis.endpoint();
@@ -201,7 +209,8 @@ public class ServiceHarness implements BeforeAllCallback, AfterAllCallback {
         return new Instance(other);
     }
 
-    private DropwizardTestSupport<SendlogConfiguration> application(int port, Consumer<ObjectNode> edit, Map<String, String> more) {
+    private DropwizardTestSupport<SendlogConfiguration> application(
+            int port, Consumer<ObjectNode> edit, Map<String, String> more) {
         List<ConfigOverride> all = new ArrayList<>();
         all.add(ConfigOverride.config("server.applicationConnectors[0].port", Integer.toString(port)));
         all.add(ConfigOverride.config("publicBaseUrl", "http://127.0.0.1:" + port));
@@ -209,7 +218,8 @@ public class ServiceHarness implements BeforeAllCallback, AfterAllCallback {
         all.add(ConfigOverride.config("redis.sendUri", redis.uri()));
         all.add(ConfigOverride.config("redis.keyPrefix", prefix));
         all.add(ConfigOverride.config("gateways.sim.baseUrl", simulator.baseUrl()));
-        moreGatewaysOnSimulator.forEach(g -> all.add(ConfigOverride.config("gateways." + g + ".baseUrl", simulator.baseUrl())));
+        moreGatewaysOnSimulator.forEach(
+                g -> all.add(ConfigOverride.config("gateways." + g + ".baseUrl", simulator.baseUrl())));
         // One override per key: DropwizardTestSupport applies them from a set in no set order, so a key given twice
         // (the harness's and another instance's own) could come out either way.
         Map<String, String> merged = new LinkedHashMap<>(overrides);
@@ -219,12 +229,15 @@ public class ServiceHarness implements BeforeAllCallback, AfterAllCallback {
         Faults appFaults = faults;
         String config = ResourceHelpers.resourceFilePath("test-config.yml");
         // null keeps the application's own source (environment substitution over the file).
-        ConfigurationSourceProvider source = edit == null ? null : path -> {
-            ObjectNode tree = (ObjectNode) YAML.readTree(new java.io.File(path));
-            edit.accept(tree);
-            return new java.io.ByteArrayInputStream(YAML.writeValueAsBytes(tree));
-        };
-        return new DropwizardTestSupport<>(SendlogApplication.class, config, source, all.toArray(ConfigOverride[]::new)) {
+        ConfigurationSourceProvider source = edit == null
+                ? null
+                : path -> {
+                    ObjectNode tree = (ObjectNode) YAML.readTree(new java.io.File(path));
+                    edit.accept(tree);
+                    return new java.io.ByteArrayInputStream(YAML.writeValueAsBytes(tree));
+                };
+        return new DropwizardTestSupport<>(
+                SendlogApplication.class, config, source, all.toArray(ConfigOverride[]::new)) {
             @Override
             public Application<SendlogConfiguration> newApplication() {
                 return new SendlogApplication(appClock, appFaults);
@@ -351,11 +364,19 @@ public class ServiceHarness implements BeforeAllCallback, AfterAllCallback {
 
     /** The named health check's state on the admin port, e.g. {@code healthy("pollers")}. */
     public boolean healthy(String check) {
-        return admin().get("/healthcheck", null).json().path(check).path("healthy").asBoolean(false);
+        return admin().get("/healthcheck", null)
+                .json()
+                .path(check)
+                .path("healthy")
+                .asBoolean(false);
     }
 
     public String healthMessage(String check) {
-        return admin().get("/healthcheck", null).json().path(check).path("message").asText();
+        return admin().get("/healthcheck", null)
+                .json()
+                .path(check)
+                .path("message")
+                .asText();
     }
 
     public SendlogConfiguration configuration() {

@@ -8,11 +8,12 @@ import javax.sql.DataSource;
 
 /** Plain SQL for tests that check what is really in the database. */
 public final class Sql {
-    private Sql() {
-    }
+    private Sql() {}
 
     public static long count(DataSource ds, String sql) {
-        try (Connection c = ds.getConnection(); Statement st = c.createStatement(); ResultSet rs = st.executeQuery(sql)) {
+        try (Connection c = ds.getConnection();
+                Statement st = c.createStatement();
+                ResultSet rs = st.executeQuery(sql)) {
             rs.next();
             return rs.getLong(1);
         } catch (SQLException e) {
@@ -21,7 +22,8 @@ public final class Sql {
     }
 
     public static void exec(DataSource ds, String sql) {
-        try (Connection c = ds.getConnection(); Statement st = c.createStatement()) {
+        try (Connection c = ds.getConnection();
+                Statement st = c.createStatement()) {
             st.execute(sql);
         } catch (SQLException e) {
             throw new IllegalStateException(sql, e);

@@ -24,7 +24,7 @@ public final class SteadyLoad implements AutoCloseable {
             try {
                 while (loading.get()) {
                     accepted.addAll(Messages.submit(service, 20));
-                    Thread.sleep(100);   // pacing: the load is meant to be steady, not as fast as possible
+                    Thread.sleep(100); // pacing: the load is meant to be steady, not as fast as possible
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();

@@ -22,23 +22,18 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public final class WebhookSink implements AutoCloseable {
     /** One answer. */
-    public sealed interface Answer {
-    }
+    public sealed interface Answer {}
 
-    public record Status(int code, String retryAfter) implements Answer {
-    }
+    public record Status(int code, String retryAfter) implements Answer {}
 
     /** Holds the request open until {@link #release()} (or the sink closes), answering nothing. */
-    public record Hang() implements Answer {
-    }
+    public record Hang() implements Answer {}
 
     /** Answers 200 after {@code millis}. */
-    public record Slow(long millis) implements Answer {
-    }
+    public record Slow(long millis) implements Answer {}
 
     /** Reads the request, then closes the connection without an answer. */
-    public record Cut() implements Answer {
-    }
+    public record Cut() implements Answer {}
 
     public static final Answer OK = new Status(200, null);
 
@@ -117,7 +112,8 @@ public final class WebhookSink implements AutoCloseable {
         int now = inFlight.computeIfAbsent(path, p -> new AtomicInteger()).incrementAndGet();
         maxInFlight.computeIfAbsent(path, p -> new AtomicInteger()).accumulateAndGet(now, Math::max);
         try {
-            Answer answer = scripts.getOrDefault(path, new ConcurrentLinkedQueue<>()).poll();
+            Answer answer =
+                    scripts.getOrDefault(path, new ConcurrentLinkedQueue<>()).poll();
             if (answer == null) {
                 answer = defaults.getOrDefault(path, OK);
             }

@@ -30,8 +30,12 @@ class WebhookPosterTest {
     }
 
     private static WebhookPoster poster(boolean allowPrivate) {
-        return new WebhookPoster(new WebhookTargets(allowPrivate, WebhookTargets.SYSTEM), WebhookTargets.SYSTEM,
-                Duration.ofSeconds(1), Duration.ofSeconds(1), 4);
+        return new WebhookPoster(
+                new WebhookTargets(allowPrivate, WebhookTargets.SYSTEM),
+                WebhookTargets.SYSTEM,
+                Duration.ofSeconds(1),
+                Duration.ofSeconds(1),
+                4);
     }
 
     private static final byte[] BODY = "{\"eventId\":\"x:1\"}".getBytes(StandardCharsets.UTF_8);
@@ -39,7 +43,8 @@ class WebhookPosterTest {
     @Test
     void aPrivateTargetIsRefusedAtSendTimeWithoutAConnection() throws Exception {
         try (WebhookPoster refusing = poster(false)) {
-            for (String url : new String[] {sink.url("/private"), sink.url("/private").replace("127.0.0.1", "localhost")}) {
+            for (String url :
+                    new String[] {sink.url("/private"), sink.url("/private").replace("127.0.0.1", "localhost")}) {
                 WebhookPoster.Outcome o = refusing.post(url, "x:1", "t=1,v1=00", BODY);
                 assertThat(o.delivered()).isFalse();
                 assertThat(o.httpStatus()).isNull();
@@ -67,16 +72,24 @@ class WebhookPosterTest {
     void postsToOneHangingEndpointDoNotHoldUpAnotherOnTheSameHost() throws Exception {
         sink.always("/hanging", new WebhookSink.Hang());
         sink.always("/beside", new WebhookSink.Hang());
-        try (WebhookPoster p = new WebhookPoster(new WebhookTargets(true, WebhookTargets.SYSTEM), WebhookTargets.SYSTEM,
-                Duration.ofSeconds(1), Duration.ofSeconds(60), 64);
-             var pool = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor()) {
+        try (WebhookPoster p = new WebhookPoster(
+                        new WebhookTargets(true, WebhookTargets.SYSTEM),
+                        WebhookTargets.SYSTEM,
+                        Duration.ofSeconds(1),
+                        Duration.ofSeconds(60),
+                        64);
+                var pool = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor()) {
             try {
                 for (int i = 0; i < 4; i++) {
                     pool.submit(() -> p.post(sink.url("/hanging"), "x:1", "t=1,v1=00", BODY));
                 }
-                org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> sink.received("/hanging").size() == 4);
+                org.awaitility.Awaitility.await()
+                        .atMost(Duration.ofSeconds(10))
+                        .until(() -> sink.received("/hanging").size() == 4);
                 pool.submit(() -> p.post(sink.url("/beside"), "y:1", "t=1,v1=00", BODY));
-                org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> sink.received("/beside").size() == 1);
+                org.awaitility.Awaitility.await()
+                        .atMost(Duration.ofSeconds(10))
+                        .until(() -> sink.received("/beside").size() == 1);
             } finally {
                 // Before the pool closes (it waits for the posts): the hanging ones end now.
                 sink.always("/hanging", WebhookSink.OK);
@@ -109,10 +122,16 @@ class WebhookPosterTest {
         Instant owed = Instant.parse("2026-12-04T00:00:00Z");
         Instant now = owed.plusSeconds(10);
         assertThat(r.next(now, 3, null, owed)).isEqualTo(now.plusSeconds(4));
-        assertThat(r.next(now, 3, Duration.ofSeconds(120), owed)).as("Retry-After as given").isEqualTo(now.plusSeconds(120));
-        assertThat(r.next(now, 1, Duration.ofHours(30), owed)).as("asked to come back after the window: DEAD").isNull();
+        assertThat(r.next(now, 3, Duration.ofSeconds(120), owed))
+                .as("Retry-After as given")
+                .isEqualTo(now.plusSeconds(120));
+        assertThat(r.next(now, 1, Duration.ofHours(30), owed))
+                .as("asked to come back after the window: DEAD")
+                .isNull();
         Instant late = owed.plus(Duration.ofHours(23)).plusSeconds(1800);
-        assertThat(r.next(late, 20, null, owed)).as("the next retry would fall after the 24 h").isNull();
+        assertThat(r.next(late, 20, null, owed))
+                .as("the next retry would fall after the 24 h")
+                .isNull();
         assertThat(r.next(owed.plus(Duration.ofHours(22)), 20, null, owed)).isEqualTo(owed.plus(Duration.ofHours(23)));
     }
 }

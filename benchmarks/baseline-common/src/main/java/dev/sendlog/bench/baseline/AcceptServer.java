@@ -67,7 +67,8 @@ public final class AcceptServer implements AutoCloseable {
             SubmitRequest request;
             try {
                 JsonNode node = JSON.readTree(exchange.getRequestBody());
-                request = new SubmitRequest(node.path("to").asText(""), node.path("body").asText(""));
+                request = new SubmitRequest(
+                        node.path("to").asText(""), node.path("body").asText(""));
             } catch (IOException e) {
                 respond(exchange, 400, "{\"error\":\"body is not JSON\"}");
                 return;

@@ -9,8 +9,7 @@ import javax.sql.DataSource;
 
 /** The baselines' connection pool and their schema statements. */
 public final class Database {
-    private Database() {
-    }
+    private Database() {}
 
     /** A HikariCP pool of {@code size} connections, all opened up front as sendlog's pools are. */
     public static HikariDataSource pool(String name, String jdbcUrl, String user, int size) {
@@ -26,7 +25,8 @@ public final class Database {
 
     /** Runs each statement in its own autocommit. */
     public static void execute(DataSource dataSource, String... statements) throws SQLException {
-        try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement()) {
+        try (Connection connection = dataSource.getConnection();
+                Statement statement = connection.createStatement()) {
             for (String sql : statements) {
                 statement.execute(sql);
             }

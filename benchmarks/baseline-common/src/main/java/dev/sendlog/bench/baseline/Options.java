@@ -7,8 +7,7 @@ import java.util.Map;
 public final class Options {
     private final Map<String, String> values = new HashMap<>();
 
-    private Options() {
-    }
+    private Options() {}
 
     /** Parses {@code args}; every name must be one of {@code defaults}' keys, whose values are used when absent. */
     public static Options parse(String[] args, Map<String, String> defaults) {

@@ -57,16 +57,20 @@ public final class ProviderClient implements AutoCloseable {
     /** Submits one message with its idempotency key and reference; returns the provider's id. */
     public String submit(String idempotencyKey, String to, String body, String reference)
             throws IOException, SubmitFailed {
-        ObjectNode json = JSON.createObjectNode().put("to", to).put("body", body).put("reference", reference);
+        ObjectNode json =
+                JSON.createObjectNode().put("to", to).put("body", body).put("reference", reference);
         HttpPost post = new HttpPost(submitUri);
         post.setHeader("Authorization", authorization);
         post.setHeader("Idempotency-Key", idempotencyKey);
         post.setEntity(new StringEntity(json.toString(), ContentType.APPLICATION_JSON));
         String[] answer = http.execute(post, response -> new String[] {
             Integer.toString(response.getCode()),
-            response.getEntity() == null ? "" : EntityUtils.toString(response.getEntity(), StandardCharsets.UTF_8)});
+            response.getEntity() == null ? "" : EntityUtils.toString(response.getEntity(), StandardCharsets.UTF_8)
+        });
         int status = Integer.parseInt(answer[0]);
-        String id = status == 200 || status == 201 ? JSON.readTree(answer[1]).path("id").asText("") : "";
+        String id = status == 200 || status == 201
+                ? JSON.readTree(answer[1]).path("id").asText("")
+                : "";
         if (id.isEmpty()) {
             throw new SubmitFailed("provider answered " + status + ": " + answer[1]);
         }

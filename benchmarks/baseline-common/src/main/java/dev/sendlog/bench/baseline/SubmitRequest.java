@@ -1,5 +1,4 @@
 package dev.sendlog.bench.baseline;
 
 /** A message as a client submits it to a baseline: recipient and text. */
-public record SubmitRequest(String to, String body) {
-}
+public record SubmitRequest(String to, String body) {}

@@ -19,8 +19,11 @@ class AcceptServerAndProviderClientTest {
     private final HttpClient http = HttpClient.newHttpClient();
 
     private HttpResponse<String> post(AcceptServer server, String body) throws Exception {
-        return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + "/v1/messages"))
-                .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+        return http.send(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + "/v1/messages"))
+                        .POST(HttpRequest.BodyPublishers.ofString(body))
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
     }
 
     @Test
@@ -46,21 +49,27 @@ class AcceptServerAndProviderClientTest {
         try (AcceptServer server = AcceptServer.start(0, request -> {
             throw new java.sql.SQLException("database down");
         })) {
-            assertThat(post(server, "{\"to\":\"+4915100000001\",\"body\":\"hello\"}").statusCode()).isEqualTo(503);
+            assertThat(post(server, "{\"to\":\"+4915100000001\",\"body\":\"hello\"}")
+                            .statusCode())
+                    .isEqualTo(503);
         }
     }
 
     @Test
     void providerClientReturnsTheProvidersIdAndFailsOnARefusal() throws Exception {
-        try (ProviderSimulator simulator = ProviderSimulator.start(SimulatorConfig.builder().latencyMs(0).build(), 0);
-             ProviderClient client = new ProviderClient(simulator.baseUrl(), "sim-token", 4);
-             ProviderClient wrongToken = new ProviderClient(simulator.baseUrl(), "not-the-token", 4)) {
-            assertThat(client.submit("key-1", "+4915100000001", "hello", "ref-1")).isEqualTo("p0");
-            assertThat(client.submit("key-1", "+4915100000001", "hello", "ref-1")).isEqualTo("p0");
+        try (ProviderSimulator simulator = ProviderSimulator.start(
+                        SimulatorConfig.builder().latencyMs(0).build(), 0);
+                ProviderClient client = new ProviderClient(simulator.baseUrl(), "sim-token", 4);
+                ProviderClient wrongToken = new ProviderClient(simulator.baseUrl(), "not-the-token", 4)) {
+            assertThat(client.submit("key-1", "+4915100000001", "hello", "ref-1"))
+                    .isEqualTo("p0");
+            assertThat(client.submit("key-1", "+4915100000001", "hello", "ref-1"))
+                    .isEqualTo("p0");
             assertThat(simulator.keys()).containsExactly("key-1");
 
             assertThatThrownBy(() -> wrongToken.submit("key-2", "+4915100000001", "hello", "ref-2"))
-                    .isInstanceOf(ProviderClient.SubmitFailed.class).hasMessageContaining("401");
+                    .isInstanceOf(ProviderClient.SubmitFailed.class)
+                    .hasMessageContaining("401");
             assertThat(simulator.stats().uniqueKeys()).isEqualTo(1);
         }
     }
@@ -71,6 +80,7 @@ class AcceptServerAndProviderClientTest {
         assertThat(options.number("port")).isEqualTo(8080);
         assertThat(options.number("workers")).isEqualTo(16);
         assertThatThrownBy(() -> Options.parse(new String[] {"--nope", "1"}, Map.of("port", "0")))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--nope");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("--nope");
     }
 }

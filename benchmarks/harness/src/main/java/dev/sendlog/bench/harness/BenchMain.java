@@ -29,28 +29,45 @@ public final class BenchMain {
     static final String README_BEGIN = "<!-- bench:begin (written by scripts/bench) -->";
     static final String README_END = "<!-- bench:end -->";
 
-    private BenchMain() {
-    }
+    private BenchMain() {}
 
     public static void main(String[] args) throws Exception {
         long started = System.nanoTime();
-        Options o = Options.parse(args, Map.ofEntries(
-                Map.entry("sendlog-jar", "service/target/sendlog.jar"), Map.entry("config", "config.yml"),
-                Map.entry("mutable-jar", "benchmarks/mutable-outbox/target/bench-mutable-outbox.jar"),
-                Map.entry("peer-jar", "benchmarks/transactionoutbox-peer/target/bench-transactionoutbox-peer.jar"),
-                Map.entry("pg-host", "127.0.0.1"), Map.entry("pg-port", "5432"), Map.entry("pg-user", "postgres"),
-                Map.entry("redis", "redis://127.0.0.1:6379"), Map.entry("concurrency", "16,64"),
-                Map.entry("repeats", "3"), Map.entry("messages", "6000"), Map.entry("warmup", "1000"),
-                Map.entry("warmup-latency-ms", Long.toString(Runner.DEFAULT_WARM_UP_LATENCY_MS)),
-                Map.entry("systems", "sendlog,mutable,peer"), Map.entry("out", "benchmarks/results"),
-                Map.entry("work", "target/bench"), Map.entry("readme", ""), Map.entry("build-seconds", "0"),
-                Map.entry("mutable-batch", "500"), Map.entry("mutable-tick-ms", "100"),
-                Map.entry("scenario", "both"),
-                Map.entry("open-rates", "200,400,600,800,1000,1300,1600,2000,2500,3000"),
-                Map.entry("open-step-seconds", "25"), Map.entry("open-concurrency", "256"),
-                Map.entry("open-latency-ms", "1"), Map.entry("open-p99-limit-ms", "1000"),
-                Map.entry("open-repeats", "0"), Map.entry("open-baseline-pool", "34"),
-                Map.entry("open-vacuum", "true"), Map.entry("open-warmup-clients", "64")));
+        Options o = Options.parse(
+                args,
+                Map.ofEntries(
+                        Map.entry("sendlog-jar", "service/target/sendlog.jar"),
+                        Map.entry("config", "config.yml"),
+                        Map.entry("mutable-jar", "benchmarks/mutable-outbox/target/bench-mutable-outbox.jar"),
+                        Map.entry(
+                                "peer-jar",
+                                "benchmarks/transactionoutbox-peer/target/bench-transactionoutbox-peer.jar"),
+                        Map.entry("pg-host", "127.0.0.1"),
+                        Map.entry("pg-port", "5432"),
+                        Map.entry("pg-user", "postgres"),
+                        Map.entry("redis", "redis://127.0.0.1:6379"),
+                        Map.entry("concurrency", "16,64"),
+                        Map.entry("repeats", "3"),
+                        Map.entry("messages", "6000"),
+                        Map.entry("warmup", "1000"),
+                        Map.entry("warmup-latency-ms", Long.toString(Runner.DEFAULT_WARM_UP_LATENCY_MS)),
+                        Map.entry("systems", "sendlog,mutable,peer"),
+                        Map.entry("out", "benchmarks/results"),
+                        Map.entry("work", "target/bench"),
+                        Map.entry("readme", ""),
+                        Map.entry("build-seconds", "0"),
+                        Map.entry("mutable-batch", "500"),
+                        Map.entry("mutable-tick-ms", "100"),
+                        Map.entry("scenario", "both"),
+                        Map.entry("open-rates", "200,400,600,800,1000,1300,1600,2000,2500,3000"),
+                        Map.entry("open-step-seconds", "25"),
+                        Map.entry("open-concurrency", "256"),
+                        Map.entry("open-latency-ms", "1"),
+                        Map.entry("open-p99-limit-ms", "1000"),
+                        Map.entry("open-repeats", "0"),
+                        Map.entry("open-baseline-pool", "34"),
+                        Map.entry("open-vacuum", "true"),
+                        Map.entry("open-warmup-clients", "64")));
         String scenario = o.text("scenario");
         if (!List.of("closed", "open", "both").contains(scenario)) {
             throw new IllegalArgumentException("--scenario is closed, open or both, not " + scenario);
@@ -61,19 +78,29 @@ public final class BenchMain {
         Files.createDirectories(work);
         Path sendlogJar = Path.of(o.text("sendlog-jar")).toAbsolutePath();
         List<SystemUnderTest> all = List.of(
-                new SystemUnderTest.Sendlog(sendlogJar, Path.of(o.text("config")).toAbsolutePath()),
-                new SystemUnderTest.MutableOutbox(Path.of(o.text("mutable-jar")).toAbsolutePath(),
-                        o.number("mutable-batch"), o.number("mutable-tick-ms")),
-                new SystemUnderTest.TransactionOutboxPeer(Path.of(o.text("peer-jar")).toAbsolutePath()));
+                new SystemUnderTest.Sendlog(
+                        sendlogJar, Path.of(o.text("config")).toAbsolutePath()),
+                new SystemUnderTest.MutableOutbox(
+                        Path.of(o.text("mutable-jar")).toAbsolutePath(),
+                        o.number("mutable-batch"),
+                        o.number("mutable-tick-ms")),
+                new SystemUnderTest.TransactionOutboxPeer(
+                        Path.of(o.text("peer-jar")).toAbsolutePath()));
         List<String> wanted = Arrays.asList(o.text("systems").split(","));
-        List<SystemUnderTest> systems = all.stream().filter(s -> wanted.contains(s.key())).toList();
+        List<SystemUnderTest> systems =
+                all.stream().filter(s -> wanted.contains(s.key())).toList();
         List<Integer> levels = closed ? numbers(o.text("concurrency")) : List.of();
         int repeats = o.number("repeats");
-        OpenLoopReport.Settings openSettings = new OpenLoopReport.Settings(numbers(o.text("open-rates")),
-                Double.parseDouble(o.text("open-step-seconds")), o.number("open-concurrency"),
-                o.number("open-latency-ms"), o.number("open-p99-limit-ms"), o.number("open-baseline-pool"),
+        OpenLoopReport.Settings openSettings = new OpenLoopReport.Settings(
+                numbers(o.text("open-rates")),
+                Double.parseDouble(o.text("open-step-seconds")),
+                o.number("open-concurrency"),
+                o.number("open-latency-ms"),
+                o.number("open-p99-limit-ms"),
+                o.number("open-baseline-pool"),
                 Boolean.parseBoolean(o.text("open-vacuum")),
-                o.number("open-repeats") > 0 ? o.number("open-repeats") : repeats, o.number("warmup"),
+                o.number("open-repeats") > 0 ? o.number("open-repeats") : repeats,
+                o.number("warmup"),
                 o.number("open-warmup-clients"));
         if (open && !increasing(openSettings.rates())) {
             throw new IllegalArgumentException("--open-rates must be increasing and positive: " + o.text("open-rates"));
@@ -105,8 +132,11 @@ public final class BenchMain {
                 }
             }
             if (open) {
-                generatorCheck = runner.generatorCheck(openSettings.rates(), Math.min(5, openSettings.stepSeconds()),
-                        openSettings.latencyMs(), openSettings.p99LimitMs());
+                generatorCheck = runner.generatorCheck(
+                        openSettings.rates(),
+                        Math.min(5, openSettings.stepSeconds()),
+                        openSettings.latencyMs(),
+                        openSettings.p99LimitMs());
                 System.out.println(OpenStep.CSV_HEADER);
                 for (int repeat = 1; repeat <= openSettings.repeats(); repeat++) {
                     for (SystemUnderTest system : systems) {
@@ -122,19 +152,54 @@ public final class BenchMain {
         }
 
         long seconds = Math.round((System.nanoTime() - started) / 1e9) + Long.parseLong(o.text("build-seconds"));
-        String wall = String.format(Locale.ROOT, "%d min %02d s (build %s s)", seconds / 60, seconds % 60,
-                o.text("build-seconds"));
+        String wall = String.format(
+                Locale.ROOT, "%d min %02d s (build %s s)", seconds / 60, seconds % 60, o.text("build-seconds"));
         String date = ZonedDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm 'UTC'"));
         int cores = Runtime.getRuntime().availableProcessors();
         String postgresVersion = "PostgreSQL " + postgres.text("SHOW server_version");
-        Report report = closed ? new Report(new Report.Context(date, cores, postgresVersion, messages, warmup,
-                warmupLatencyMs, repeats, levels, wall, systems,
-                loads.stream().mapToDouble(Double::doubleValue).min().orElse(Double.NaN),
-                loads.stream().mapToDouble(Double::doubleValue).max().orElse(Double.NaN)), runs) : null;
-        OpenLoopReport openReport = open ? new OpenLoopReport(openSettings, new OpenLoopReport.Context(date, cores,
-                postgresVersion, wall, openLoads.stream().mapToDouble(Double::doubleValue).min().orElse(Double.NaN),
-                openLoads.stream().mapToDouble(Double::doubleValue).max().orElse(Double.NaN), generatorCheck),
-                systems, openSteps) : null;
+        Report report = closed
+                ? new Report(
+                        new Report.Context(
+                                date,
+                                cores,
+                                postgresVersion,
+                                messages,
+                                warmup,
+                                warmupLatencyMs,
+                                repeats,
+                                levels,
+                                wall,
+                                systems,
+                                loads.stream()
+                                        .mapToDouble(Double::doubleValue)
+                                        .min()
+                                        .orElse(Double.NaN),
+                                loads.stream()
+                                        .mapToDouble(Double::doubleValue)
+                                        .max()
+                                        .orElse(Double.NaN)),
+                        runs)
+                : null;
+        OpenLoopReport openReport = open
+                ? new OpenLoopReport(
+                        openSettings,
+                        new OpenLoopReport.Context(
+                                date,
+                                cores,
+                                postgresVersion,
+                                wall,
+                                openLoads.stream()
+                                        .mapToDouble(Double::doubleValue)
+                                        .min()
+                                        .orElse(Double.NaN),
+                                openLoads.stream()
+                                        .mapToDouble(Double::doubleValue)
+                                        .max()
+                                        .orElse(Double.NaN),
+                                generatorCheck),
+                        systems,
+                        openSteps)
+                : null;
         Path out = Path.of(o.text("out"));
         Files.createDirectories(out);
         if (report != null) {
@@ -151,8 +216,17 @@ public final class BenchMain {
         System.out.println(markdown);
         if (!o.text("readme").isEmpty()) {
             Path readme = Path.of(o.text("readme"));
-            Files.writeString(readme, withSection(Files.readString(readme), markdown(report, openReport,
-                    readme.toAbsolutePath().getParent().relativize(out.toAbsolutePath()).toString())));
+            Files.writeString(
+                    readme,
+                    withSection(
+                            Files.readString(readme),
+                            markdown(
+                                    report,
+                                    openReport,
+                                    readme.toAbsolutePath()
+                                            .getParent()
+                                            .relativize(out.toAbsolutePath())
+                                            .toString())));
         }
     }
 
@@ -169,8 +243,11 @@ public final class BenchMain {
     }
 
     static List<Integer> numbers(String commaSeparated) {
-        return Arrays.stream(commaSeparated.split(",")).map(String::trim).filter(s -> !s.isEmpty())
-                .map(Integer::parseInt).toList();
+        return Arrays.stream(commaSeparated.split(","))
+                .map(String::trim)
+                .filter(s -> !s.isEmpty())
+                .map(Integer::parseInt)
+                .toList();
     }
 
     /** Positive and strictly increasing, at least one. */
@@ -200,17 +277,20 @@ public final class BenchMain {
         Path config = work.resolve("simulator.json");
         Files.writeString(config, Simulator.configuration(Runner.MEASURED_LATENCY_MS));
         String java = ProcessHandle.current().info().command().orElse("java");
-        return new ProcessBuilder(java, "-jar", sendlogJar.toString(), "simulator", "--port", "0",
-                "--config", config.toString()).redirectError(work.resolve("simulator.log").toFile()).start();
+        return new ProcessBuilder(
+                        java, "-jar", sendlogJar.toString(), "simulator", "--port", "0", "--config", config.toString())
+                .redirectError(work.resolve("simulator.log").toFile())
+                .start();
     }
 
     /** The simulator prints "simulator listening on {base URL}" once it listens. */
     private static String readSimulatorUrl(Process simulator) throws IOException {
-        BufferedReader out = new BufferedReader(new InputStreamReader(simulator.getInputStream(), StandardCharsets.UTF_8));
+        BufferedReader out =
+                new BufferedReader(new InputStreamReader(simulator.getInputStream(), StandardCharsets.UTF_8));
         for (String line = out.readLine(); line != null; line = out.readLine()) {
             int at = line.indexOf("http://");
             if (at >= 0) {
-                Thread drain = new Thread(() -> out.lines().forEach(l -> { }), "simulator-output");
+                Thread drain = new Thread(() -> out.lines().forEach(l -> {}), "simulator-output");
                 drain.setDaemon(true);
                 drain.start();
                 return line.substring(at).trim();

@@ -46,10 +46,18 @@ final class Http1Connection implements AutoCloseable {
         if (socket == null) {
             connect();
         }
-        StringBuilder head = new StringBuilder(256).append("POST ").append(path).append(" HTTP/1.1\r\nHost: ")
-                .append(host).append(':').append(port).append("\r\nContent-Type: application/json\r\nContent-Length: ")
-                .append(payload.length).append("\r\n");
-        headers.forEach((name, value) -> head.append(name).append(": ").append(value).append("\r\n"));
+        StringBuilder head = new StringBuilder(256)
+                .append("POST ")
+                .append(path)
+                .append(" HTTP/1.1\r\nHost: ")
+                .append(host)
+                .append(':')
+                .append(port)
+                .append("\r\nContent-Type: application/json\r\nContent-Length: ")
+                .append(payload.length)
+                .append("\r\n");
+        headers.forEach(
+                (name, value) -> head.append(name).append(": ").append(value).append("\r\n"));
         head.append("\r\n");
         try {
             out.write(head.toString().getBytes(StandardCharsets.US_ASCII));

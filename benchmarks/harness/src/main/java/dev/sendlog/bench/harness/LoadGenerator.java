@@ -28,8 +28,13 @@ final class LoadGenerator {
     }
 
     /** What one load produced, indexed by message number; {@code ids[i]} is null for a refused message. */
-    record Load(String[] ids, long[] startMicros, long[] roundTripNanos, long firstStartMicros, long lastEndMicros,
-                int errors) {
+    record Load(
+            String[] ids,
+            long[] startMicros,
+            long[] roundTripNanos,
+            long firstStartMicros,
+            long lastEndMicros,
+            int errors) {
         int accepted() {
             return ids.length - errors;
         }

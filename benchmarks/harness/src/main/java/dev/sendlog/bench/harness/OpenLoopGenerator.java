@@ -50,23 +50,38 @@ final class OpenLoopGenerator {
     private static final long ANSWER_GRACE_NANOS = 5_000_000_000L;
 
     /** Where the requests go and what they carry; {@code payloads} and {@code headers} by request number. */
-    record Target(URI base, String path, IntFunction<Map<String, String>> headers, IntFunction<byte[]> payloads,
-                  IntPredicate acceptedStatus) {
-    }
+    record Target(
+            URI base,
+            String path,
+            IntFunction<Map<String, String>> headers,
+            IntFunction<byte[]> payloads,
+            IntPredicate acceptedStatus) {}
 
     /** A system's {@code POST /v1/messages}, answered 202 with the id that it forwards to the provider. */
     static Target system(String baseUrl, String key, String tag) {
         Map<String, String> headers = Map.of("Authorization", "Bearer " + key);
-        return new Target(URI.create(baseUrl), "/v1/messages", i -> headers, i -> LoadGenerator.payload(tag, i),
+        return new Target(
+                URI.create(baseUrl),
+                "/v1/messages",
+                i -> headers,
+                i -> LoadGenerator.payload(tag, i),
                 status -> status == 202);
     }
 
     /** The provider simulator's own submit, as the systems call it: the generator check against the simulator alone. */
     static Target simulator(String baseUrl, String tag) {
-        return new Target(URI.create(baseUrl), "/v1/submit",
+        return new Target(
+                URI.create(baseUrl),
+                "/v1/submit",
                 i -> Map.of("Authorization", "Bearer sim-token", "Idempotency-Key", tag + "-" + i),
-                i -> String.format(Locale.ROOT, "{\"to\":\"+49152%08d\",\"body\":\"generator check %d\","
-                        + "\"reference\":\"%s-%d\"}", i, i, tag, i).getBytes(StandardCharsets.UTF_8),
+                i -> String.format(
+                                Locale.ROOT,
+                                "{\"to\":\"+49152%08d\",\"body\":\"generator check %d\"," + "\"reference\":\"%s-%d\"}",
+                                i,
+                                i,
+                                tag,
+                                i)
+                        .getBytes(StandardCharsets.UTF_8),
                 status -> status == 200 || status == 201);
     }
 
@@ -78,9 +93,17 @@ final class OpenLoopGenerator {
      * {@code unanswered} those still open when the generator stopped waiting, {@code waitedForConnection} those
      * that found all {@link #MAX_CONNECTIONS} in use.
      */
-    record Offered(double perSecond, long[] offsetNanos, long[] scheduledEpochMicros, long[] sendLagNanos,
-                   long[] answerNanos, String[] ids, int errors, int unanswered, int waitedForConnection,
-                   int peakConnections) {
+    record Offered(
+            double perSecond,
+            long[] offsetNanos,
+            long[] scheduledEpochMicros,
+            long[] sendLagNanos,
+            long[] answerNanos,
+            String[] ids,
+            int errors,
+            int unanswered,
+            int waitedForConnection,
+            int peakConnections) {
         int scheduled() {
             return ids.length;
         }
@@ -100,7 +123,9 @@ final class OpenLoopGenerator {
 
         /** The p99 of the send lags of the requests that were sent, in ms. */
         double sendLagP99Ms() {
-            return Stats.percentile(Arrays.stream(sendLagNanos).filter(l -> l >= 0).toArray(), 0.99) / 1e6;
+            return Stats.percentile(
+                            Arrays.stream(sendLagNanos).filter(l -> l >= 0).toArray(), 0.99)
+                    / 1e6;
         }
     }
 
@@ -110,7 +135,8 @@ final class OpenLoopGenerator {
      */
     static long[] schedule(double perSecond, double seconds) {
         if (!(perSecond > 0) || !(seconds > 0)) {
-            throw new IllegalArgumentException("rate and length must be positive: " + perSecond + "/s, " + seconds + " s");
+            throw new IllegalArgumentException(
+                    "rate and length must be positive: " + perSecond + "/s, " + seconds + " s");
         }
         int n = (int) Math.round(perSecond * seconds);
         long[] offsets = new long[n];
@@ -210,11 +236,12 @@ final class OpenLoopGenerator {
                             ByteArrayOutputStream body = new ByteArrayOutputStream(128);
                             sendLag[index] = System.nanoTime() - due;
                             try {
-                                int status = connection.post(target.path(), target.headers().apply(index),
-                                        payloads[index], body);
+                                int status = connection.post(
+                                        target.path(), target.headers().apply(index), payloads[index], body);
                                 answer[index] = System.nanoTime() - due;
                                 ids[index] = target.acceptedStatus().test(status)
-                                        ? LoadGenerator.idOf(body.toString(StandardCharsets.UTF_8)) : null;
+                                        ? LoadGenerator.idOf(body.toString(StandardCharsets.UTF_8))
+                                        : null;
                                 if (ids[index] == null) {
                                     errors.incrementAndGet();
                                 }
@@ -242,7 +269,9 @@ final class OpenLoopGenerator {
                     }
                 });
             }
-            long deadline = start + (n == 0 ? 0 : offsets[n - 1]) + TimeUnit.MILLISECONDS.toNanos(p99LimitMillis)
+            long deadline = start
+                    + (n == 0 ? 0 : offsets[n - 1])
+                    + TimeUnit.MILLISECONDS.toNanos(p99LimitMillis)
                     + ANSWER_GRACE_NANOS;
             if (!done.await(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
                 synchronized (aborted) {
@@ -253,7 +282,16 @@ final class OpenLoopGenerator {
         } finally {
             idle.forEach(Http1Connection::close);
         }
-        return new Offered(perSecond, offsets, scheduledMicros, sendLag, answer, ids, errors.get(), unanswered.get(),
-                waited.get(), peak.get());
+        return new Offered(
+                perSecond,
+                offsets,
+                scheduledMicros,
+                sendLag,
+                answer,
+                ids,
+                errors.get(),
+                unanswered.get(),
+                waited.get(),
+                peak.get());
     }
 }

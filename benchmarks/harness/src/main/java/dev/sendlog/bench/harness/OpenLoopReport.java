@@ -24,14 +24,27 @@ import org.knowm.xchart.style.markers.SeriesMarkers;
  */
 final class OpenLoopReport {
     /** How the scenario ran. */
-    record Settings(List<Integer> rates, double stepSeconds, int concurrency, long latencyMs, long p99LimitMs,
-                    int baselinePool, boolean vacuum, int repeats, int warmup, int warmupClients) {
-    }
+    record Settings(
+            List<Integer> rates,
+            double stepSeconds,
+            int concurrency,
+            long latencyMs,
+            long p99LimitMs,
+            int baselinePool,
+            boolean vacuum,
+            int repeats,
+            int warmup,
+            int warmupClients) {}
 
     /** How it was measured: the machine, the time, and the generator check against the simulator alone. */
-    record Context(String date, int cores, String postgresVersion, String wallTime, double minLoad, double maxLoad,
-                   String generatorCheck) {
-    }
+    record Context(
+            String date,
+            int cores,
+            String postgresVersion,
+            String wallTime,
+            double minLoad,
+            double maxLoad,
+            String generatorCheck) {}
 
     /**
      * A highest sustained rate. {@code lowerBound}: the ramp did not end at a failure of the system (it passed every
@@ -75,18 +88,39 @@ final class OpenLoopReport {
             }
             String at = String.format(Locale.ROOT, " at %.0f msg/s", step.offeredPerSecond());
             return switch (step.verdict()) {
-                case GENERATOR_BEHIND -> new Sustained(last, true, String.format(Locale.ROOT,
-                        "the generator fell behind%s (sent %.1f/s)", at, step.achievedPerSecond()));
-                case ERRORS -> new Sustained(last, false, String.format(Locale.ROOT,
-                        "%d refused or failed and %d unanswered requests%s", step.errors(), step.unanswered(), at));
-                case P99 -> new Sustained(last, false, "accept-to-provider-accepted p99 " + OpenStep.ms(step.e2eP99Ms())
-                        + " ms" + at);
+                case GENERATOR_BEHIND ->
+                    new Sustained(
+                            last,
+                            true,
+                            String.format(
+                                    Locale.ROOT,
+                                    "the generator fell behind%s (sent %.1f/s)",
+                                    at,
+                                    step.achievedPerSecond()));
+                case ERRORS ->
+                    new Sustained(
+                            last,
+                            false,
+                            String.format(
+                                    Locale.ROOT,
+                                    "%d refused or failed and %d unanswered requests%s",
+                                    step.errors(),
+                                    step.unanswered(),
+                                    at));
+                case P99 ->
+                    new Sustained(
+                            last,
+                            false,
+                            "accept-to-provider-accepted p99 " + OpenStep.ms(step.e2eP99Ms()) + " ms" + at);
                 case PASSED -> throw new IllegalStateException("not reached");
             };
         }
-        return new Sustained(last, true, ramp.size() >= rungs
-                ? String.format(Locale.ROOT, "passed every step up to %.0f msg/s", last)
-                : "the ramp stopped after " + ramp.size() + " of " + rungs + " steps");
+        return new Sustained(
+                last,
+                true,
+                ramp.size() >= rungs
+                        ? String.format(Locale.ROOT, "passed every step up to %.0f msg/s", last)
+                        : "the ramp stopped after " + ramp.size() + " of " + rungs + " steps");
     }
 
     /**
@@ -97,9 +131,13 @@ final class OpenLoopReport {
         if (repeats.isEmpty()) {
             return new Sustained(0, true, "no ramp ran");
         }
-        List<Sustained> sorted = repeats.stream().sorted(Comparator.comparingDouble(Sustained::perSecond)).toList();
+        List<Sustained> sorted = repeats.stream()
+                .sorted(Comparator.comparingDouble(Sustained::perSecond))
+                .toList();
         Sustained middle = sorted.get((sorted.size() - 1) / 2);
-        return sorted.stream().filter(s -> s.perSecond() == middle.perSecond() && !s.lowerBound()).findFirst()
+        return sorted.stream()
+                .filter(s -> s.perSecond() == middle.perSecond() && !s.lowerBound())
+                .findFirst()
                 .orElse(middle);
     }
 
@@ -115,12 +153,19 @@ final class OpenLoopReport {
      */
     static String target(String otherLabel, Sustained sendlog, Sustained other, double needed) {
         String neededText = String.format(Locale.ROOT, needed == Math.rint(needed) ? "%.0f×" : "%.1f×", needed);
-        String head = String.format(Locale.ROOT, "- against %s: highest sustained rate %s against %s msg/s",
-                otherLabel, sendlog.text(), other.text());
+        String head = String.format(
+                Locale.ROOT,
+                "- against %s: highest sustained rate %s against %s msg/s",
+                otherLabel,
+                sendlog.text(),
+                other.text());
         if (other.perSecond() == 0) {
-            String verdict = sendlog.perSecond() > 0 && !other.lowerBound() ? "**met**"
-                    : "**not determined**: " + (sendlog.perSecond() == 0 ? "neither sustained the lowest rate"
-                    : "the generator fell behind at the other's first step");
+            String verdict = sendlog.perSecond() > 0 && !other.lowerBound()
+                    ? "**met**"
+                    : "**not determined**: "
+                            + (sendlog.perSecond() == 0
+                                    ? "neither sustained the lowest rate"
+                                    : "the generator fell behind at the other's first step");
             return String.format(Locale.ROOT, "%s (target ≥ %s: %s)", head, neededText, verdict);
         }
         double ratio = sendlog.perSecond() / other.perSecond();
@@ -135,7 +180,9 @@ final class OpenLoopReport {
             verdict = meets ? "**met**" : "**not determined**: sendlog's ramp did not end at a failure of sendlog";
         } else if (other.lowerBound()) {
             bound = "≤ ";
-            verdict = meets ? "**not determined**: the other's ramp did not end at a failure of the other" : "**not met**";
+            verdict = meets
+                    ? "**not determined**: the other's ramp did not end at a failure of the other"
+                    : "**not met**";
         } else {
             verdict = meets ? "**met**" : "**not met**";
         }
@@ -144,8 +191,10 @@ final class OpenLoopReport {
 
     /** The steps of one system's ramp in one repeat, in the order they ran. */
     List<OpenStep> ramp(String system, int repeat) {
-        return steps.stream().filter(s -> s.system().equals(system) && s.repeat() == repeat)
-                .sorted(Comparator.comparingInt(OpenStep::step)).toList();
+        return steps.stream()
+                .filter(s -> s.system().equals(system) && s.repeat() == repeat)
+                .sorted(Comparator.comparingInt(OpenStep::step))
+                .toList();
     }
 
     Sustained sustained(String system) {
@@ -161,12 +210,16 @@ final class OpenLoopReport {
 
     /** The median over the repeats that ran the step at {@code rate}; NaN when none did. */
     double medianAt(String system, double rate, ToDoubleFunction<OpenStep> metric) {
-        return Stats.median(steps.stream().filter(s -> s.system().equals(system) && s.offeredPerSecond() == rate)
-                .mapToDouble(metric).toArray());
+        return Stats.median(steps.stream()
+                .filter(s -> s.system().equals(system) && s.offeredPerSecond() == rate)
+                .mapToDouble(metric)
+                .toArray());
     }
 
     private long repeatsAt(String system, double rate) {
-        return steps.stream().filter(s -> s.system().equals(system) && s.offeredPerSecond() == rate).count();
+        return steps.stream()
+                .filter(s -> s.system().equals(system) && s.offeredPerSecond() == rate)
+                .count();
     }
 
     String markdown(String images) {
@@ -174,12 +227,20 @@ final class OpenLoopReport {
         Settings s = settings;
         String rates = s.rates().stream().map(String::valueOf).collect(Collectors.joining(", "));
         md.append("### Open loop: where the provider is not the wall\n\n");
-        md.append(String.format(Locale.ROOT, "Measured %s on this machine (%d cores, %s), the systems, the simulator,"
+        md.append(String.format(
+                Locale.ROOT,
+                "Measured %s on this machine (%d cores, %s), the systems, the simulator,"
                         + " PostgreSQL, Redis and the load generator all on it; whole run, build included: %s; the 1-minute"
                         + " load average at the start of the steps ranged from %.1f to %.1f.%n%n",
-                context.date(), context.cores(), context.postgresVersion(), context.wallTime(), context.minLoad(),
+                context.date(),
+                context.cores(),
+                context.postgresVersion(),
+                context.wallTime(),
+                context.minLoad(),
                 context.maxLoad()));
-        md.append(String.format(Locale.ROOT, "The provider simulator answers each submit in %d ms, and every system may have"
+        md.append(String.format(
+                Locale.ROOT,
+                "The provider simulator answers each submit in %d ms, and every system may have"
                         + " %d provider calls in flight (sendlog's `pipeline.sendWorker.concurrency`, the baselines' worker"
                         + " threads). The baselines' connection pools are %s connections instead of C + 10 (34 is"
                         + " sendlog's own total: api 10, pipeline 12, callbacks 8, maintenance 4), as this PostgreSQL"
@@ -196,11 +257,22 @@ final class OpenLoopReport {
                         + " at once); one database for all steps, not one per step, because a fresh one would mean a fresh,"
                         + " cold process at every step. Between two steps the harness waits until the system has recorded"
                         + " every delivery (and sendlog's timers have caught up)%s, and resets the simulator's records.%n%n",
-                s.latencyMs(), s.concurrency(), s.baselinePool() > 0 ? "min(C + 10, " + s.baselinePool() + ")" : "C + 10",
-                s.latencyMs(), rates, s.stepSeconds(), OpenLoopGenerator.MAX_CONNECTIONS, s.warmup(), s.warmupClients(),
-                s.vacuum() ? ", then runs VACUUM ANALYZE on its database (this server runs with autovacuum off, and the"
-                        + " ramp writes far more rows than a closed-loop run)" : ""));
-        md.append(String.format(Locale.ROOT, "A step passes when every request was accepted (202) and the p99 of"
+                s.latencyMs(),
+                s.concurrency(),
+                s.baselinePool() > 0 ? "min(C + 10, " + s.baselinePool() + ")" : "C + 10",
+                s.latencyMs(),
+                rates,
+                s.stepSeconds(),
+                OpenLoopGenerator.MAX_CONNECTIONS,
+                s.warmup(),
+                s.warmupClients(),
+                s.vacuum()
+                        ? ", then runs VACUUM ANALYZE on its database (this server runs with autovacuum off, and the"
+                                + " ramp writes far more rows than a closed-loop run)"
+                        : ""));
+        md.append(String.format(
+                Locale.ROOT,
+                "A step passes when every request was accepted (202) and the p99 of"
                         + " accept-to-provider-accepted (from the scheduled time to the simulator's record of the system's"
                         + " first submit of the message, `GET /v1/records`; a message not recorded by the end of the step"
                         + " plus %d ms counts as later than that) is at most %d ms. A system's highest sustained rate is the"
@@ -209,30 +281,51 @@ final class OpenLoopReport {
                         + " step in which the generator's requests went out at less than 99%% of the offered rate judges"
                         + " nothing: the ramp stops there and the rate reached is marked ≥, as when a system passed every"
                         + " step. Each step's figures are in `open-steps.csv`.%n%n",
-                s.p99LimitMs(), s.p99LimitMs(), s.repeats()));
+                s.p99LimitMs(),
+                s.p99LimitMs(),
+                s.repeats()));
         if (!context.generatorCheck().isEmpty()) {
-            md.append("Generator check against the simulator alone: ").append(context.generatorCheck()).append("\n\n");
+            md.append("Generator check against the simulator alone: ")
+                    .append(context.generatorCheck())
+                    .append("\n\n");
         }
 
-        List<Sustained> sustained = systems.stream().map(sys -> sustained(sys.key())).toList();
+        List<Sustained> sustained =
+                systems.stream().map(sys -> sustained(sys.key())).toList();
         double sustainedByAll = commonRate(sustained);
         // With no rate sustained by all, the lowest offered rate: every ramp ran it.
         double common = sustainedByAll > 0 ? sustainedByAll : s.rates().getFirst();
-        md.append(sustainedByAll > 0
-                ? String.format(Locale.ROOT, "Latencies at %.0f msg/s, the highest rate all %d sustained", common,
-                        systems.size())
-                : String.format(Locale.ROOT, "**No rate was sustained by all of them**: latencies at the lowest rate"
-                        + " offered, %.0f msg/s, which not all sustained", common));
-        md.append(" (median of the repeats that ran that step). The generator's send lag (from a request's scheduled time"
-                + " until its bytes went out: the load generator's own delay, on a machine it shares with the system) is"
-                + " part of both latencies.\n\n");
-        md.append("| system | highest sustained msg/s | accept p50 ms | accept p99 ms | accept-to-provider-accepted p50 ms"
-                + " | accept-to-provider-accepted p99 ms | generator send lag p99 ms |\n|---|---:|---:|---:|---:|---:|---:|\n");
+        md.append(
+                sustainedByAll > 0
+                        ? String.format(
+                                Locale.ROOT,
+                                "Latencies at %.0f msg/s, the highest rate all %d sustained",
+                                common,
+                                systems.size())
+                        : String.format(
+                                Locale.ROOT,
+                                "**No rate was sustained by all of them**: latencies at the lowest rate"
+                                        + " offered, %.0f msg/s, which not all sustained",
+                                common));
+        md.append(
+                " (median of the repeats that ran that step). The generator's send lag (from a request's scheduled time"
+                        + " until its bytes went out: the load generator's own delay, on a machine it shares with the system) is"
+                        + " part of both latencies.\n\n");
+        md.append(
+                "| system | highest sustained msg/s | accept p50 ms | accept p99 ms | accept-to-provider-accepted p50 ms"
+                        + " | accept-to-provider-accepted p99 ms | generator send lag p99 ms |\n|---|---:|---:|---:|---:|---:|---:|\n");
         for (int i = 0; i < systems.size(); i++) {
             String key = systems.get(i).key();
-            md.append("| ").append(systems.get(i).label()).append(" | ").append(sustained.get(i).text());
-            for (ToDoubleFunction<OpenStep> metric : List.<ToDoubleFunction<OpenStep>>of(OpenStep::acceptP50Ms,
-                    OpenStep::acceptP99Ms, OpenStep::e2eP50Ms, OpenStep::e2eP99Ms, OpenStep::sendLagP99Ms)) {
+            md.append("| ")
+                    .append(systems.get(i).label())
+                    .append(" | ")
+                    .append(sustained.get(i).text());
+            for (ToDoubleFunction<OpenStep> metric : List.<ToDoubleFunction<OpenStep>>of(
+                    OpenStep::acceptP50Ms,
+                    OpenStep::acceptP99Ms,
+                    OpenStep::e2eP50Ms,
+                    OpenStep::e2eP99Ms,
+                    OpenStep::sendLagP99Ms)) {
                 md.append(" | ").append(OpenStep.ms(medianAt(key, common, metric)));
             }
             md.append(" |\n");
@@ -245,26 +338,39 @@ final class OpenLoopReport {
                     continue;
                 }
                 Sustained one = sustained(ramp, s.rates().size());
-                md.append(String.format(Locale.ROOT, "- %s, repeat %d: sustained %s msg/s; %s%n", system.label(), r,
-                        one.text(), one.why()));
+                md.append(String.format(
+                        Locale.ROOT,
+                        "- %s, repeat %d: sustained %s msg/s; %s%n",
+                        system.label(),
+                        r,
+                        one.text(),
+                        one.why()));
             }
             if (repeatsAt(system.key(), common) < s.repeats()) {
-                md.append(String.format(Locale.ROOT, "- (%s ran %.0f msg/s in %d of %d repeats)%n", system.label(), common,
-                        repeatsAt(system.key(), common), s.repeats()));
+                md.append(String.format(
+                        Locale.ROOT,
+                        "- (%s ran %.0f msg/s in %d of %d repeats)%n",
+                        system.label(),
+                        common,
+                        repeatsAt(system.key(), common),
+                        s.repeats()));
             }
         }
 
         md.append("\n### Open-loop targets\n\n");
         if (systems.size() > 1 && systems.getFirst() instanceof SystemUnderTest.Sendlog) {
             for (int i = 1; i < systems.size(); i++) {
-                double needed = systems.get(i) instanceof SystemUnderTest.MutableOutbox ? TARGET_OVER_MUTABLE
+                double needed = systems.get(i) instanceof SystemUnderTest.MutableOutbox
+                        ? TARGET_OVER_MUTABLE
                         : TARGET_OVER_PEER;
-                md.append(target(systems.get(i).label(), sustained.getFirst(), sustained.get(i), needed)).append('\n');
+                md.append(target(systems.get(i).label(), sustained.getFirst(), sustained.get(i), needed))
+                        .append('\n');
             }
         } else {
             md.append("sendlog and at least one alternative must run for the targets.\n");
         }
-        md.append("\n![accept-to-provider-accepted p99 against the offered rate](").append(images)
+        md.append("\n![accept-to-provider-accepted p99 against the offered rate](")
+                .append(images)
                 .append("/open-latency.png)\n");
         return md.toString();
     }
@@ -278,9 +384,13 @@ final class OpenLoopReport {
     /** The accept-to-provider-accepted p99 (median of the repeats) against the offered rate, per system. */
     void chart(Path folder) throws IOException {
         Files.createDirectories(folder);
-        XYChart chart = new XYChartBuilder().width(900).height(540)
+        XYChart chart = new XYChartBuilder()
+                .width(900)
+                .height(540)
                 .title("Open loop: accept-to-provider-accepted p99 against the offered rate (median of repeats)")
-                .xAxisTitle("offered msg/s").yAxisTitle("milliseconds (log scale)").build();
+                .xAxisTitle("offered msg/s")
+                .yAxisTitle("milliseconds (log scale)")
+                .build();
         chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideS);
         chart.getStyler().setYAxisLogarithmic(true);
         chart.getStyler().setXAxisDecimalPattern("#");
@@ -297,7 +407,9 @@ final class OpenLoopReport {
             if (xs.isEmpty()) {
                 continue;
             }
-            XYSeries series = chart.addSeries(systems.get(i).label(), xs.stream().mapToDouble(Double::doubleValue).toArray(),
+            XYSeries series = chart.addSeries(
+                    systems.get(i).label(),
+                    xs.stream().mapToDouble(Double::doubleValue).toArray(),
                     ys.stream().mapToDouble(Double::doubleValue).toArray());
             series.setLineColor(COLORS[i % COLORS.length]);
             series.setMarkerColor(COLORS[i % COLORS.length]);

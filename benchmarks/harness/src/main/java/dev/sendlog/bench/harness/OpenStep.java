@@ -11,10 +11,27 @@ import java.util.Map;
  * recorded the system's submit of it; a message the simulator had not recorded when the harness stopped waiting
  * counts as infinitely late ({@code e2eP99Ms} then may be infinite).
  */
-record OpenStep(String system, int repeat, int step, double offeredPerSecond, double seconds, int scheduled,
-                double achievedPerSecond, double sendLagP99Ms, int waitedForConnection, int peakConnections,
-                int accepted, int errors, int unanswered, int delivered, long duplicates, double acceptP50Ms,
-                double acceptP99Ms, double e2eP50Ms, double e2eP99Ms, Verdict verdict) {
+record OpenStep(
+        String system,
+        int repeat,
+        int step,
+        double offeredPerSecond,
+        double seconds,
+        int scheduled,
+        double achievedPerSecond,
+        double sendLagP99Ms,
+        int waitedForConnection,
+        int peakConnections,
+        int accepted,
+        int errors,
+        int unanswered,
+        int delivered,
+        long duplicates,
+        double acceptP50Ms,
+        double acceptP99Ms,
+        double e2eP50Ms,
+        double e2eP99Ms,
+        Verdict verdict) {
 
     /** Whether the system sustained the step, and if not, why; {@code GENERATOR_BEHIND} says nothing of the system. */
     enum Verdict {
@@ -50,8 +67,8 @@ record OpenStep(String system, int repeat, int step, double offeredPerSecond, do
      * The verdict, in this order: the generator fell behind (the step judges nothing); any request refused, failed
      * or unanswered, or none accepted; the accept-to-provider-accepted p99 above {@code p99LimitMs}; else passed.
      */
-    static Verdict judge(boolean generatorBehind, int accepted, int errors, int unanswered, double e2eP99Ms,
-                         long p99LimitMs) {
+    static Verdict judge(
+            boolean generatorBehind, int accepted, int errors, int unanswered, double e2eP99Ms, long p99LimitMs) {
         if (generatorBehind) {
             return Verdict.GENERATOR_BEHIND;
         }
@@ -62,8 +79,15 @@ record OpenStep(String system, int repeat, int step, double offeredPerSecond, do
     }
 
     /** A step's figures from what the generator recorded and the simulator's records (reference to epoch us). */
-    static OpenStep of(String system, int repeat, int step, double seconds, OpenLoopGenerator.Offered offered,
-                       Map<String, Long> recordedAt, long duplicates, long p99LimitMs) {
+    static OpenStep of(
+            String system,
+            int repeat,
+            int step,
+            double seconds,
+            OpenLoopGenerator.Offered offered,
+            Map<String, Long> recordedAt,
+            long duplicates,
+            long p99LimitMs) {
         List<Long> accept = new ArrayList<>();
         List<Long> e2e = new ArrayList<>();
         int delivered = 0;
@@ -86,12 +110,26 @@ record OpenStep(String system, int repeat, int step, double offeredPerSecond, do
         double achieved = offered.achievedPerSecond();
         double e2eP99 = microsToMs(e2eMicros, 0.99);
         boolean behind = generatorBehind(offered.perSecond(), achieved, offered.waitedForConnection());
-        return new OpenStep(system, repeat, step, offered.perSecond(), seconds, offered.scheduled(), achieved,
-                offered.sendLagP99Ms(), offered.waitedForConnection(), offered.peakConnections(), acceptNanos.length,
-                offered.errors(), offered.unanswered(), delivered, duplicates,
+        return new OpenStep(
+                system,
+                repeat,
+                step,
+                offered.perSecond(),
+                seconds,
+                offered.scheduled(),
+                achieved,
+                offered.sendLagP99Ms(),
+                offered.waitedForConnection(),
+                offered.peakConnections(),
+                acceptNanos.length,
+                offered.errors(),
+                offered.unanswered(),
+                delivered,
+                duplicates,
                 acceptNanos.length == 0 ? Double.NaN : Stats.percentile(acceptNanos, 0.50) / 1e6,
                 acceptNanos.length == 0 ? Double.NaN : Stats.percentile(acceptNanos, 0.99) / 1e6,
-                microsToMs(e2eMicros, 0.50), e2eP99,
+                microsToMs(e2eMicros, 0.50),
+                e2eP99,
                 judge(behind, acceptNanos.length, offered.errors(), offered.unanswered(), e2eP99, p99LimitMs));
     }
 
@@ -105,23 +143,58 @@ record OpenStep(String system, int repeat, int step, double offeredPerSecond, do
     }
 
     String csv() {
-        return String.format(Locale.ROOT, "%s,%d,%d,%.0f,%.0f,%d,%.1f,%s,%.2f,%d,%d,%d,%d,%d,%d,%d,%.2f,%.2f,%.1f,%.1f,%s",
-                system, repeat, step, offeredPerSecond, seconds, scheduled, achievedPerSecond,
-                verdict == Verdict.GENERATOR_BEHIND, sendLagP99Ms, waitedForConnection, peakConnections, accepted,
-                errors, unanswered, delivered, duplicates, acceptP50Ms, acceptP99Ms, e2eP50Ms, e2eP99Ms,
+        return String.format(
+                Locale.ROOT,
+                "%s,%d,%d,%.0f,%.0f,%d,%.1f,%s,%.2f,%d,%d,%d,%d,%d,%d,%d,%.2f,%.2f,%.1f,%.1f,%s",
+                system,
+                repeat,
+                step,
+                offeredPerSecond,
+                seconds,
+                scheduled,
+                achievedPerSecond,
+                verdict == Verdict.GENERATOR_BEHIND,
+                sendLagP99Ms,
+                waitedForConnection,
+                peakConnections,
+                accepted,
+                errors,
+                unanswered,
+                delivered,
+                duplicates,
+                acceptP50Ms,
+                acceptP99Ms,
+                e2eP50Ms,
+                e2eP99Ms,
                 verdict.name().toLowerCase(Locale.ROOT));
     }
 
     /** One line for the progress log. */
     String line() {
-        return String.format(Locale.ROOT, "%.0f msg/s for %.0f s: generator sent %.1f/s (%+.2f%%, send lag p99 %.1f ms%s)%s;"
+        return String.format(
+                Locale.ROOT,
+                "%.0f msg/s for %.0f s: generator sent %.1f/s (%+.2f%%, send lag p99 %.1f ms%s)%s;"
                         + " %d of %d accepted, %d errors, %d unanswered; accept p50/p99 %.1f/%.1f ms;"
                         + " accept-to-provider-accepted p50/p99 %s/%s ms, %d delivered, %d duplicates; peak %d connections: %s",
-                offeredPerSecond, seconds, achievedPerSecond, 100 * (achievedPerSecond / offeredPerSecond - 1),
-                sendLagP99Ms, waitedForConnection > 0 ? ", " + waitedForConnection + " waited for a connection" : "",
-                verdict == Verdict.GENERATOR_BEHIND ? " GENERATOR BEHIND" : "", accepted, scheduled, errors,
-                unanswered, acceptP50Ms, acceptP99Ms, ms(e2eP50Ms), ms(e2eP99Ms), delivered, duplicates,
-                peakConnections, verdict.text);
+                offeredPerSecond,
+                seconds,
+                achievedPerSecond,
+                100 * (achievedPerSecond / offeredPerSecond - 1),
+                sendLagP99Ms,
+                waitedForConnection > 0 ? ", " + waitedForConnection + " waited for a connection" : "",
+                verdict == Verdict.GENERATOR_BEHIND ? " GENERATOR BEHIND" : "",
+                accepted,
+                scheduled,
+                errors,
+                unanswered,
+                acceptP50Ms,
+                acceptP99Ms,
+                ms(e2eP50Ms),
+                ms(e2eP99Ms),
+                delivered,
+                duplicates,
+                peakConnections,
+                verdict.text);
     }
 
     static String ms(double value) {

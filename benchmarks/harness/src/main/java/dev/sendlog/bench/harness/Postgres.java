@@ -61,7 +61,8 @@ final class Postgres {
 
     /** VACUUM (ANALYZE) of every table of {@code database}, as an autovacuum that had caught up would leave them. */
     void vacuumAnalyze(String database) throws SQLException {
-        try (Connection connection = connect(database); Statement statement = connection.createStatement()) {
+        try (Connection connection = connect(database);
+                Statement statement = connection.createStatement()) {
             statement.execute("VACUUM (ANALYZE)");
         }
     }
@@ -79,7 +80,7 @@ final class Postgres {
     String largestRelations(String database, int limit) throws SQLException {
         StringBuilder line = new StringBuilder();
         try (Connection connection = connect(database);
-             PreparedStatement query = connection.prepareStatement("""
+                PreparedStatement query = connection.prepareStatement("""
                      SELECT c.relname, pg_total_relation_size(c.oid) AS total, pg_indexes_size(c.oid) AS indexes
                        FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
                       WHERE c.relkind IN ('r', 'm') AND n.nspname NOT IN ('pg_catalog', 'information_schema')
@@ -87,8 +88,13 @@ final class Postgres {
             query.setInt(1, limit);
             try (ResultSet rs = query.executeQuery()) {
                 while (rs.next()) {
-                    line.append(line.isEmpty() ? "" : ", ").append(rs.getString(1)).append(' ')
-                            .append(rs.getLong(2) / 1024).append(" kB (indexes ").append(rs.getLong(3) / 1024).append(')');
+                    line.append(line.isEmpty() ? "" : ", ")
+                            .append(rs.getString(1))
+                            .append(' ')
+                            .append(rs.getLong(2) / 1024)
+                            .append(" kB (indexes ")
+                            .append(rs.getLong(3) / 1024)
+                            .append(')');
                 }
             }
         }
@@ -99,8 +105,8 @@ final class Postgres {
     List<Long> backendPids(String database) throws SQLException {
         List<Long> pids = new ArrayList<>();
         try (Connection connection = connect("postgres");
-             PreparedStatement query = connection.prepareStatement(
-                     "SELECT pid FROM pg_stat_activity WHERE datname = ? AND pid <> pg_backend_pid()")) {
+                PreparedStatement query = connection.prepareStatement(
+                        "SELECT pid FROM pg_stat_activity WHERE datname = ? AND pid <> pg_backend_pid()")) {
             query.setString(1, database);
             try (ResultSet rs = query.executeQuery()) {
                 while (rs.next()) {
@@ -112,23 +118,26 @@ final class Postgres {
     }
 
     String text(String sql) throws SQLException {
-        try (Connection connection = connect("postgres"); Statement statement = connection.createStatement();
-             ResultSet rs = statement.executeQuery(sql)) {
+        try (Connection connection = connect("postgres");
+                Statement statement = connection.createStatement();
+                ResultSet rs = statement.executeQuery(sql)) {
             rs.next();
             return rs.getString(1);
         }
     }
 
     long queryLong(String database, String sql) throws SQLException {
-        try (Connection connection = connect(database); Statement statement = connection.createStatement();
-             ResultSet rs = statement.executeQuery(sql)) {
+        try (Connection connection = connect(database);
+                Statement statement = connection.createStatement();
+                ResultSet rs = statement.executeQuery(sql)) {
             rs.next();
             return rs.getLong(1);
         }
     }
 
     private void admin(String sql) throws SQLException {
-        try (Connection connection = connect("postgres"); Statement statement = connection.createStatement()) {
+        try (Connection connection = connect("postgres");
+                Statement statement = connection.createStatement()) {
             statement.execute(sql);
         }
     }

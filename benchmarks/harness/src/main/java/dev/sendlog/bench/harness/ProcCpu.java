@@ -14,8 +14,7 @@ final class ProcCpu {
     /** USER_HZ: 100 on every Linux the project runs on ({@code getconf CLK_TCK}). */
     static final double TICKS_PER_SECOND = 100.0;
 
-    private ProcCpu() {
-    }
+    private ProcCpu() {}
 
     /** utime + stime of {@code pid} in ticks, or -1 when the process is gone. */
     static long ticks(long pid) {
@@ -60,7 +59,8 @@ final class ProcCpu {
                 try {
                     String stat = Files.readString(task.resolve("stat"));
                     String name = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'))
-                            .replaceAll("[0-9]", "").trim();
+                            .replaceAll("[0-9]", "")
+                            .trim();
                     ticks.merge(name, parseTicks(stat), Long::sum);
                 } catch (IOException e) {
                     // the thread ended between the listing and the read: its ticks are lost to both snapshots alike
@@ -74,8 +74,10 @@ final class ProcCpu {
 
     /** Seconds the JIT compiler threads ("C1 CompilerThread" n, "C2 CompilerThread" n) used between two snapshots. */
     static double jitSeconds(Map<String, Long> before, Map<String, Long> after) {
-        long ticks = used(before, after).entrySet().stream().filter(e -> e.getKey().contains("CompilerThre"))
-                .mapToLong(Map.Entry::getValue).sum();
+        long ticks = used(before, after).entrySet().stream()
+                .filter(e -> e.getKey().contains("CompilerThre"))
+                .mapToLong(Map.Entry::getValue)
+                .sum();
         return ticks / TICKS_PER_SECOND;
     }
 
@@ -83,11 +85,17 @@ final class ProcCpu {
     static String topGroups(Map<String, Long> before, Map<String, Long> after, int top) {
         Map<String, Long> used = used(before, after);
         long total = used.values().stream().mapToLong(Long::longValue).sum();
-        StringBuilder line = new StringBuilder(
-                String.format(Locale.ROOT, "%.1f CPU s by thread group:", total / TICKS_PER_SECOND));
-        used.entrySet().stream().sorted(Map.Entry.<String, Long>comparingByValue().reversed()).limit(top)
-                .forEach(e -> line.append(String.format(Locale.ROOT, " %s %.1f (%.0f%%);", e.getKey(),
-                        e.getValue() / TICKS_PER_SECOND, total == 0 ? 0 : 100.0 * e.getValue() / total)));
+        StringBuilder line =
+                new StringBuilder(String.format(Locale.ROOT, "%.1f CPU s by thread group:", total / TICKS_PER_SECOND));
+        used.entrySet().stream()
+                .sorted(Map.Entry.<String, Long>comparingByValue().reversed())
+                .limit(top)
+                .forEach(e -> line.append(String.format(
+                        Locale.ROOT,
+                        " %s %.1f (%.0f%%);",
+                        e.getKey(),
+                        e.getValue() / TICKS_PER_SECOND,
+                        total == 0 ? 0 : 100.0 * e.getValue() / total)));
         return line.toString();
     }
 

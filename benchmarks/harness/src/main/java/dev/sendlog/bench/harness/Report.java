@@ -20,8 +20,7 @@ import org.knowm.xchart.style.markers.SeriesMarkers;
 /** The Markdown table of medians and ratios, and the PNG charts, from the runs of one benchmark. */
 final class Report {
     /** A column of the table: its heading, how to read it from a run, and its number format. */
-    record Metric(String heading, ToDoubleFunction<RunResult> value, String format) {
-    }
+    record Metric(String heading, ToDoubleFunction<RunResult> value, String format) {}
 
     static final List<Metric> METRICS = List.of(
             new Metric("accepted msg/s", RunResult::acceptedPerSecond, "%.0f"),
@@ -37,10 +36,19 @@ final class Report {
             new Metric("DB MB per 100k msgs", r -> r.projectedBytesPer100k() / 1e6, "%.1f"));
 
     /** Everything the report says about how it was run. */
-    record Context(String date, int cores, String postgresVersion, int messages, int warmup, long warmupLatencyMs,
-                   int repeats, List<Integer> concurrency, String wallTime, List<SystemUnderTest> systems, double minLoad,
-                   double maxLoad) {
-    }
+    record Context(
+            String date,
+            int cores,
+            String postgresVersion,
+            int messages,
+            int warmup,
+            long warmupLatencyMs,
+            int repeats,
+            List<Integer> concurrency,
+            String wallTime,
+            List<SystemUnderTest> systems,
+            double minLoad,
+            double maxLoad) {}
 
     /** One colour per system: sendlog first. */
     private static final Color[] COLORS = {new Color(0x1f77b4), new Color(0xd62728), new Color(0x2ca02c)};
@@ -54,15 +62,19 @@ final class Report {
     }
 
     double median(String system, int concurrency, ToDoubleFunction<RunResult> metric) {
-        return Stats.median(runs.stream().filter(r -> r.system().equals(system) && r.concurrency() == concurrency)
-                .mapToDouble(metric).toArray());
+        return Stats.median(runs.stream()
+                .filter(r -> r.system().equals(system) && r.concurrency() == concurrency)
+                .mapToDouble(metric)
+                .toArray());
     }
 
     /** The report in Markdown; {@code images} is the folder of the PNGs as seen from where it is shown. */
     String markdown(String images) {
         StringBuilder md = new StringBuilder();
         SystemUnderTest sendlog = context.systems().getFirst();
-        md.append(String.format(Locale.ROOT, "Measured %s on this machine (%d cores, %s), all three systems, the "
+        md.append(String.format(
+                Locale.ROOT,
+                "Measured %s on this machine (%d cores, %s), all three systems, the "
                         + "provider simulator (20 ms per submit), PostgreSQL, Redis and the load generator on the same "
                         + "machine. Each cell is the median of %d runs per system, alternating between the systems "
                         + "(A B C A B C ...); each run submits %,d messages after a warm-up of %,d (the simulator "
@@ -71,10 +83,16 @@ final class Report {
                         + "concurrency, which is also each system's number of provider workers. Whole run, build "
                         + "included: %s. The 1-minute load average at the start of the measured loads ranged from "
                         + "%.1f to %.1f.%n%n",
-                context.date(), context.cores(), context.postgresVersion(), context.repeats(), context.messages(),
+                context.date(),
+                context.cores(),
+                context.postgresVersion(),
+                context.repeats(),
+                context.messages(),
                 context.warmup(),
                 context.warmupLatencyMs() == 0 ? "at once" : "after " + context.warmupLatencyMs() + " ms",
-                context.wallTime(), context.minLoad(), context.maxLoad()));
+                context.wallTime(),
+                context.minLoad(),
+                context.maxLoad()));
         md.append("| concurrency | system |");
         METRICS.forEach(m -> md.append(' ').append(m.heading()).append(" |"));
         md.append("\n|---:|---|");
@@ -84,23 +102,28 @@ final class Report {
             for (SystemUnderTest system : context.systems()) {
                 md.append("| ").append(c).append(" | ").append(system.label()).append(" |");
                 for (Metric m : METRICS) {
-                    md.append(' ').append(format(m.format(), median(system.key(), c, m.value()))).append(" |");
+                    md.append(' ')
+                            .append(format(m.format(), median(system.key(), c, m.value())))
+                            .append(" |");
                 }
                 md.append('\n');
             }
         }
-        md.append(String.format(Locale.ROOT, "%nDB size is pg_database_size after the run's %,d messages (warm-up "
-                + "included), projected to 100,000: the empty schema plus the growth per message times 100,000 "
-                + "(projected from %,d). WAL is the cluster's pg_current_wal_lsn difference around the measured "
-                + "messages, each system running alone. CPU is utime + stime from /proc of the system's own "
-                + "process, and separately of the PostgreSQL backends connected to its database; neither counts "
-                + "the simulator or the load generator. \"Of which its JIT compilers\" is the part of the system's CPU "
-                + "that its C1 and C2 compiler threads used (/proc/<pid>/task): work still left from the warm-up, "
-                + "which a process that has run for longer no longer pays. WAL counts the whole cluster, so anything "
-                + "else writing to it at the time adds to it. The clients submit as fast as each system accepts, so "
-                + "whenever a system accepts faster than it delivers, its end-to-end latency includes the queue that "
-                + "builds up during the run.%n%n",
-                context.messages() + context.warmup(), context.messages() + context.warmup()));
+        md.append(String.format(
+                Locale.ROOT,
+                "%nDB size is pg_database_size after the run's %,d messages (warm-up "
+                        + "included), projected to 100,000: the empty schema plus the growth per message times 100,000 "
+                        + "(projected from %,d). WAL is the cluster's pg_current_wal_lsn difference around the measured "
+                        + "messages, each system running alone. CPU is utime + stime from /proc of the system's own "
+                        + "process, and separately of the PostgreSQL backends connected to its database; neither counts "
+                        + "the simulator or the load generator. \"Of which its JIT compilers\" is the part of the system's CPU "
+                        + "that its C1 and C2 compiler threads used (/proc/<pid>/task): work still left from the warm-up, "
+                        + "which a process that has run for longer no longer pays. WAL counts the whole cluster, so anything "
+                        + "else writing to it at the time adds to it. The clients submit as fast as each system accepts, so "
+                        + "whenever a system accepts faster than it delivers, its end-to-end latency includes the queue that "
+                        + "builds up during the run.%n%n",
+                context.messages() + context.warmup(),
+                context.messages() + context.warmup()));
 
         md.append("### Ratios: sendlog ÷ alternative (medians)\n\n");
         md.append("For msg/s above 1 favours sendlog; for latency, WAL, CPU and size below 1 favours sendlog.\n\n");
@@ -110,11 +133,16 @@ final class Report {
         METRICS.forEach(m -> md.append("---:|"));
         md.append('\n');
         for (int c : context.concurrency()) {
-            for (SystemUnderTest other : context.systems().subList(1, context.systems().size())) {
+            for (SystemUnderTest other :
+                    context.systems().subList(1, context.systems().size())) {
                 md.append("| ").append(c).append(" | ").append(other.label()).append(" |");
                 for (Metric m : METRICS) {
-                    md.append(' ').append(format("%.2f×", Stats.ratio(median(sendlog.key(), c, m.value()),
-                            median(other.key(), c, m.value())))).append(" |");
+                    md.append(' ')
+                            .append(format(
+                                    "%.2f×",
+                                    Stats.ratio(
+                                            median(sendlog.key(), c, m.value()), median(other.key(), c, m.value()))))
+                            .append(" |");
                 }
                 md.append('\n');
             }
@@ -126,27 +154,46 @@ final class Report {
                 + "15). The earlier throughput targets (3× and 2× at a 20 ms provider) are withdrawn: C calls of 20 ms "
                 + "cap every system at 50·C msg/s, so the open-loop scenario below measures throughput instead.\n\n");
         for (int c : context.concurrency()) {
-            for (SystemUnderTest other : context.systems().subList(1, context.systems().size())) {
+            for (SystemUnderTest other :
+                    context.systems().subList(1, context.systems().size())) {
                 if (!(other instanceof SystemUnderTest.MutableOutbox)) {
                     continue;
                 }
-                double wal = Stats.ratio(median(sendlog.key(), c, RunResult::walBytesPerMessage),
+                double wal = Stats.ratio(
+                        median(sendlog.key(), c, RunResult::walBytesPerMessage),
                         median(other.key(), c, RunResult::walBytesPerMessage));
-                double size = Stats.ratio(median(sendlog.key(), c, RunResult::projectedBytesPer100k),
+                double size = Stats.ratio(
+                        median(sendlog.key(), c, RunResult::projectedBytesPer100k),
                         median(other.key(), c, RunResult::projectedBytesPer100k));
-                double cpu = Stats.ratio(median(sendlog.key(), c, Report::cpuWithoutJit),
-                        median(other.key(), c, Report::cpuWithoutJit));
-                md.append(String.format(Locale.ROOT, "- concurrency %d, against %s: WAL per message %.2f× (%s); "
+                double cpu = Stats.ratio(
+                        median(sendlog.key(), c, Report::cpuWithoutJit), median(other.key(), c, Report::cpuWithoutJit));
+                md.append(String.format(
+                        Locale.ROOT,
+                        "- concurrency %d, against %s: WAL per message %.2f× (%s); "
                                 + "DB size per 100k %.2f× (%s); CPU without the JIT, process plus PG backends %.2f× "
-                                + "(%s)%n", c, other.label(), wal, verdict(wal), size, verdict(size), cpu, verdict(cpu)));
+                                + "(%s)%n",
+                        c,
+                        other.label(),
+                        wal,
+                        verdict(wal),
+                        size,
+                        verdict(size),
+                        cpu,
+                        verdict(cpu)));
             }
         }
 
         md.append("\n### Configuration (C = the concurrency)\n\n");
         for (SystemUnderTest system : context.systems()) {
-            md.append("- ").append(system.label()).append(": ").append(system.configuration()).append('\n');
+            md.append("- ")
+                    .append(system.label())
+                    .append(": ")
+                    .append(system.configuration())
+                    .append('\n');
         }
-        md.append("\n![e2e and accepted throughput against concurrency](").append(images).append("/throughput.png)\n");
+        md.append("\n![e2e and accepted throughput against concurrency](")
+                .append(images)
+                .append("/throughput.png)\n");
         md.append("![e2e latency against concurrency](").append(images).append("/latency.png)\n");
         return md.toString();
     }
@@ -172,31 +219,57 @@ final class Report {
         XYChart throughput = chart("Throughput against concurrency (median of runs)", "messages per second");
         XYChart latency = chart("End-to-end latency against concurrency (median of runs)", "milliseconds (log scale)");
         latency.getStyler().setYAxisLogarithmic(true);
-        double[] x = context.concurrency().stream().mapToDouble(Integer::doubleValue).toArray();
+        double[] x =
+                context.concurrency().stream().mapToDouble(Integer::doubleValue).toArray();
         for (int i = 0; i < context.systems().size(); i++) {
             SystemUnderTest system = context.systems().get(i);
             Color color = COLORS[i % COLORS.length];
-            series(throughput, system.label() + ": end to end", x, system, RunResult::e2ePerSecond, SeriesLines.SOLID, color);
-            series(throughput, system.label() + ": accepted", x, system, RunResult::acceptedPerSecond,
-                    SeriesLines.DASH_DASH, color);
+            series(
+                    throughput,
+                    system.label() + ": end to end",
+                    x,
+                    system,
+                    RunResult::e2ePerSecond,
+                    SeriesLines.SOLID,
+                    color);
+            series(
+                    throughput,
+                    system.label() + ": accepted",
+                    x,
+                    system,
+                    RunResult::acceptedPerSecond,
+                    SeriesLines.DASH_DASH,
+                    color);
             series(latency, system.label() + ": e2e p99", x, system, RunResult::e2eP99Ms, SeriesLines.SOLID, color);
             series(latency, system.label() + ": e2e p50", x, system, RunResult::e2eP50Ms, SeriesLines.DASH_DASH, color);
         }
-        BitmapEncoder.saveBitmap(throughput, folder.resolve("throughput.png").toString(), BitmapEncoder.BitmapFormat.PNG);
+        BitmapEncoder.saveBitmap(
+                throughput, folder.resolve("throughput.png").toString(), BitmapEncoder.BitmapFormat.PNG);
         BitmapEncoder.saveBitmap(latency, folder.resolve("latency.png").toString(), BitmapEncoder.BitmapFormat.PNG);
     }
 
     private XYChart chart(String title, String yTitle) {
-        XYChart chart = new XYChartBuilder().width(900).height(540).title(title)
-                .xAxisTitle("client and worker concurrency").yAxisTitle(yTitle).build();
+        XYChart chart = new XYChartBuilder()
+                .width(900)
+                .height(540)
+                .title(title)
+                .xAxisTitle("client and worker concurrency")
+                .yAxisTitle(yTitle)
+                .build();
         chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideS);
         chart.getStyler().setXAxisDecimalPattern("#");
         return chart;
     }
 
     /** A line of medians; points that are unknown (or not positive, on a logarithmic axis) are left out. */
-    private void series(XYChart chart, String name, double[] x, SystemUnderTest system,
-                        ToDoubleFunction<RunResult> metric, BasicStroke line, Color color) {
+    private void series(
+            XYChart chart,
+            String name,
+            double[] x,
+            SystemUnderTest system,
+            ToDoubleFunction<RunResult> metric,
+            BasicStroke line,
+            Color color) {
         boolean logarithmic = chart.getStyler().isYAxisLogarithmic();
         List<Double> xs = new ArrayList<>();
         List<Double> ys = new ArrayList<>();
@@ -210,7 +283,9 @@ final class Report {
         if (xs.isEmpty()) {
             return;
         }
-        XYSeries series = chart.addSeries(name, xs.stream().mapToDouble(Double::doubleValue).toArray(),
+        XYSeries series = chart.addSeries(
+                name,
+                xs.stream().mapToDouble(Double::doubleValue).toArray(),
                 ys.stream().mapToDouble(Double::doubleValue).toArray());
         series.setLineStyle(line);
         series.setLineColor(color);

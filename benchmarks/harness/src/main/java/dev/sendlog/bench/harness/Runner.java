@@ -45,7 +45,8 @@ final class Runner {
     private final Path workDir;
     private final long warmUpLatencyMs;
     private final String java = ProcessHandle.current().info().command().orElse("java");
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    private final HttpClient http =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
     private final List<Double> loadAverages = new ArrayList<>();
     private final List<Double> openLoadAverages = new ArrayList<>();
@@ -64,8 +65,18 @@ final class Runner {
         String database = "bench_" + tag;
         postgres.createDatabase(database);
         Files.createDirectories(workDir.resolve("tmp"));
-        SystemUnderTest.Run run = new SystemUnderTest.Run(database, postgres.jdbcUrl(database), postgres.user(),
-                redisUri, "bench:" + tag + ":", freePort(), freePort(), concurrency, simulator.baseUrl(), workDir, 0);
+        SystemUnderTest.Run run = new SystemUnderTest.Run(
+                database,
+                postgres.jdbcUrl(database),
+                postgres.user(),
+                redisUri,
+                "bench:" + tag + ":",
+                freePort(),
+                freePort(),
+                concurrency,
+                simulator.baseUrl(),
+                workDir,
+                0);
         Process process = start(system, run, workDir.resolve(tag + ".log"));
         Progress progress = new Progress(tag);
         try {
@@ -111,9 +122,20 @@ final class Runner {
             progress.step("largest relations: " + postgres.largestRelations(database, 10));
             Map<String, Long> recorded = simulator.recordedAtByReference();
             long duplicates = simulator.duplicateSubmits();
-            return result(system, concurrency, repeat, measured, recorded, duplicates, wal1 - wal0,
-                    ProcCpu.secondsBetween(cpu0, cpu1), ProcCpu.jitSeconds(threads0, threads1),
-                    ProcCpu.secondsBetween(pg0, pg1), emptyBytes, bytesAfter, warm.accepted() + measured.accepted());
+            return result(
+                    system,
+                    concurrency,
+                    repeat,
+                    measured,
+                    recorded,
+                    duplicates,
+                    wal1 - wal0,
+                    ProcCpu.secondsBetween(cpu0, cpu1),
+                    ProcCpu.jitSeconds(threads0, threads1),
+                    ProcCpu.secondsBetween(pg0, pg1),
+                    emptyBytes,
+                    bytesAfter,
+                    warm.accepted() + measured.accepted());
         } finally {
             stop(process);
             postgres.dropDatabase(database);
@@ -137,11 +159,20 @@ final class Runner {
         String database = "bench_" + tag;
         postgres.createDatabase(database);
         Files.createDirectories(workDir.resolve("tmp"));
-        int pool = Math.min(settings.concurrency() + 10,
-                settings.baselinePool() > 0 ? settings.baselinePool() : Integer.MAX_VALUE);
-        SystemUnderTest.Run run = new SystemUnderTest.Run(database, postgres.jdbcUrl(database), postgres.user(),
-                redisUri, "bench:" + tag + ":", freePort(), freePort(), settings.concurrency(), simulator.baseUrl(),
-                workDir, pool);
+        int pool = Math.min(
+                settings.concurrency() + 10, settings.baselinePool() > 0 ? settings.baselinePool() : Integer.MAX_VALUE);
+        SystemUnderTest.Run run = new SystemUnderTest.Run(
+                database,
+                postgres.jdbcUrl(database),
+                postgres.user(),
+                redisUri,
+                "bench:" + tag + ":",
+                freePort(),
+                freePort(),
+                settings.concurrency(),
+                simulator.baseUrl(),
+                workDir,
+                pool);
         Process process = start(system, run, workDir.resolve(tag + ".log"));
         Progress progress = new Progress(tag);
         List<OpenStep> steps = new ArrayList<>();
@@ -151,8 +182,8 @@ final class Runner {
             String baseUrl = "http://127.0.0.1:" + run.port();
             simulator.reset();
             simulator.latency(warmUpLatencyMs);
-            LoadGenerator.Load warm = new LoadGenerator(baseUrl, system.clientKey())
-                    .run(warmup, settings.warmupClients(), "warm-up");
+            LoadGenerator.Load warm =
+                    new LoadGenerator(baseUrl, system.clientKey()).run(warmup, settings.warmupClients(), "warm-up");
             long delivered = warm.accepted();
             awaitDrained(system, run, warm.accepted(), delivered);
             progress.step("warm-up of " + warm.accepted() + " delivered");
@@ -167,11 +198,20 @@ final class Runner {
                 simulator.reset();
                 openLoadAverages.add(loadAverage());
                 OpenLoopGenerator.Offered offered = generator.run(
-                        OpenLoopGenerator.system(baseUrl, system.clientKey(), tag + "_" + rate), rate,
-                        settings.stepSeconds(), settings.p99LimitMs());
+                        OpenLoopGenerator.system(baseUrl, system.clientKey(), tag + "_" + rate),
+                        rate,
+                        settings.stepSeconds(),
+                        settings.p99LimitMs());
                 awaitProvider(offered.accepted(), offered.endEpochMicros() + settings.p99LimitMs() * 1000 + 1_000_000);
-                OpenStep step = OpenStep.of(system.key(), repeat, k + 1, settings.stepSeconds(), offered,
-                        simulator.recordedAtByReference(), simulator.duplicateSubmits(), settings.p99LimitMs());
+                OpenStep step = OpenStep.of(
+                        system.key(),
+                        repeat,
+                        k + 1,
+                        settings.stepSeconds(),
+                        offered,
+                        simulator.recordedAtByReference(),
+                        simulator.duplicateSubmits(),
+                        settings.p99LimitMs());
                 steps.add(step);
                 System.out.println(step.csv());
                 progress.step(step.line());
@@ -208,23 +248,39 @@ final class Runner {
      */
     String generatorCheck(List<Integer> rates, double seconds, long latencyMs, long p99LimitMs) throws Exception {
         simulator.latency(latencyMs);
-        StringBuilder report = new StringBuilder(String.format(Locale.ROOT, "each rate for %.0f s, the simulator"
-                + " answering in %d ms:", seconds, latencyMs));
+        StringBuilder report = new StringBuilder(String.format(
+                Locale.ROOT, "each rate for %.0f s, the simulator" + " answering in %d ms:", seconds, latencyMs));
         double keptUp = 0;
         for (int rate : rates) {
             simulator.reset();
-            OpenLoopGenerator.Offered offered = new OpenLoopGenerator().run(
-                    OpenLoopGenerator.simulator(simulator.baseUrl(), "generator-check-" + rate), rate, seconds,
-                    p99LimitMs);
-            long[] answers = Arrays.stream(offered.answerNanos()).filter(a -> a >= 0).toArray();
+            OpenLoopGenerator.Offered offered = new OpenLoopGenerator()
+                    .run(
+                            OpenLoopGenerator.simulator(simulator.baseUrl(), "generator-check-" + rate),
+                            rate,
+                            seconds,
+                            p99LimitMs);
+            long[] answers =
+                    Arrays.stream(offered.answerNanos()).filter(a -> a >= 0).toArray();
             double achieved = offered.achievedPerSecond();
             boolean behind = achieved < OpenStep.GENERATOR_TOLERANCE * rate;
-            String line = String.format(Locale.ROOT, " %d/s sent at %.1f/s (%+.2f%%), send lag p99 %.1f ms, answer"
+            String line = String.format(
+                    Locale.ROOT,
+                    " %d/s sent at %.1f/s (%+.2f%%), send lag p99 %.1f ms, answer"
                             + " p50/p99 %.1f/%.1f ms from the scheduled time, %d of %d answered 2xx, at most %d connections%s",
-                    rate, achieved, 100 * (achieved / rate - 1), offered.sendLagP99Ms(),
-                    Stats.percentile(answers, 0.50) / 1e6, Stats.percentile(answers, 0.99) / 1e6, offered.accepted(),
-                    offered.scheduled(), offered.peakConnections(), behind ? offered.waitedForConnection() > 0
-                            ? " (**behind**: the simulator held all the connections)" : " (**behind**)" : "");
+                    rate,
+                    achieved,
+                    100 * (achieved / rate - 1),
+                    offered.sendLagP99Ms(),
+                    Stats.percentile(answers, 0.50) / 1e6,
+                    Stats.percentile(answers, 0.99) / 1e6,
+                    offered.accepted(),
+                    offered.scheduled(),
+                    offered.peakConnections(),
+                    behind
+                            ? offered.waitedForConnection() > 0
+                                    ? " (**behind**: the simulator held all the connections)"
+                                    : " (**behind**)"
+                            : "");
             System.err.println("  generator check:" + line);
             report.append(line).append(';');
             if (behind) {
@@ -234,8 +290,11 @@ final class Runner {
         }
         simulator.reset();
         report.setLength(report.length() - 1);
-        return String.format(Locale.ROOT, "within 1%% of the rate up to %s msg/s (%s).",
-                keptUp == 0 ? "no" : String.format(Locale.ROOT, "%.0f", keptUp), report);
+        return String.format(
+                Locale.ROOT,
+                "within 1%% of the rate up to %s msg/s (%s).",
+                keptUp == 0 ? "no" : String.format(Locale.ROOT, "%.0f", keptUp),
+                report);
     }
 
     /** Until the simulator has {@code atProvider} keys or the wall clock passes {@code deadlineEpochMicros}. */
@@ -275,10 +334,20 @@ final class Runner {
         return Double.parseDouble(Files.readString(LOADAVG).split(" ")[0]);
     }
 
-    static RunResult result(SystemUnderTest system, int concurrency, int repeat, LoadGenerator.Load load,
-                            Map<String, Long> recordedAt, long duplicates, long walBytes, double cpuSeconds,
-                            double jitCpuSeconds, double postgresCpuSeconds, long emptyBytes, long bytesAfter,
-                            int storedMessages) {
+    static RunResult result(
+            SystemUnderTest system,
+            int concurrency,
+            int repeat,
+            LoadGenerator.Load load,
+            Map<String, Long> recordedAt,
+            long duplicates,
+            long walBytes,
+            double cpuSeconds,
+            double jitCpuSeconds,
+            double postgresCpuSeconds,
+            long emptyBytes,
+            long bytesAfter,
+            int storedMessages) {
         int n = load.ids().length;
         long[] accept = new long[load.accepted()];
         List<Long> e2e = new ArrayList<>(n);
@@ -300,22 +369,36 @@ final class Runner {
         double acceptSeconds = (load.lastEndMicros() - load.firstStartMicros()) / 1e6;
         double e2eSeconds = (lastRecorded - load.firstStartMicros()) / 1e6;
         int delivered = e2eMicros.length;
-        return new RunResult(system.key(), concurrency, repeat, n, load.accepted(), delivered, duplicates,
-                load.accepted() / acceptSeconds, Stats.percentile(accept, 0.50) / 1e6, Stats.percentile(accept, 0.99) / 1e6,
-                delivered / e2eSeconds, Stats.percentile(e2eMicros, 0.50) / 1e3, Stats.percentile(e2eMicros, 0.99) / 1e3,
+        return new RunResult(
+                system.key(),
+                concurrency,
+                repeat,
+                n,
+                load.accepted(),
+                delivered,
+                duplicates,
+                load.accepted() / acceptSeconds,
+                Stats.percentile(accept, 0.50) / 1e6,
+                Stats.percentile(accept, 0.99) / 1e6,
+                delivered / e2eSeconds,
+                Stats.percentile(e2eMicros, 0.50) / 1e3,
+                Stats.percentile(e2eMicros, 0.99) / 1e3,
                 delivered == 0 ? Double.NaN : (double) walBytes / delivered,
                 delivered == 0 ? Double.NaN : cpuSeconds * 1000 / delivered,
                 delivered == 0 ? Double.NaN : jitCpuSeconds * 1000 / delivered,
                 delivered == 0 ? Double.NaN : postgresCpuSeconds * 1000 / delivered,
-                emptyBytes, bytesAfter, storedMessages, RunResult.projectTo100k(emptyBytes, bytesAfter, storedMessages));
+                emptyBytes,
+                bytesAfter,
+                storedMessages,
+                RunResult.projectTo100k(emptyBytes, bytesAfter, storedMessages));
     }
 
     private Process start(SystemUnderTest system, SystemUnderTest.Run run, Path log) throws IOException {
         List<String> command = new ArrayList<>();
         command.add(java);
         command.addAll(system.command(run));
-        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
-                .redirectOutput(log.toFile());
+        ProcessBuilder builder =
+                new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
         builder.environment().putAll(system.environment(run));
         return builder.start();
     }
@@ -327,8 +410,12 @@ final class Runner {
                 throw new IllegalStateException(system.key() + " exited with " + process.exitValue() + " at start");
             }
             try {
-                HttpResponse<Void> r = http.send(HttpRequest.newBuilder(URI.create(system.readinessUrl(run)))
-                        .timeout(Duration.ofSeconds(2)).GET().build(), HttpResponse.BodyHandlers.discarding());
+                HttpResponse<Void> r = http.send(
+                        HttpRequest.newBuilder(URI.create(system.readinessUrl(run)))
+                                .timeout(Duration.ofSeconds(2))
+                                .GET()
+                                .build(),
+                        HttpResponse.BodyHandlers.discarding());
                 if (r.statusCode() / 100 == 2) {
                     return;
                 }
@@ -351,8 +438,13 @@ final class Runner {
             Thread.sleep(100);
         }
         if (System.nanoTime() >= deadline) {
-            System.err.printf(Locale.ROOT, "WARNING %s: not drained within %s (provider has %d of %d)%n",
-                    system.key(), DRAIN_TIMEOUT, simulator.uniqueKeys(), atProvider);
+            System.err.printf(
+                    Locale.ROOT,
+                    "WARNING %s: not drained within %s (provider has %d of %d)%n",
+                    system.key(),
+                    DRAIN_TIMEOUT,
+                    simulator.uniqueKeys(),
+                    atProvider);
         }
     }
 

@@ -46,23 +46,31 @@ final class Simulator {
 
     /** Distinct idempotency keys recorded since the last reset. */
     long uniqueKeys() throws IOException, InterruptedException {
-        return JSON.readTree(send(HttpRequest.newBuilder(URI.create(baseUrl + "/v1/stats")).GET()))
-                .path("uniqueKeys").asLong();
+        return JSON.readTree(send(HttpRequest.newBuilder(URI.create(baseUrl + "/v1/stats"))
+                        .GET()))
+                .path("uniqueKeys")
+                .asLong();
     }
 
     /** Duplicate submits (a key seen again) since the last reset. */
     long duplicateSubmits() throws IOException, InterruptedException {
-        return JSON.readTree(send(HttpRequest.newBuilder(URI.create(baseUrl + "/v1/stats")).GET()))
-                .path("duplicateSubmits").asLong();
+        return JSON.readTree(send(HttpRequest.newBuilder(URI.create(baseUrl + "/v1/stats"))
+                        .GET()))
+                .path("duplicateSubmits")
+                .asLong();
     }
 
     /** Reference to the epoch microseconds of its first accepted submit. */
     Map<String, Long> recordedAtByReference() throws IOException, InterruptedException {
         Map<String, Long> byReference = new HashMap<>();
-        for (String line : send(HttpRequest.newBuilder(URI.create(baseUrl + "/v1/records")).GET()).split("\n")) {
+        for (String line : send(HttpRequest.newBuilder(URI.create(baseUrl + "/v1/records"))
+                        .GET())
+                .split("\n")) {
             if (!line.isBlank()) {
                 JsonNode record = JSON.readTree(line);
-                byReference.put(record.path("reference").asText(), record.path("recordedAtMicros").asLong());
+                byReference.put(
+                        record.path("reference").asText(),
+                        record.path("recordedAtMicros").asLong());
             }
         }
         return byReference;

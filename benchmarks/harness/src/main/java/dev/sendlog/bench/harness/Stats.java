@@ -4,8 +4,7 @@ import java.util.Arrays;
 
 /** The arithmetic of the report: percentiles of one run, the median of the repeats, ratios between systems. */
 final class Stats {
-    private Stats() {
-    }
+    private Stats() {}
 
     /**
      * The nearest-rank percentile: the smallest value with at least {@code q} of all values at or below it.
@@ -26,7 +25,8 @@ final class Stats {
 
     /** The median; the mean of the two middle values for an even count; NaN for none. NaNs are left out. */
     static double median(double... values) {
-        double[] sorted = Arrays.stream(values).filter(v -> !Double.isNaN(v)).sorted().toArray();
+        double[] sorted =
+                Arrays.stream(values).filter(v -> !Double.isNaN(v)).sorted().toArray();
         int n = sorted.length;
         if (n == 0) {
             return Double.NaN;

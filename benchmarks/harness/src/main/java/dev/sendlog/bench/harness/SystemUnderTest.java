@@ -21,9 +21,18 @@ sealed interface SystemUnderTest {
      * Where one run of a system lives: its own database, Redis prefix and ports. {@code baselinePool} is the size of
      * a baseline's connection pool, 0 for its own default (C + 10); sendlog's pools are those of its config.yml.
      */
-    record Run(String database, String jdbcUrl, String dbUser, String redisUri, String redisPrefix, int port,
-               int adminPort, int concurrency, String simulatorUrl, Path workDir, int baselinePool) {
-    }
+    record Run(
+            String database,
+            String jdbcUrl,
+            String dbUser,
+            String redisUri,
+            String redisPrefix,
+            int port,
+            int adminPort,
+            int concurrency,
+            String simulatorUrl,
+            Path workDir,
+            int baselinePool) {}
 
     /** Short name, also used in database names. */
     String key();
@@ -88,20 +97,37 @@ sealed interface SystemUnderTest {
 
         @Override
         public List<String> command(Run run) {
-            return List.of("-Djava.io.tmpdir=" + run.workDir().resolve("tmp"),
+            return List.of(
+                    "-Djava.io.tmpdir=" + run.workDir().resolve("tmp"),
                     "-Ddw.server.applicationConnectors[0].port=" + run.port(),
                     "-Ddw.server.adminConnectors[0].port=" + run.adminPort(),
                     "-Ddw.logging.level=WARN",
                     "-Ddw.pipeline.sendWorker.concurrency=" + run.concurrency(),
-                    "-jar", jar.toString(), "server", config.toString());
+                    "-jar",
+                    jar.toString(),
+                    "server",
+                    config.toString());
         }
 
         @Override
         public Map<String, String> environment(Run run) {
-            return Map.of("SENDLOG_DATABASE_URL", run.jdbcUrl(), "SENDLOG_DATABASE_USER", run.dbUser(),
-                    "SENDLOG_REDIS_SEND_URI", run.redisUri(), "SENDLOG_REDIS_PREFIX", run.redisPrefix(),
-                    "SENDLOG_SIMULATOR", "false", "SENDLOG_SIM_URL", run.simulatorUrl(),
-                    "SENDLOG_PUBLIC_URL", "http://127.0.0.1:" + run.port(), "SENDLOG_ACCESS_LOG", "WARN");
+            return Map.of(
+                    "SENDLOG_DATABASE_URL",
+                    run.jdbcUrl(),
+                    "SENDLOG_DATABASE_USER",
+                    run.dbUser(),
+                    "SENDLOG_REDIS_SEND_URI",
+                    run.redisUri(),
+                    "SENDLOG_REDIS_PREFIX",
+                    run.redisPrefix(),
+                    "SENDLOG_SIMULATOR",
+                    "false",
+                    "SENDLOG_SIM_URL",
+                    run.simulatorUrl(),
+                    "SENDLOG_PUBLIC_URL",
+                    "http://127.0.0.1:" + run.port(),
+                    "SENDLOG_ACCESS_LOG",
+                    "WARN");
         }
 
         @Override
@@ -111,7 +137,11 @@ sealed interface SystemUnderTest {
 
         @Override
         public long delivered(Run run, Postgres postgres) throws IOException, InterruptedException {
-            return metrics(run).path("counters").path("messages.sent").path("count").asLong();
+            return metrics(run)
+                    .path("counters")
+                    .path("messages.sent")
+                    .path("count")
+                    .asLong();
         }
 
         /**
@@ -123,7 +153,11 @@ sealed interface SystemUnderTest {
             long deadline = System.nanoTime() + timeout.toNanos();
             double lag = Double.NaN;
             while (System.nanoTime() < deadline) {
-                lag = metrics(run).path("gauges").path("timers.lag.seconds").path("value").asDouble(Double.NaN);
+                lag = metrics(run)
+                        .path("gauges")
+                        .path("timers.lag.seconds")
+                        .path("value")
+                        .asDouble(Double.NaN);
                 if (lag == 0) {
                     return "timers caught up";
                 }
@@ -136,25 +170,37 @@ sealed interface SystemUnderTest {
         @Override
         public String stageTimings(Run run) throws IOException, InterruptedException {
             JsonNode timers = metrics(run).path("timers");
-            StringBuilder line = new StringBuilder(
-                    "stages, ms mean/p99 over the last minute (the end of the warm-up included):");
-            for (String stage : List.of("send.queue.wait", "send.claim", "send.provider", "send.result",
-                    "send.accepted.to.sent", "poller.round", "timers.round")) {
+            StringBuilder line =
+                    new StringBuilder("stages, ms mean/p99 over the last minute (the end of the warm-up included):");
+            for (String stage : List.of(
+                    "send.queue.wait",
+                    "send.claim",
+                    "send.provider",
+                    "send.result",
+                    "send.accepted.to.sent",
+                    "poller.round",
+                    "timers.round")) {
                 JsonNode t = timers.path(stage);
                 double toMillis = switch (t.path("duration_units").asText()) {
                     case "seconds" -> 1e3;
                     case "microseconds" -> 1e-3;
                     default -> 1;
                 };
-                line.append(String.format(Locale.ROOT, " %s %.1f/%.1f", stage,
-                        t.path("mean").asDouble(Double.NaN) * toMillis, t.path("p99").asDouble(Double.NaN) * toMillis));
+                line.append(String.format(
+                        Locale.ROOT,
+                        " %s %.1f/%.1f",
+                        stage,
+                        t.path("mean").asDouble(Double.NaN) * toMillis,
+                        t.path("p99").asDouble(Double.NaN) * toMillis));
             }
             return line.toString();
         }
 
         private static JsonNode metrics(Run run) throws IOException, InterruptedException {
-            HttpResponse<String> metrics = HTTP.send(HttpRequest.newBuilder(
-                    URI.create("http://127.0.0.1:" + run.adminPort() + "/metrics")).GET().build(),
+            HttpResponse<String> metrics = HTTP.send(
+                    HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + run.adminPort() + "/metrics"))
+                            .GET()
+                            .build(),
                     HttpResponse.BodyHandlers.ofString());
             return JSON.readTree(metrics.body());
         }
@@ -181,8 +227,17 @@ sealed interface SystemUnderTest {
 
         @Override
         public List<String> command(Run run) {
-            return baseline(jar, run, "--redis", run.redisUri(), "--prefix", run.redisPrefix(),
-                    "--batch", Integer.toString(batch), "--tick-ms", Integer.toString(tickMillis));
+            return baseline(
+                    jar,
+                    run,
+                    "--redis",
+                    run.redisUri(),
+                    "--prefix",
+                    run.redisPrefix(),
+                    "--batch",
+                    Integer.toString(batch),
+                    "--tick-ms",
+                    Integer.toString(tickMillis));
         }
 
         @Override
@@ -193,7 +248,8 @@ sealed interface SystemUnderTest {
         @Override
         public String configuration() {
             return "C worker threads (BLPOP, provider call, UPDATE to SENT), one relay thread claiming " + batch
-                    + " PENDING rows per tick of " + tickMillis + " ms with FOR UPDATE SKIP LOCKED, then per row an RPUSH"
+                    + " PENDING rows per tick of " + tickMillis
+                    + " ms with FOR UPDATE SKIP LOCKED, then per row an RPUSH"
                     + " and an UPDATE to QUEUED, one commit per tick; HikariCP C + 10 connections";
         }
     }
@@ -229,9 +285,19 @@ sealed interface SystemUnderTest {
     }
 
     private static List<String> baseline(Path jar, Run run, String... extra) {
-        List<String> args = new ArrayList<>(List.of("-jar", jar.toString(), "--port", Integer.toString(run.port()),
-                "--jdbc-url", run.jdbcUrl(), "--db-user", run.dbUser(), "--provider-url", run.simulatorUrl(),
-                "--workers", Integer.toString(run.concurrency())));
+        List<String> args = new ArrayList<>(List.of(
+                "-jar",
+                jar.toString(),
+                "--port",
+                Integer.toString(run.port()),
+                "--jdbc-url",
+                run.jdbcUrl(),
+                "--db-user",
+                run.dbUser(),
+                "--provider-url",
+                run.simulatorUrl(),
+                "--workers",
+                Integer.toString(run.concurrency())));
         if (run.baselinePool() > 0) {
             args.addAll(List.of("--pool", Integer.toString(run.baselinePool())));
         }

@@ -28,7 +28,8 @@ class ReportAndRunArithmeticTest {
         // The provider saw a after 10 ms, b after 20 ms, d after 49 ms (so the last arrival is at 1,052,000 us).
         Map<String, Long> recorded = Map.of("a", 1_010_000L, "b", 1_021_000L, "d", 1_052_000L, "other", 9L);
 
-        RunResult r = Runner.result(MUTABLE, 16, 2, load, recorded, 0, 3_000, 0.3, 0.09, 0.06, 1_000_000, 1_700_000, 700);
+        RunResult r =
+                Runner.result(MUTABLE, 16, 2, load, recorded, 0, 3_000, 0.3, 0.09, 0.06, 1_000_000, 1_700_000, 700);
 
         assertThat(r.accepted()).isEqualTo(3);
         assertThat(r.delivered()).isEqualTo(3);
@@ -54,8 +55,9 @@ class ReportAndRunArithmeticTest {
                 runs.add(run(systems.get(s).key(), repeat, e2e[s][repeat], 100.0 * (s + 1)));
             }
         }
-        Report report = new Report(new Report.Context("today", 2, "PostgreSQL 15", 100, 10, 0, 3, List.of(16),
-                "1 min", systems, 0.5, 2.5), runs);
+        Report report = new Report(
+                new Report.Context("today", 2, "PostgreSQL 15", 100, 10, 0, 3, List.of(16), "1 min", systems, 0.5, 2.5),
+                runs);
 
         assertThat(report.median("sendlog", 16, RunResult::e2ePerSecond)).isEqualTo(1000);
         assertThat(report.median("mutable", 16, RunResult::e2ePerSecond)).isEqualTo(200);
@@ -71,27 +73,71 @@ class ReportAndRunArithmeticTest {
         // sendlog: WAL 900, CPU 3.0 of which JIT 1.0 plus PG 0.5 (2.5), size 2 MB; the outbox: WAL 1000, CPU 2.0 of
         // which JIT 0.5 plus PG 0.5 (2.0), size 1 MB.
         List<RunResult> runs = List.of(
-                new RunResult("sendlog", 16, 0, 100, 100, 100, 0, 0, 0, 0, 0, 0, 0, 900, 3.0, 1.0, 0.5, 0, 0, 100,
-                        2_000_000),
-                new RunResult("mutable", 16, 0, 100, 100, 100, 0, 0, 0, 0, 0, 0, 0, 1_000, 2.0, 0.5, 0.5, 0, 0, 100,
+                new RunResult(
+                        "sendlog", 16, 0, 100, 100, 100, 0, 0, 0, 0, 0, 0, 0, 900, 3.0, 1.0, 0.5, 0, 0, 100, 2_000_000),
+                new RunResult(
+                        "mutable", 16, 0, 100, 100, 100, 0, 0, 0, 0, 0, 0, 0, 1_000, 2.0, 0.5, 0.5, 0, 0, 100,
                         1_000_000),
                 new RunResult("peer", 16, 0, 100, 100, 100, 0, 0, 0, 0, 0, 0, 0, 1, 0.1, 0, 0, 0, 0, 100, 1));
-        String md = new Report(new Report.Context("today", 2, "PostgreSQL 15", 100, 10, 0, 1, List.of(16), "1 min",
-                List.of(SENDLOG, MUTABLE, PEER), 0.5, 2.5), runs).markdown(".");
+        String md = new Report(
+                        new Report.Context(
+                                "today",
+                                2,
+                                "PostgreSQL 15",
+                                100,
+                                10,
+                                0,
+                                1,
+                                List.of(16),
+                                "1 min",
+                                List.of(SENDLOG, MUTABLE, PEER),
+                                0.5,
+                                2.5),
+                        runs)
+                .markdown(".");
 
-        assertThat(md).contains("- concurrency 16, against mutable outbox (baseline): WAL per message 0.90× (target ≤ 1×:"
-                + " **met**); DB size per 100k 2.00× (target ≤ 1×: **not met**); CPU without the JIT, process plus PG"
-                + " backends 1.25× (target ≤ 1×: **not met**)");
+        assertThat(md)
+                .contains("- concurrency 16, against mutable outbox (baseline): WAL per message 0.90× (target ≤ 1×:"
+                        + " **met**); DB size per 100k 2.00× (target ≤ 1×: **not met**); CPU without the JIT, process plus PG"
+                        + " backends 1.25× (target ≤ 1×: **not met**)");
         assertThat(md).doesNotContain("against transactionoutbox 4.2.268 (peer): WAL per message");
     }
 
     @Test
     void theReportSaysHowTheWarmUpRan() {
         List<RunResult> runs = List.of(run("sendlog", 0, 1000, 100));
-        String atOnce = new Report(new Report.Context("today", 2, "PostgreSQL 15", 100, 10, 0, 1, List.of(16),
-                "1 min", List.of(SENDLOG), 0.5, 2.5), runs).markdown(".");
-        String at20 = new Report(new Report.Context("today", 2, "PostgreSQL 15", 100, 10, 20, 1, List.of(16),
-                "1 min", List.of(SENDLOG), 0.5, 2.5), runs).markdown(".");
+        String atOnce = new Report(
+                        new Report.Context(
+                                "today",
+                                2,
+                                "PostgreSQL 15",
+                                100,
+                                10,
+                                0,
+                                1,
+                                List.of(16),
+                                "1 min",
+                                List.of(SENDLOG),
+                                0.5,
+                                2.5),
+                        runs)
+                .markdown(".");
+        String at20 = new Report(
+                        new Report.Context(
+                                "today",
+                                2,
+                                "PostgreSQL 15",
+                                100,
+                                10,
+                                20,
+                                1,
+                                List.of(16),
+                                "1 min",
+                                List.of(SENDLOG),
+                                0.5,
+                                2.5),
+                        runs)
+                .markdown(".");
 
         assertThat(atOnce).contains("after a warm-up of 10 (the simulator answering at once during the warm-up");
         assertThat(at20).contains("after a warm-up of 10 (the simulator answering after 20 ms during the warm-up");
@@ -99,16 +145,29 @@ class ReportAndRunArithmeticTest {
 
     @Test
     void chartsAreWrittenAsPngs(@TempDir Path folder) throws Exception {
-        Report report = new Report(new Report.Context("today", 2, "PostgreSQL 15", 100, 10, 0, 1, List.of(16, 64),
-                "1 min", List.of(SENDLOG, PEER), 0.5, 2.5), List.of(run("sendlog", 16, 1, 900, 50), run("sendlog", 64, 1, 1900, 70),
-                run("peer", 16, 1, 300, 80)));
+        Report report = new Report(
+                new Report.Context(
+                        "today",
+                        2,
+                        "PostgreSQL 15",
+                        100,
+                        10,
+                        0,
+                        1,
+                        List.of(16, 64),
+                        "1 min",
+                        List.of(SENDLOG, PEER),
+                        0.5,
+                        2.5),
+                List.of(run("sendlog", 16, 1, 900, 50), run("sendlog", 64, 1, 1900, 70), run("peer", 16, 1, 300, 80)));
 
         report.charts(folder);
 
         for (String name : List.of("throughput.png", "latency.png")) {
             byte[] png = Files.readAllBytes(folder.resolve(name));
             assertThat(png).hasSizeGreaterThan(1000);
-            assertThat(new String(png, 1, 3, java.nio.charset.StandardCharsets.US_ASCII)).isEqualTo("PNG");
+            assertThat(new String(png, 1, 3, java.nio.charset.StandardCharsets.US_ASCII))
+                    .isEqualTo("PNG");
         }
     }
 
@@ -118,16 +177,18 @@ class ReportAndRunArithmeticTest {
 
         String updated = BenchMain.withSection(readme, "new table\n");
 
-        assertThat(updated).isEqualTo("# x\n\n" + BenchMain.README_BEGIN + "\nnew table\n" + BenchMain.README_END
-                + "\n\nafter\n");
-        assertThatThrownBy(() -> BenchMain.withSection("# no markers", "t")).isInstanceOf(IllegalArgumentException.class);
+        assertThat(updated)
+                .isEqualTo("# x\n\n" + BenchMain.README_BEGIN + "\nnew table\n" + BenchMain.README_END + "\n\nafter\n");
+        assertThatThrownBy(() -> BenchMain.withSection("# no markers", "t"))
+                .isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test
     void procStatTicksAreUtimePlusStimeEvenWithParenthesesInTheName() {
         String stat = "4242 (java (x) y) S 1 4242 4242 0 -1 4194560 100 0 0 0 1234 567 0 0 20 0 40 0 1000 0 0";
         assertThat(ProcCpu.parseTicks(stat)).isEqualTo(1234 + 567);
-        assertThat(ProcCpu.secondsBetween(Map.of(1L, 100L, 2L, 50L), Map.of(1L, 250L, 3L, 30L))).isEqualTo(1.8);
+        assertThat(ProcCpu.secondsBetween(Map.of(1L, 100L, 2L, 50L), Map.of(1L, 250L, 3L, 30L)))
+                .isEqualTo(1.8);
         assertThat(ProcCpu.ticks(ProcessHandle.current().pid())).isPositive();
     }
 
@@ -136,8 +197,8 @@ class ReportAndRunArithmeticTest {
         Map<String, Long> before = Map.of("C CompilerThre", 100L, "pool--thread-", 40L);
         Map<String, Long> after = Map.of("C CompilerThre", 160L, "pool--thread-", 140L, "ForkJoinPool--", 20L);
         assertThat(ProcCpu.jitSeconds(before, after)).isEqualTo(0.6);
-        assertThat(ProcCpu.topGroups(before, after, 2)).isEqualTo(
-                "1.8 CPU s by thread group: pool--thread- 1.0 (56%); C CompilerThre 0.6 (33%);");
+        assertThat(ProcCpu.topGroups(before, after, 2))
+                .isEqualTo("1.8 CPU s by thread group: pool--thread- 1.0 (56%); C CompilerThre 0.6 (33%);");
         // This JVM has its compiler threads by those names too, and some CPU already.
         Map<String, Long> own = ProcCpu.threadGroups(ProcessHandle.current().pid());
         assertThat(own).containsKey("C CompilerThre");
@@ -147,7 +208,8 @@ class ReportAndRunArithmeticTest {
     void theIdIsReadFromEachSystemsAcceptAnswer() {
         assertThat(LoadGenerator.idOf("{\"id\":\"0192f0e4-7b1c-7000-8000-000000000001\",\"status\":\"ACCEPTED\"}"))
                 .isEqualTo("0192f0e4-7b1c-7000-8000-000000000001");
-        assertThat(LoadGenerator.idOf("{\"status\":\"ACCEPTED\", \"id\" : \"x-1\"}")).isEqualTo("x-1");
+        assertThat(LoadGenerator.idOf("{\"status\":\"ACCEPTED\", \"id\" : \"x-1\"}"))
+                .isEqualTo("x-1");
         assertThat(LoadGenerator.idOf("{\"type\":\"about:blank\"}")).isNull();
     }
 
@@ -156,7 +218,27 @@ class ReportAndRunArithmeticTest {
     }
 
     private static RunResult run(String system, int concurrency, int repeat, double e2ePerSecond, double e2eP99Ms) {
-        return new RunResult(system, concurrency, repeat, 100, 100, 100, 0, 0, 0, 0, e2ePerSecond, 0, e2eP99Ms, 0, 0,
-                0, 0, 0, 0, 100, 0);
+        return new RunResult(
+                system,
+                concurrency,
+                repeat,
+                100,
+                100,
+                100,
+                0,
+                0,
+                0,
+                0,
+                e2ePerSecond,
+                0,
+                e2eP99Ms,
+                0,
+                0,
+                0,
+                0,
+                0,
+                0,
+                100,
+                0);
     }
 }

@@ -38,8 +38,7 @@ public final class MutableOutbox implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(MutableOutbox.class);
     static final int MAX_ATTEMPTS = 5;
 
-    static final String[] SCHEMA = {
-        """
+    static final String[] SCHEMA = {"""
         CREATE TABLE IF NOT EXISTS outbox (
             id          bigserial PRIMARY KEY,
             message_id  uuid NOT NULL UNIQUE,
@@ -50,12 +49,10 @@ public final class MutableOutbox implements AutoCloseable {
             provider_id text,
             last_error  text,
             created_at  timestamptz NOT NULL DEFAULT now(),
-            updated_at  timestamptz NOT NULL DEFAULT now())""",
-        "CREATE INDEX IF NOT EXISTS outbox_status_id ON outbox (status, id)"};
+            updated_at  timestamptz NOT NULL DEFAULT now())""", "CREATE INDEX IF NOT EXISTS outbox_status_id ON outbox (status, id)"};
 
     /** How the relay and the workers run; see the class comment. */
-    public record Settings(int workers, int batchSize, long tickMillis, String queueKey) {
-    }
+    public record Settings(int workers, int batchSize, long tickMillis, String queueKey) {}
 
     private final DataSource database;
     private final RedisClient redis;
@@ -86,8 +83,8 @@ public final class MutableOutbox implements AutoCloseable {
     public String accept(SubmitRequest request) throws SQLException {
         UUID id = UUID.randomUUID();
         try (Connection connection = database.getConnection();
-             PreparedStatement insert = connection.prepareStatement(
-                     "INSERT INTO outbox (message_id, recipient, body) VALUES (?, ?, ?)")) {
+                PreparedStatement insert = connection.prepareStatement(
+                        "INSERT INTO outbox (message_id, recipient, body) VALUES (?, ?, ?)")) {
             insert.setObject(1, id);
             insert.setString(2, request.to());
             insert.setString(3, request.body());
@@ -122,8 +119,9 @@ public final class MutableOutbox implements AutoCloseable {
                     claim.setInt(1, settings.batchSize());
                     try (ResultSet rs = claim.executeQuery()) {
                         while (rs.next()) {
-                            rows.add(new String[] {rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4),
-                                rs.getString(5)});
+                            rows.add(new String[] {
+                                rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4), rs.getString(5)
+                            });
                         }
                     }
                 }
@@ -168,18 +166,26 @@ public final class MutableOutbox implements AutoCloseable {
         int attempts = Integer.parseInt(row[4]) + 1;
         try {
             String providerId = provider.submit(messageId, row[2], row[3], messageId);
-            update(id, "UPDATE outbox SET status = 'SENT', provider_id = ?, attempts = ?, updated_at = now()"
-                    + " WHERE id = ?", providerId, attempts);
+            update(
+                    id,
+                    "UPDATE outbox SET status = 'SENT', provider_id = ?, attempts = ?, updated_at = now()"
+                            + " WHERE id = ?",
+                    providerId,
+                    attempts);
         } catch (Exception e) {
             String status = attempts >= MAX_ATTEMPTS ? "FAILED" : "PENDING";
-            update(id, "UPDATE outbox SET status = '" + status + "', last_error = ?, attempts = ?, updated_at = now()"
-                    + " WHERE id = ?", String.valueOf(e.getMessage()), attempts);
+            update(
+                    id,
+                    "UPDATE outbox SET status = '" + status + "', last_error = ?, attempts = ?, updated_at = now()"
+                            + " WHERE id = ?",
+                    String.valueOf(e.getMessage()),
+                    attempts);
         }
     }
 
     private void update(long id, String sql, String text, int attempts) throws SQLException {
         try (Connection connection = database.getConnection();
-             PreparedStatement update = connection.prepareStatement(sql)) {
+                PreparedStatement update = connection.prepareStatement(sql)) {
             update.setString(1, text);
             update.setInt(2, attempts);
             update.setLong(3, id);

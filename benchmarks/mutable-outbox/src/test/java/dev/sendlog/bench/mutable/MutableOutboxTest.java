@@ -40,7 +40,8 @@ class MutableOutboxTest {
         database = TestDatabase.createEmpty();
         prefix = TestRedis.prefix();
         redis = RedisClient.create(TestRedis.endpoint().uri());
-        simulator = ProviderSimulator.start(SimulatorConfig.builder().latencyMs(2).build(), 0);
+        simulator =
+                ProviderSimulator.start(SimulatorConfig.builder().latencyMs(2).build(), 0);
         provider = new ProviderClient(simulator.baseUrl(), "sim-token", 8);
     }
 
@@ -56,12 +57,13 @@ class MutableOutboxTest {
     @Test
     void deliversEveryAcceptedMessageExactlyOnceAndMarksItSent() throws Exception {
         Set<String> ids = ConcurrentHashMap.newKeySet();
-        try (MutableOutbox outbox = new MutableOutbox(database.dataSource(), redis, provider,
-                new MutableOutbox.Settings(8, 50, 20, prefix + "queue"))) {
+        try (MutableOutbox outbox = new MutableOutbox(
+                database.dataSource(), redis, provider, new MutableOutbox.Settings(8, 50, 20, prefix + "queue"))) {
             outbox.start();
             try (ExecutorService clients = Executors.newFixedThreadPool(4)) {
-                IntStream.range(0, 300).forEach(i -> clients.submit(() ->
-                        ids.add(outbox.accept(new SubmitRequest("+4915100" + i, "message " + i)))));
+                IntStream.range(0, 300)
+                        .forEach(i -> clients.submit(
+                                () -> ids.add(outbox.accept(new SubmitRequest("+4915100" + i, "message " + i)))));
             }
             assertThat(ids).hasSize(300);
 
@@ -75,9 +77,12 @@ class MutableOutboxTest {
 
     @Test
     void oneTickMovesOneBatchToRedisAndMarksEachRowQueued() throws Exception {
-        try (MutableOutbox outbox = new MutableOutbox(database.dataSource(), redis, provider,
-                new MutableOutbox.Settings(1, 50, 1000, prefix + "queue"));
-             StatefulRedisConnection<String, String> connection = redis.connect()) {
+        try (MutableOutbox outbox = new MutableOutbox(
+                        database.dataSource(),
+                        redis,
+                        provider,
+                        new MutableOutbox.Settings(1, 50, 1000, prefix + "queue"));
+                StatefulRedisConnection<String, String> connection = redis.connect()) {
             for (int i = 0; i < 120; i++) {
                 outbox.accept(new SubmitRequest("+4915100" + i, "message " + i));
             }
@@ -93,8 +98,9 @@ class MutableOutboxTest {
 
     private Map<String, Long> statusCounts() throws Exception {
         Map<String, Long> counts = new TreeMap<>();
-        try (Connection connection = database.connect(); Statement statement = connection.createStatement();
-             ResultSet rs = statement.executeQuery("SELECT status, count(*) FROM outbox GROUP BY status")) {
+        try (Connection connection = database.connect();
+                Statement statement = connection.createStatement();
+                ResultSet rs = statement.executeQuery("SELECT status, count(*) FROM outbox GROUP BY status")) {
             while (rs.next()) {
                 counts.put(rs.getString(1), rs.getLong(2));
             }

@@ -22,8 +22,8 @@ public class ProviderCall {
     public void send(String messageId, String to, String body) throws Exception {
         String providerId = provider.submit(messageId, to, body, messageId);
         transactions.requireTransaction(tx -> {
-            try (PreparedStatement update = tx.connection().prepareStatement(
-                    "UPDATE messages SET provider_id = ?, sent_at = now() WHERE id = ?::uuid")) {
+            try (PreparedStatement update = tx.connection()
+                    .prepareStatement("UPDATE messages SET provider_id = ?, sent_at = now() WHERE id = ?::uuid")) {
                 update.setString(1, providerId);
                 update.setString(2, messageId);
                 update.executeUpdate();

@@ -46,8 +46,9 @@ public final class TransactionOutboxPeer implements AutoCloseable {
     private final ExecutorService workers;
     private final ScheduledExecutorService flusher = Executors.newSingleThreadScheduledExecutor();
 
-    public TransactionOutboxPeer(DataSource dataSource, ProviderClient provider, int workerThreads,
-                                 Duration attemptFrequency) throws SQLException {
+    public TransactionOutboxPeer(
+            DataSource dataSource, ProviderClient provider, int workerThreads, Duration attemptFrequency)
+            throws SQLException {
         Database.execute(dataSource, SCHEMA);
         transactions = TransactionManager.fromDataSource(dataSource);
         ProviderCall call = new ProviderCall(provider, transactions);
@@ -77,8 +78,8 @@ public final class TransactionOutboxPeer implements AutoCloseable {
     public String accept(SubmitRequest request) throws Exception {
         String id = UUID.randomUUID().toString();
         transactions.inTransactionThrows(tx -> {
-            try (PreparedStatement insert = tx.connection().prepareStatement(
-                    "INSERT INTO messages (id, recipient, body) VALUES (?::uuid, ?, ?)")) {
+            try (PreparedStatement insert = tx.connection()
+                    .prepareStatement("INSERT INTO messages (id, recipient, body) VALUES (?::uuid, ?, ?)")) {
                 insert.setString(1, id);
                 insert.setString(2, request.to());
                 insert.setString(3, request.body());

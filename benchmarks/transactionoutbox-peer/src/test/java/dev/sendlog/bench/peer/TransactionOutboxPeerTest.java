@@ -30,7 +30,8 @@ class TransactionOutboxPeerTest {
     @BeforeEach
     void setUp() throws Exception {
         database = TestDatabase.createEmpty();
-        simulator = ProviderSimulator.start(SimulatorConfig.builder().latencyMs(2).build(), 0);
+        simulator =
+                ProviderSimulator.start(SimulatorConfig.builder().latencyMs(2).build(), 0);
         provider = new ProviderClient(simulator.baseUrl(), "sim-token", 8);
     }
 
@@ -44,11 +45,12 @@ class TransactionOutboxPeerTest {
     @Test
     void deliversEveryAcceptedMessageExactlyOnceAndRecordsTheProviderId() throws Exception {
         Set<String> ids = ConcurrentHashMap.newKeySet();
-        try (TransactionOutboxPeer peer = new TransactionOutboxPeer(database.dataSource(), provider, 2,
-                Duration.ofSeconds(30))) {
+        try (TransactionOutboxPeer peer =
+                new TransactionOutboxPeer(database.dataSource(), provider, 2, Duration.ofSeconds(30))) {
             try (ExecutorService clients = Executors.newFixedThreadPool(2)) {
-                IntStream.range(0, 300).forEach(i -> clients.submit(() ->
-                        ids.add(peer.accept(new SubmitRequest("+4915100" + i, "message " + i)))));
+                IntStream.range(0, 300)
+                        .forEach(i -> clients.submit(
+                                () -> ids.add(peer.accept(new SubmitRequest("+4915100" + i, "message " + i)))));
             }
             assertThat(ids).hasSize(300);
 
@@ -62,9 +64,10 @@ class TransactionOutboxPeerTest {
 
     @Test
     void aFailedCallStaysInTheOutboxAndIsRetriedByTheFlush() throws Exception {
-        simulator.updateConfig(SimulatorConfig.builder().latencyMs(0).transientErrorRate(1.0).build());
-        try (TransactionOutboxPeer peer = new TransactionOutboxPeer(database.dataSource(), provider, 2,
-                Duration.ofSeconds(1))) {
+        simulator.updateConfig(
+                SimulatorConfig.builder().latencyMs(0).transientErrorRate(1.0).build());
+        try (TransactionOutboxPeer peer =
+                new TransactionOutboxPeer(database.dataSource(), provider, 2, Duration.ofSeconds(1))) {
             String id = peer.accept(new SubmitRequest("+4915100000001", "retried"));
             await().atMost(Duration.ofSeconds(10)).until(() -> simulator.stats().transientErrors() >= 1);
             assertThat(count("txno_outbox")).isEqualTo(1);
@@ -78,8 +81,9 @@ class TransactionOutboxPeerTest {
     }
 
     private long count(String from) throws Exception {
-        try (Connection connection = database.connect(); Statement statement = connection.createStatement();
-             ResultSet rs = statement.executeQuery("SELECT count(*) FROM " + from)) {
+        try (Connection connection = database.connect();
+                Statement statement = connection.createStatement();
+                ResultSet rs = statement.executeQuery("SELECT count(*) FROM " + from)) {
             rs.next();
             return rs.getLong(1);
         }
