@@ -7,8 +7,8 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.sendlog.compactor.Compactor;
 import dev.sendlog.compactor.PartitionManager;
 import dev.sendlog.events.EventCodec;
+import dev.sendlog.events.Lanes;
 import dev.sendlog.events.MessageIds;
-import dev.sendlog.events.Priority;
 import dev.sendlog.events.RowCodec;
 import dev.sendlog.log.Actors;
 import dev.sendlog.log.Histories;
@@ -39,6 +39,7 @@ import dev.sendlog.service.config.HealthSettings;
 import dev.sendlog.service.config.PipelineSettings;
 import dev.sendlog.service.config.ReceiptSettings;
 import dev.sendlog.service.config.SendlogConfiguration;
+import dev.sendlog.service.config.TenantSettings;
 import dev.sendlog.service.core.AcceptService;
 import dev.sendlog.service.core.AcceptWriter;
 import dev.sendlog.service.core.AdminActions;
@@ -53,6 +54,7 @@ import dev.sendlog.service.core.Submission;
 import dev.sendlog.service.core.SuppressionStore;
 import dev.sendlog.service.db.DatabaseTarget;
 import dev.sendlog.service.db.EventStore;
+import dev.sendlog.service.db.LaneLayout;
 import dev.sendlog.service.db.LocalInfrastructure;
 import dev.sendlog.service.db.PoolBudget;
 import dev.sendlog.service.db.PoolRole;
@@ -97,9 +99,11 @@ import dev.sendlog.service.http.ResponseHeaders;
 import dev.sendlog.service.lifecycle.ShutdownSequence;
 import dev.sendlog.service.lifecycle.Sigterm;
 import dev.sendlog.service.metrics.PrometheusServlet;
+import dev.sendlog.service.provider.FairShares;
 import dev.sendlog.service.provider.GatewayRate;
 import dev.sendlog.service.provider.HttpProvider;
 import dev.sendlog.service.provider.Provider;
+import dev.sendlog.service.provider.SendRate;
 import dev.sendlog.service.queue.JobStream;
 import dev.sendlog.service.queue.RedisConnections;
 import dev.sendlog.service.queue.StreamConsumer;
@@ -183,6 +187,8 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
     private final boolean ownProcess;
 
     private ShutdownSequence shutdown;
+    /** The lanes' shard layout, as the database keeps it (LaneLayout), loaded at start. */
+    private Lanes lanes;
 
     private record Pausable(Runnable pause, Runnable resume) {}
 
@@ -296,6 +302,15 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
         env.lifecycle().manage(shutdown.closeOnStop());
         env.admin().addServlet("ready", shutdown.intake().readiness()).addMapping("/ready");
 
+        lanes = LaneLayout.load(
+                pools.dsl(PoolRole.MAINTENANCE),
+                config.pipeline.shards,
+                config.pipeline.highShards,
+                config.tenants.entrySet().stream()
+                        .filter(e -> e.getValue().weight != null)
+                        .map(Map.Entry::getKey)
+                        .toList(),
+                config.pipeline.tenantShards);
         EventCodec codec = new EventCodec();
         EventStore events =
                 new EventStore(new Histories(new RowCodec(codec)), new Actors(pools.dataSource(PoolRole.MAINTENANCE)));
@@ -667,25 +682,21 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
                 p.maxPublishes,
                 Duration.ofMillis(p.confirmTimeout.toMilliseconds()),
                 Duration.ofMillis(p.claimTimeout.toMilliseconds()));
-        // One stream per priority lane, each with its own bound, health checks and workers.
-        SendStreams streams = new SendStreams(
-                p.lanes(),
-                jobStore(
-                        config,
-                        env,
-                        local.sendRedisUri(),
-                        "send",
-                        StreamKeys.send(config.redis.keyPrefix),
-                        StreamKeys.SEND_GROUP,
-                        instance),
-                jobStore(
-                        config,
-                        env,
-                        local.sendRedisUri(),
-                        "send-high",
-                        StreamKeys.sendHigh(config.redis.keyPrefix),
-                        StreamKeys.SEND_GROUP,
-                        instance));
+        // One stream per lane (normal, high, each tenant lane), each with its own bound, health checks and workers.
+        Map<String, JobStream> laneStreams = new HashMap<>();
+        for (Lanes.Lane lane : lanes.all()) {
+            laneStreams.put(
+                    lane.name(),
+                    jobStore(
+                            config,
+                            env,
+                            local.sendRedisUri(),
+                            jobType(lane),
+                            StreamKeys.sendLane(config.redis.keyPrefix, lane),
+                            StreamKeys.SEND_GROUP,
+                            instance));
+        }
+        SendStreams streams = new SendStreams(lanes, laneStreams);
         EventAppender appender =
                 new EventAppender(pools.dsl(PoolRole.PIPELINE), events, p.appendWriters, metrics, "append");
         env.lifecycle().manage(appender);
@@ -698,7 +709,7 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
             ShardLeases leases = new ShardLeases(
                     pools.dsl(PoolRole.PIPELINE),
                     "poller-" + instance,
-                    p.lanes().total(),
+                    lanes.total(),
                     Duration.ofMillis(p.leaseTtl.toMilliseconds()),
                     metrics);
             LogTail tail = new LogTail(pools.dataSource(PoolRole.PIPELINE));
@@ -708,27 +719,28 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
             // thread: a round of the normal lane's backlog (a full page published, its publication written) never holds
             // a high message back (measured with scripts/bench-priority: one poller for both lanes put a high message's
             // accept->published p99 at 184 ms behind 100,000 normal ones, against 30 ms with nothing queued).
-            Set<Priority> polled =
-                    p.feed == PipelineSettings.Feed.CDC ? EnumSet.of(Priority.HIGH) : EnumSet.allOf(Priority.class);
+            List<Lanes.Lane> polled = lanes.all().stream()
+                    .filter(l -> p.feed != PipelineSettings.Feed.CDC || !l.equals(lanes.normal()))
+                    .toList();
             // The high poller waits for the accepts' notifications instead of reading every idlePollMs.
             HighWorkSignal highWork =
                     new HighWorkSignal(local.database().unpooled(), p.highIdlePollMs, p.idlePollMs, metrics);
             env.lifecycle().manage(highWork);
             List<Poller> pollers = new ArrayList<>();
-            for (Priority lane : polled) {
+            for (Lanes.Lane lane : polled) {
                 pollers.add(new Poller(
                         leases,
                         tail,
                         pools.dsl(PoolRole.PIPELINE),
                         events.actors(),
                         streams,
-                        EnumSet.of(lane),
+                        Set.of(lane),
                         p,
                         clock,
                         "poller-" + instance,
                         faults,
                         metrics,
-                        lane == Priority.HIGH ? highWork : null));
+                        lane.equals(lanes.high()) ? highWork : null));
             }
             CdcFeed cdcFeed = null;
             if (p.feed == PipelineSettings.Feed.CDC) {
@@ -742,7 +754,7 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
                                 pools.dsl(PoolRole.PIPELINE),
                                 events.actors(),
                                 streams,
-                                EnumSet.of(Priority.NORMAL),
+                                Set.of(lanes.normal()),
                                 p,
                                 clock,
                                 "poller-" + instance,
@@ -829,21 +841,37 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
                             "gateways",
                             new dev.sendlog.service.health.GatewaysHealthCheck(metrics, config.gateways.keySet()));
             List<Pausable> lanePausables = new ArrayList<>();
-            for (Priority lane : Priority.values()) {
-                // Each lane has its own consumer, permits, provider-call semaphore, provider connections and appender:
-                // a normal
-                // backlog holding all of its own never makes high work wait for any of them.
-                boolean high = lane == Priority.HIGH;
-                int concurrency = high ? p.sendWorker.highConcurrency : p.sendWorker.concurrency;
-                Semaphore permits = high ? new Semaphore(concurrency * p.sendWorker.jobsPerCallSlot) : sendPermits;
+            // Fair shares (issue 29): with tenant lanes, each gateway's rate is taken through one turnstile per process
+            // that serves the lanes by weight (the high lane first); without them, straight from the shared bucket.
+            int weights = 1
+                    + lanes.all().stream()
+                            .filter(Lanes.Lane::isTenant)
+                            .mapToInt(l -> weight(config, l))
+                            .sum();
+            Map<String, FairShares> fair = new HashMap<>();
+            if (lanes.all().stream().anyMatch(Lanes.Lane::isTenant)) {
+                rates.forEach((gateway, rate) -> fair.put(gateway, new FairShares(rate, metrics)));
+            }
+            for (Lanes.Lane lane : lanes.all()) {
+                // Each lane has its own consumer, permits, provider-call semaphore and provider connections (and the
+                // high lane its own appender): one lane's backlog holding all of its own never makes another wait.
+                boolean high = lane.equals(lanes.high());
+                boolean normal = lane.equals(lanes.normal());
+                int concurrency = high
+                        ? p.sendWorker.highConcurrency
+                        : normal ? p.sendWorker.concurrency : laneConcurrency(config, lane, weights);
+                Semaphore permits = normal ? sendPermits : new Semaphore(concurrency * p.sendWorker.jobsPerCallSlot);
                 Map<String, Provider> providers = new HashMap<>();
                 config.gateways.forEach((name, gateway) -> {
                     HttpProvider provider = new HttpProvider(name, gateway, concurrency);
                     env.lifecycle().manage(managed(() -> closeQuietly(provider)));
                     providers.put(name, provider);
                 });
+                Map<String, SendRate> laneRates = new HashMap<>(rates);
+                fair.forEach((gateway, shares) ->
+                        laneRates.put(gateway, shares.lane(lane.name(), high ? 1 : weight(config, lane), high)));
                 StreamConsumer consumer = new StreamConsumer(
-                        high ? "send-high" : "send",
+                        jobType(lane),
                         streams.of(lane),
                         permits,
                         Duration.ofMillis(p.sendWorker.reclaimIdle.toMilliseconds()),
@@ -853,7 +881,7 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
                         new MessageReader(pools.dsl(PoolRole.PIPELINE), events),
                         high ? highAppender : appender,
                         providers,
-                        rates,
+                        laneRates,
                         failover,
                         checks,
                         backoff,
@@ -874,6 +902,33 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
                             () -> lanePausables.forEach(l -> l.pause().run()),
                             () -> lanePausables.forEach(l -> l.resume().run())));
         }
+    }
+
+    /** The job type of a lane's send stream: {@code send}, {@code send-high}, {@code send-tenant-<tenant>}. */
+    private String jobType(Lanes.Lane lane) {
+        if (lane.equals(lanes.normal())) {
+            return "send";
+        }
+        return lane.equals(lanes.high()) ? "send-high" : "send-" + lane.name();
+    }
+
+    /** A lane's weight: its tenant's {@code weight}; 1 for the normal lane and for a lane whose tenant has none now. */
+    private static int weight(SendlogConfiguration config, Lanes.Lane lane) {
+        if (!lane.isTenant()) {
+            return 1;
+        }
+        TenantSettings t = config.tenants.get(lane.tenant());
+        return t == null || t.weight == null ? 1 : t.weight;
+    }
+
+    /** A tenant lane's provider calls in flight: its {@code concurrency}, else its weight's share of the send bound. */
+    private static int laneConcurrency(SendlogConfiguration config, Lanes.Lane lane, int weights) {
+        TenantSettings t = config.tenants.get(lane.tenant());
+        if (t != null && t.concurrency != null) {
+            return t.concurrency;
+        }
+        return Math.max(
+                1, (int) Math.round((double) config.pipeline.sendWorker.concurrency * weight(config, lane) / weights));
     }
 
     /**
@@ -1011,7 +1066,7 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
         env.jersey().register(RolesAllowedDynamicFeature.class);
         env.jersey().register(new AuthValueFactoryProvider.Binder<>(Caller.class));
 
-        dev.sendlog.events.Lanes lanes = config.pipeline.lanes();
+        Lanes lanes = this.lanes;
         AcceptWriter writer = new AcceptWriter(
                 pools.dsl(PoolRole.API),
                 new MessageIds(clock),

@@ -275,8 +275,14 @@ public final class ChaosRun {
                     .put("requestTimeoutMs", 10000)
                     // The provider forgets 5% of its callbacks (issue 32): their outcomes are asked for, in seconds.
                     .put("statusQuery", true)
-                    .put("queriesPerSecond", 20);
+                    .put("queriesPerSecond", 20)
+                    // Never the wall at the load's rate, but every submit takes its tokens from the shared bucket
+                    // (and, with the tenant lane below, through the fair-share turnstile) while Redis restarts.
+                    .put("maxPerSecond", 500);
         }
+        // The load's tenant has a lane of its own (issue 29): its normal messages go through their own shards, stream,
+        // poller and workers, its high ones through the high lane, under every fault (with CDC, the lane is polled).
+        config.withObject("/tenants").withObject("/demo").put("weight", 1);
         com.fasterxml.jackson.databind.node.ArrayNode routes = config.putArray("routes");
         routes.addObject()
                 .put("prefix", "+4916")

@@ -77,6 +77,11 @@ public final class LoadTestCommand extends Command {
                 .setDefault(200)
                 .help("fair-share mode: the gateway's maxPerSecond");
         subparser
+                .addArgument("--weight-b")
+                .type(Integer.class)
+                .setDefault(1)
+                .help("fair-share mode: tenant B's weight (a lane of its own); 0: no weight, B shares the normal lane");
+        subparser
                 .addArgument("--provider-rate")
                 .type(Integer.class)
                 .setDefault(100)
@@ -209,7 +214,8 @@ public final class LoadTestCommand extends Command {
                             namespace.getInt("flood"),
                             namespace.getInt("tenant_rate"),
                             namespace.getInt("seconds"),
-                            namespace.getInt("contracted_rate"))
+                            namespace.getInt("contracted_rate"),
+                            namespace.getInt("weight_b"))
                     .run(System.out);
         } else if (namespace.getBoolean("feeds")) {
             String jar = jar();

@@ -31,7 +31,16 @@ public class PipelineSettings {
     @JsonProperty
     public int highShards = 2;
 
-    /** The two lanes' shards: {@code shards} normal ones, then {@code highShards} high ones. */
+    /** Shards of each tenant lane (a tenant with a {@code weight}), placed after the lanes before it. */
+    @Min(1)
+    @Max(64)
+    @JsonProperty
+    public int tenantShards = 2;
+
+    /**
+     * The normal and high lanes' shards as configured, without tenant lanes: for tools and tests that need no database.
+     * The running service takes its lanes from the database's layout ({@code db.LaneLayout}).
+     */
     public dev.sendlog.events.Lanes lanes() {
         return new dev.sendlog.events.Lanes(shards, highShards);
     }

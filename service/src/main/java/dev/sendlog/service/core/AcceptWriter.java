@@ -161,7 +161,8 @@ public final class AcceptWriter {
                     continue;
                 }
                 MessageDraft d = s.drafts().get(i);
-                messages.add(new NewMessage(item.id(), s.tenant(), lanes.shardOf(item.id(), d.priority()), d));
+                messages.add(
+                        new NewMessage(item.id(), s.tenant(), lanes.shardOf(item.id(), d.priority(), s.tenant()), d));
             }
             outcomes.put(s, new SubmissionOutcome.Committed(items));
         }

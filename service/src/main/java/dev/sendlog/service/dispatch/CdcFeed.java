@@ -3,7 +3,6 @@ package dev.sendlog.service.dispatch;
 import com.codahale.metrics.Counter;
 import com.codahale.metrics.Histogram;
 import com.codahale.metrics.MetricRegistry;
-import dev.sendlog.events.Priority;
 import dev.sendlog.service.config.PipelineSettings;
 import dev.sendlog.service.core.Metrics;
 import dev.sendlog.service.db.DatabaseTarget;
@@ -244,7 +243,7 @@ public final class CdcFeed {
     private void publish(
             BooleanSupplier running, PGReplicationStream stream, List<TailRow> rows, long epoch, LogSequenceNumber upTo)
             throws SQLException {
-        while (publisher.streamFull(Priority.NORMAL) && running.getAsBoolean()) {
+        while (publisher.streamFull(publisher.lanes().normal()) && running.getAsBoolean()) {
             stream.forceUpdateStatus(); // keeps the server from timing the connection out while workers catch up
             pause(200);
         }
@@ -295,7 +294,7 @@ public final class CdcFeed {
         long total = 0;
         while (true) {
             long room;
-            while ((room = publisher.room(Priority.NORMAL)) <= 0) {
+            while ((room = publisher.room(publisher.lanes().normal())) <= 0) {
                 if (!running.getAsBoolean()) {
                     return false;
                 }

@@ -5,7 +5,6 @@ import com.codahale.metrics.Histogram;
 import com.codahale.metrics.MetricRegistry;
 import com.codahale.metrics.Timer;
 import dev.sendlog.events.Lanes;
-import dev.sendlog.events.Priority;
 import dev.sendlog.log.Actors;
 import dev.sendlog.service.config.PipelineSettings;
 import dev.sendlog.service.core.Faults;
@@ -13,11 +12,9 @@ import dev.sendlog.service.core.Metrics;
 import java.sql.SQLException;
 import java.time.InstantSource;
 import java.util.ArrayList;
-import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Consumer;
@@ -46,9 +43,9 @@ public final class Poller {
     private final Counter droppedRows;
 
     private final Lanes lanes;
-    private final Set<Priority> polled;
+    private final Set<Lanes.Lane> polled;
     /** The lanes whose stream the last batch found full: the next one asks their stream before it reads their tail. */
-    private final Set<Priority> backpressured = EnumSet.noneOf(Priority.class);
+    private final Set<Lanes.Lane> backpressured = new java.util.HashSet<>();
     /**
      * Whether this poller publishes committed work past the snapshot fence (the high lane's alone, see
      * {@link LogTail#workAhead}); its cursors still move only over fenced rows.
@@ -64,9 +61,9 @@ public final class Poller {
     private final Map<String, Short> publishedAhead = new HashMap<>();
 
     /**
-     * @param polled the lanes whose work this poller publishes: both with the polling feed; only the high lane with the
-     *               change-data-capture feed, whose slot is one ordered stream that a full normal stream holds back
-     *               ({@link #follow} keeps the other lanes' cursors)
+     * @param polled the lanes whose work this poller publishes (one each, on a thread of its own): with the
+     *               change-data-capture feed every lane but the normal one, whose work the slot publishes (its slot is
+     *               one ordered stream that a full normal stream holds back; {@link #follow} keeps the normal cursors)
      */
     public Poller(
             ShardLeases leases,
@@ -74,7 +71,7 @@ public final class Poller {
             DSLContext dsl,
             Actors actors,
             SendStreams streams,
-            Set<Priority> polled,
+            Set<Lanes.Lane> polled,
             PipelineSettings settings,
             InstantSource clock,
             String actor,
@@ -90,7 +87,7 @@ public final class Poller {
             DSLContext dsl,
             Actors actors,
             SendStreams streams,
-            Set<Priority> polled,
+            Set<Lanes.Lane> polled,
             PipelineSettings settings,
             InstantSource clock,
             String actor,
@@ -104,7 +101,7 @@ public final class Poller {
         this.polled = Set.copyOf(polled);
         // The high lane is a trickle beside the normal one: re-reading its few rows past the fence costs little, and
         // its latency must not be the oldest open transaction's age (the normal lane's full-rate commits).
-        this.readAhead = this.polled.equals(Set.of(Priority.HIGH));
+        this.readAhead = this.polled.equals(Set.of(streams.lanes().high()));
         this.publisher =
                 new WorkPublisher(dsl, actors, streams, polled, settings, clock, actor, faults, false, metrics);
         this.settings = settings;
@@ -126,7 +123,7 @@ public final class Poller {
 
     /** The name of this poller's thread: {@code poller-high}, {@code poller-normal}, or {@code poller} for several lanes. */
     public String name() {
-        return polled.size() == 1 ? "poller-" + polled.iterator().next().name().toLowerCase(Locale.ROOT) : "poller";
+        return polled.size() == 1 ? "poller-" + polled.iterator().next().name() : "poller";
     }
 
     /**
@@ -147,8 +144,8 @@ public final class Poller {
         // after a batch that met a lane's full stream, that stream's length (one Redis round trip) is asked first and
         // the lane's shards are left out while it is full; otherwise the tail is read first, and an idle poller costs
         // no Redis call. The other lane goes on: a normal backlog at its bound never holds high work back.
-        Set<Priority> open = EnumSet.noneOf(Priority.class);
-        for (Priority lane : polled) {
+        Set<Lanes.Lane> open = new java.util.HashSet<>();
+        for (Lanes.Lane lane : polled) {
             if (backpressured.contains(lane) && publisher.streamFull(lane)) {
                 backpressureWaits.inc();
             } else {
@@ -157,7 +154,7 @@ public final class Poller {
         }
         boolean allFull = open.isEmpty();
         List<Short> shards = owned.keySet().stream()
-                .filter(s -> open.contains(lanes.priorityOf(s)))
+                .filter(s -> open.contains(lanes.laneOf(s)))
                 .toList();
         if (shards.isEmpty()) {
             return new Batch(0, 0, allFull, allFull);
@@ -179,9 +176,9 @@ public final class Poller {
         if (read.isEmpty()) {
             return Batch.EMPTY;
         }
-        Set<Priority> full = EnumSet.noneOf(Priority.class);
-        for (Priority lane : open) {
-            if (read.stream().anyMatch(r -> lanes.priorityOf(r.shard()) == lane) && publisher.streamFull(lane)) {
+        Set<Lanes.Lane> full = new java.util.HashSet<>();
+        for (Lanes.Lane lane : open) {
+            if (read.stream().anyMatch(r -> lanes.laneOf(r.shard()).equals(lane)) && publisher.streamFull(lane)) {
                 full.add(lane);
             }
         }
@@ -192,7 +189,7 @@ public final class Poller {
         List<TailRow> rows = full.isEmpty()
                 ? read
                 : read.stream()
-                        .filter(r -> !full.contains(lanes.priorityOf(r.shard())))
+                        .filter(r -> !full.contains(lanes.laneOf(r.shard())))
                         .toList();
         droppedRows.inc(read.size() - rows.size());
         if (rows.isEmpty()) {
@@ -260,9 +257,9 @@ public final class Poller {
         if (owned.isEmpty()) {
             return 0;
         }
-        // The lanes this poller does not publish: their work comes from the slot.
+        // The normal lane's shards, whose work comes from the slot (every other lane is polled).
         List<Short> shards = owned.keySet().stream()
-                .filter(s -> !polled.contains(lanes.priorityOf(s)))
+                .filter(s -> lanes.laneOf(s).equals(lanes.normal()) && !polled.contains(lanes.normal()))
                 .toList();
         if (shards.isEmpty()) {
             return 0;

@@ -29,8 +29,8 @@ import dev.sendlog.service.core.Metrics;
 import dev.sendlog.service.core.Segments;
 import dev.sendlog.service.db.AppendKey;
 import dev.sendlog.service.db.NewEvent;
-import dev.sendlog.service.provider.GatewayRate;
 import dev.sendlog.service.provider.Provider;
+import dev.sendlog.service.provider.SendRate;
 import dev.sendlog.service.provider.StatusAnswer;
 import dev.sendlog.service.provider.Submit;
 import dev.sendlog.service.provider.SubmitOutcome;
@@ -86,7 +86,7 @@ public final class SendWorker {
     private final MessageReader reader;
     private final EventAppender appender;
     private final Map<String, Provider> providers;
-    private final Map<String, GatewayRate> rates;
+    private final Map<String, SendRate> rates;
     private final Failover failover;
     private final Counter throttled;
     /** Per gateway without a rate of its own: until when (epoch ms) its last 429's Retry-After holds every job back. */
@@ -171,7 +171,7 @@ public final class SendWorker {
             MessageReader reader,
             EventAppender appender,
             Map<String, Provider> providers,
-            Map<String, GatewayRate> rates,
+            Map<String, SendRate> rates,
             Failover failover,
             Checks checks,
             Backoff backoff,
@@ -252,7 +252,7 @@ public final class SendWorker {
             MessageReader reader,
             EventAppender appender,
             Map<String, Provider> providers,
-            Map<String, GatewayRate> rates,
+            Map<String, SendRate> rates,
             Failover failover,
             Checks checks,
             Backoff backoff,
@@ -384,7 +384,7 @@ public final class SendWorker {
                 // deadline
                 // re-drives it). A job whose tokens are not there now waits for them on a thread of its own, unclaimed
                 // and holding its permit, and is claimed once it has them (waitForRateThenClaim).
-                GatewayRate rate = rates.get(details.state().gateway());
+                SendRate rate = rates.get(details.state().gateway());
                 boolean rateTaken = false;
                 if (rate != null && claim.get().event() instanceof Claimed) {
                     if (!rate.tryAcquire(Segments.of(details.row().body()))) {
@@ -509,7 +509,7 @@ public final class SendWorker {
             }
         }
         SubmitOutcome outcome;
-        GatewayRate rate = rates.get(gateway);
+        SendRate rate = rates.get(gateway);
         int parts = Segments.of(message.row().body());
         // A call starts no later than halfway to the claim deadline (waiting for the gateway's rate, or after a 429):
         // past that the job is handed back, the same attempt owed again, before the timers would re-drive a claim
@@ -792,7 +792,7 @@ public final class SendWorker {
         if (!(claim.get().event() instanceof Claimed)) {
             return claimAlone(job, false, false).map(r -> finishClaimed(job, r)).orElse(true); // expired: no call
         }
-        GatewayRate rate = rates.get(found.get().state().gateway());
+        SendRate rate = rates.get(found.get().state().gateway());
         try {
             if (!rate.acquire(Segments.of(found.get().row().body()), RATE_WAIT_FOR_CLAIM)) {
                 LOG.info(

@@ -108,6 +108,9 @@ public final class ShardLeases {
             var free = dsl.select(SHARD_LEASES.SHARD)
                     .from(SHARD_LEASES)
                     .where(SHARD_LEASES.OWNER.isNull().or(SHARD_LEASES.EXPIRES_AT.lt(now)))
+                    // Only shards this process knows: a lane appended since it started (issue 29) is taken by the
+                    // processes started after it, which know which lane its shards are.
+                    .and(SHARD_LEASES.SHARD.lt((short) shardCount))
                     .orderBy(SHARD_LEASES.SHARD)
                     .limit(share - next.size())
                     .forUpdate()

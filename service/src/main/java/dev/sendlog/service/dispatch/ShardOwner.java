@@ -84,11 +84,8 @@ public final class ShardOwner implements Managed {
             // already handled. The high lane is polled: the slot is one ordered stream, which a normal backlog at its
             // stream's bound holds back, and high work must not wait behind it.
             threads.add(loop("publish-cursors", 1000, () -> {
-                int moved = 0;
-                for (Poller poller : pollers) {
-                    moved += poller.follow();
-                }
-                return moved > 0;
+                // One poller follows: every poller reads the same leases, and the slot's lane is the normal one.
+                return !pollers.isEmpty() && pollers.get(0).follow() > 0;
             }));
         }
         for (Poller poller : pollers) {

@@ -3,7 +3,7 @@ package dev.sendlog.service.dispatch;
 import com.codahale.metrics.Counter;
 import com.codahale.metrics.MetricRegistry;
 import com.codahale.metrics.Timer;
-import dev.sendlog.events.Priority;
+import dev.sendlog.events.Lanes;
 import dev.sendlog.log.Actors;
 import dev.sendlog.service.config.PipelineSettings;
 import dev.sendlog.service.core.FaultPoint;
@@ -39,7 +39,7 @@ public final class WorkPublisher {
     private final DSLContext dsl;
     private final boolean checkVisibility;
     private final SendStreams streams;
-    private final java.util.Set<Priority> lanesPublished;
+    private final java.util.Set<Lanes.Lane> lanesPublished;
     private final PipelineSettings settings;
     private final InstantSource clock;
     private final String actor;
@@ -63,7 +63,7 @@ public final class WorkPublisher {
             DSLContext dsl,
             Actors actors,
             SendStreams streams,
-            java.util.Set<Priority> lanesPublished,
+            java.util.Set<Lanes.Lane> lanesPublished,
             PipelineSettings settings,
             InstantSource clock,
             String actor,
@@ -95,18 +95,22 @@ public final class WorkPublisher {
     }
 
     /** Whether the lane's send stream is at its bound: then none of its work is published until workers catch up. */
-    boolean streamFull(Priority lane) {
+    Lanes lanes() {
+        return streams.lanes();
+    }
+
+    boolean streamFull(Lanes.Lane lane) {
         return room(lane) <= 0;
     }
 
     /** How many more entries the lane's send stream may take before its bound ({@code maxStreamEntries}). */
-    long room(Priority lane) {
+    long room(Lanes.Lane lane) {
         return settings.maxStreamEntries - streams.of(lane).length();
     }
 
     /** The lane a row's work belongs to (its shard's). */
-    Priority laneOf(TailRow row) {
-        return streams.lanes().priorityOf(row.shard());
+    Lanes.Lane laneOf(TailRow row) {
+        return streams.lanes().laneOf(row.shard());
     }
 
     /**
@@ -146,7 +150,7 @@ public final class WorkPublisher {
         }
         long publication = owed.isEmpty() ? 0 : publicationIds.next();
         List<SendJob> jobs = new ArrayList<>(owed.size());
-        Map<Priority, List<Map<String, String>>> perLane = new java.util.EnumMap<>(Priority.class);
+        Map<Lanes.Lane, List<Map<String, String>>> perLane = new java.util.LinkedHashMap<>();
         UUID[] ids = new UUID[owed.size()];
         Integer[] seqs = new Integer[owed.size()];
         Long[] epochs = new Long[owed.size()];

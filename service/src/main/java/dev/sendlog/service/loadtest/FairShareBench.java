@@ -23,8 +23,9 @@ import java.util.Map;
  * accept-to-provider p50/p99 in both phases (the target: at most 2 times with A flooding) and A's submits a second while
  * B's messages were sent (the target's other half: A uses what B leaves).
  *
- * <p>Tenants share the log's shards, the send stream and the workers in arrival order today, so B's messages wait
- * behind A's whole flood: this benchmark shows that gap until per-tenant lanes exist (docs/design.md, "Fair shares").
+ * <p>With {@code weightB} above 0, tenant B has that weight ({@code tenants.bench-b.weight}): a lane of its own and its
+ * share of the gateway's rate (docs/design.md, "Fair shares between tenants"). With 0 it shares the normal lane with
+ * A in arrival order, and waits behind A's whole flood: the gap the lanes close, measured side by side.
  */
 public final class FairShareBench {
     private static final String KEY_A = "demo-client-key";
@@ -36,15 +37,17 @@ public final class FairShareBench {
     private final int rate;
     private final int seconds;
     private final int gatewayRate;
+    private final int weightB;
     private BenchServers servers;
 
-    public FairShareBench(String jar, Path dir, int flood, int rate, int seconds, int gatewayRate) {
+    public FairShareBench(String jar, Path dir, int flood, int rate, int seconds, int gatewayRate, int weightB) {
         this.jar = jar;
         this.dir = dir;
         this.flood = flood;
         this.rate = rate;
         this.seconds = seconds;
         this.gatewayRate = gatewayRate;
+        this.weightB = weightB;
     }
 
     public void run(PrintStream out) throws Exception {
@@ -57,7 +60,7 @@ public final class FairShareBench {
                             "-Xmx1g",
                             "-Ddw.pipeline.confirmTimeout=30m",
                             "-Ddw.gateways.sim.maxPerSecond=" + gatewayRate),
-                    withTenantB(dir));
+                    withTenantB(dir, weightB));
             ServiceProcess service = server.process();
             int adminPort = server.adminPort();
             try {
@@ -66,12 +69,13 @@ public final class FairShareBench {
                 out.printf(
                         Locale.ROOT,
                         "## Fair shares: %d cores, simulator 20 ms, gateway %d submits/s, tenant A floods %d, "
-                                + "tenant B at %d/s for %d s (%s)%n",
+                                + "tenant B at %d/s for %d s, B's weight %s (%s)%n",
                         Runtime.getRuntime().availableProcessors(),
                         gatewayRate,
                         flood,
                         rate,
                         seconds,
+                        weightB > 0 ? Integer.toString(weightB) : "none (one lane for both)",
                         Instant.now());
                 E2eLoad loadA = new E2eLoad(api, admin, admin, KEY_A);
                 loadA.run("warm-up", Math.min(2_000, gatewayRate * 10), Duration.ofMinutes(5));
@@ -130,17 +134,26 @@ public final class FairShareBench {
         }
     }
 
-    /** The shipped config.yml with a second tenant's client key (tenant {@code bench-b}). */
-    private static Path withTenantB(Path dir) throws java.io.IOException {
+    /** The shipped config.yml with a second tenant's client key (tenant {@code bench-b}) and its weight, if any. */
+    private static Path withTenantB(Path dir, int weightB) throws java.io.IOException {
         String config = Files.readString(Path.of("config.yml"));
         String anchor = "    - {key: demo-admin-key, tenant: demo, role: admin, demo: true}\n";
         if (!config.contains(anchor)) {
             throw new IllegalStateException(
                     "config.yml no longer lists the demo admin key; the benchmark adds its key after it");
         }
+        String tenants = "\ntenants: {}\n";
+        if (weightB > 0 && !config.contains(tenants)) {
+            throw new IllegalStateException(
+                    "config.yml no longer has an empty tenants map; the benchmark sets B's weight there");
+        }
+        String withKey = config.replace(anchor, anchor + "    - {key: " + KEY_B + ", tenant: bench-b, role: client}\n");
         Path file = dir.toAbsolutePath().resolve("fair-config.yml");
         Files.writeString(
-                file, config.replace(anchor, anchor + "    - {key: " + KEY_B + ", tenant: bench-b, role: client}\n"));
+                file,
+                weightB > 0
+                        ? withKey.replace(tenants, "\ntenants:\n  bench-b:\n    weight: " + weightB + "\n")
+                        : withKey);
         return file;
     }
 

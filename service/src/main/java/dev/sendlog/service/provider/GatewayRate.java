@@ -31,7 +31,7 @@ import org.slf4j.LoggerFactory;
  * </ul>
  * A message of more parts than the bucket holds (a tenth of a second's worth) takes the whole bucket, so it is never stuck.
  */
-public final class GatewayRate {
+public final class GatewayRate implements SendRate {
     private static final Logger LOG = LoggerFactory.getLogger(GatewayRate.class);
     static final long SLOW_FLAG_READ_MS = 250;
 
@@ -194,6 +194,7 @@ public final class GatewayRate {
         return new Limited(builder.build(key.getBytes(StandardCharsets.UTF_8), () -> config), burst(perSecond));
     }
 
+    @Override
     public String gateway() {
         return gateway;
     }
@@ -206,6 +207,7 @@ public final class GatewayRate {
      * Takes {@code parts} tokens, waiting for them up to {@code maxWait}. False when they would come later than that:
      * then nothing was taken, and the caller does not call the provider. Interrupted: nothing taken either.
      */
+    @Override
     public boolean acquire(int parts, Duration maxWait) throws InterruptedException {
         boolean granted = take(parts, maxWait);
         if (!granted && maxWait.isPositive()) {
@@ -232,6 +234,7 @@ public final class GatewayRate {
     }
 
     /** Takes {@code parts} tokens if they are there now, without waiting; false: nothing taken. */
+    @Override
     public boolean tryAcquire(int parts) {
         try {
             return take(parts, Duration.ZERO);
@@ -242,6 +245,7 @@ public final class GatewayRate {
     }
 
     /** The provider said 429 (or a throttle status): every process slows down for a while. */
+    @Override
     public void throttled(Duration retryAfter) {
         throttles.inc();
         Duration slowFor = retryAfter != null && retryAfter.compareTo(throttleFor) > 0 ? retryAfter : throttleFor;

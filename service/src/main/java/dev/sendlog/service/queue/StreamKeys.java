@@ -20,6 +20,17 @@ public final class StreamKeys {
         return prefix + "{send-high}:stream";
     }
 
+    /**
+     * A lane's send stream: the normal lane's is {@link #send}, the high lane's {@link #sendHigh}, a tenant lane's
+     * {@code {send-tenant-<tenant>}:stream} (issue 29), each a hash tag of its own.
+     */
+    public static String sendLane(String prefix, dev.sendlog.events.Lanes.Lane lane) {
+        if (!lane.isTenant()) {
+            return lane.priority() == dev.sendlog.events.Priority.HIGH ? sendHigh(prefix) : send(prefix);
+        }
+        return prefix + "{send-" + lane.name() + "}:stream";
+    }
+
     /** Status webhook deliveries (issue 27): a job type, and a hash tag, of their own. */
     public static String webhook(String prefix) {
         return prefix + "{webhook}:stream";

@@ -63,7 +63,7 @@ class WorkPublisherTest {
                 dsl,
                 store.actors(),
                 SendStreams.single(settings.lanes(), stream),
-                java.util.EnumSet.allOf(dev.sendlog.events.Priority.class),
+                java.util.Set.copyOf(settings.lanes().all()),
                 settings,
                 InstantSource.system(),
                 "test-poller",
