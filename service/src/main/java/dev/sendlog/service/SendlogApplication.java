@@ -879,7 +879,7 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
                 SendWorker worker = SendWorker.attach(
                         consumer,
                         new MessageReader(pools.dsl(PoolRole.PIPELINE), events),
-                        high ? highAppender : appender,
+                        high ? highAppender : normal ? appender : laneAppender(env, pools, events, lane),
                         providers,
                         laneRates,
                         failover,
@@ -902,6 +902,17 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
                             () -> lanePausables.forEach(l -> l.pause().run()),
                             () -> lanePausables.forEach(l -> l.resume().run())));
         }
+    }
+
+    /**
+     * A tenant lane's claims and results have a group-commit writer of their own, as the high lane's have: behind the
+     * normal lane's writers at a flood's rate, its claims would wait for the commits of the flood's jobs ahead of them.
+     */
+    private EventAppender laneAppender(Environment env, Pools pools, EventStore events, Lanes.Lane lane) {
+        EventAppender appender =
+                new EventAppender(pools.dsl(PoolRole.PIPELINE), events, 1, env.metrics(), "append-" + lane.name());
+        env.lifecycle().manage(appender);
+        return appender;
     }
 
     /** The job type of a lane's send stream: {@code send}, {@code send-high}, {@code send-tenant-<tenant>}. */

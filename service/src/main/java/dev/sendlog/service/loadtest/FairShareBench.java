@@ -30,6 +30,8 @@ import java.util.Map;
 public final class FairShareBench {
     private static final String KEY_A = "demo-client-key";
     private static final String KEY_B = "bench-tenant-b-key";
+    /** B's poller thread as Linux names it (its first 15 characters), with a weight; else the normal lane's poller. */
+    private final String pollerB;
 
     private final String jar;
     private final Path dir;
@@ -48,19 +50,14 @@ public final class FairShareBench {
         this.seconds = seconds;
         this.gatewayRate = gatewayRate;
         this.weightB = weightB;
+        this.pollerB = weightB > 0 ? "poller-tenant-b" : "poller-normal";
     }
 
     public void run(PrintStream out) throws Exception {
         try (BenchServers started = BenchServers.start(jar, dir, Map.of("max_connections", "300"), 20)) {
             servers = started;
             // No re-drives while the flood waits on the stream with its workers paused.
-            BenchServers.Server server = servers.server(
-                    "fair",
-                    List.of(
-                            "-Xmx1g",
-                            "-Ddw.pipeline.confirmTimeout=30m",
-                            "-Ddw.gateways.sim.maxPerSecond=" + gatewayRate),
-                    withTenantB(dir, weightB));
+            BenchServers.Server server = servers.server("fair", serverOptions(), withTenantB(dir, weightB));
             ServiceProcess service = server.process();
             int adminPort = server.adminPort();
             try {
@@ -82,7 +79,9 @@ public final class FairShareBench {
 
                 ProbeMessages probes = new ProbeMessages(api, 4918000000000L);
                 ProbeMessages.Probe aloneB = ProbeMessages.Probe.of(KEY_B, "normal");
+                CpuWaits.Sample idleFrom = CpuWaits.take(service.pid(), pollerB);
                 probes.paced(rate, Duration.ofSeconds(seconds), List.of(aloneB));
+                String idleCpu = CpuWaits.between(idleFrom, CpuWaits.take(service.pid(), pollerB), "B's poller");
                 Latency alone = ProbeMessages.latency(servers, aloneB.ids(), Duration.ofMinutes(2));
 
                 BenchServers.task(adminPort, "pause", "send-worker");
@@ -92,7 +91,9 @@ public final class FairShareBench {
                 BenchServers.task(adminPort, "resume", "send-worker");
                 Instant windowFrom = Instant.now();
                 ProbeMessages.Probe floodedB = ProbeMessages.Probe.of(KEY_B, "normal");
+                CpuWaits.Sample floodFrom = CpuWaits.take(service.pid(), pollerB);
                 probes.paced(rate, Duration.ofSeconds(seconds), List.of(floodedB));
+                String floodCpu = CpuWaits.between(floodFrom, CpuWaits.take(service.pid(), pollerB), "B's poller");
                 Instant windowTo = Instant.now();
                 // B's messages within what a user would still call a delay: twice the flood's drain time at the
                 // gateway's
@@ -109,6 +110,12 @@ public final class FairShareBench {
                 out.println("|---|---:|---:|---:|---:|");
                 row(out, "A idle", alone, aloneB.ids().size());
                 row(out, "A's " + flood + " queued", behind, floodedB.ids().size());
+                out.println();
+                out.println("B's stages, ms p50/p99, A idle: " + ProbeMessages.stages(servers, aloneB.ids()));
+                out.println(
+                        "B's stages, ms p50/p99, A's flood queued: " + ProbeMessages.stages(servers, floodedB.ids()));
+                out.println("CPU while B sent, A idle: " + idleCpu);
+                out.println("CPU while B sent, A's flood queued: " + floodCpu);
                 out.printf(
                         Locale.ROOT,
                         "%nwhile B sent (%.1f s): the gateway accepted A %.1f/s and B %.1f/s of %d/s%n",
@@ -132,6 +139,17 @@ public final class FairShareBench {
                 service.stop();
             }
         }
+    }
+
+    /** The server's JVM options; {@code SERVER_OPTS} (space-separated) adds to them, for an experiment. */
+    private List<String> serverOptions() {
+        List<String> options = new java.util.ArrayList<>(
+                List.of("-Xmx1g", "-Ddw.pipeline.confirmTimeout=30m", "-Ddw.gateways.sim.maxPerSecond=" + gatewayRate));
+        String extra = System.getenv("SERVER_OPTS");
+        if (extra != null && !extra.isBlank()) {
+            options.addAll(List.of(extra.trim().split("\\s+")));
+        }
+        return options;
     }
 
     /** The shipped config.yml with a second tenant's client key (tenant {@code bench-b}) and its weight, if any. */

@@ -78,6 +78,44 @@ final class ProbeMessages {
      * Waits (up to {@code atMost}) until every message has its PROVIDER_ACCEPTED, then reads the latencies of those that
      * have one ({@code messages} tells how many).
      */
+    /**
+     * Where the probes' time went, p50/p99 ms per stage: acceptance to publication (the poller), publication to the
+     * claim (the stream, the worker's read and the gateway's tokens), the claim to PROVIDER_ACCEPTED (the call and the
+     * result's commit). From the log, for messages that reached the provider.
+     */
+    static String stages(BenchServers servers, List<UUID> ids) throws SQLException {
+        try (Connection c = servers.postgres().endpoint().connect("sendlog");
+                PreparedStatement st = c.prepareStatement("""
+                SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY pub), percentile_cont(0.99) WITHIN GROUP (ORDER BY pub),
+                       percentile_cont(0.5) WITHIN GROUP (ORDER BY claim), percentile_cont(0.99) WITHIN GROUP (ORDER BY claim),
+                       percentile_cont(0.5) WITHIN GROUP (ORDER BY call), percentile_cont(0.99) WITHIN GROUP (ORDER BY call)
+                FROM (SELECT extract(epoch FROM p.published_at - m.accepted_at) * 1000 AS pub,
+                             extract(epoch FROM cl.at - p.published_at) * 1000 AS claim,
+                             extract(epoch FROM pa.at - cl.at) * 1000 AS call
+                      FROM messages m
+                      JOIN message_events pa ON pa.message_id = m.id AND pa.type = 4
+                      JOIN LATERAL (SELECT e.at FROM message_events e WHERE e.message_id = m.id AND e.type = 3
+                                    ORDER BY e.seq DESC LIMIT 1) cl ON true
+                      JOIN LATERAL (SELECT min(x.published_at) AS published_at FROM publications x
+                                    WHERE m.id = ANY(x.message_ids)
+                                      AND x.published_at >= m.accepted_at - interval '1 minute') p ON true
+                      WHERE m.id = ANY(?)) t""")) {
+            st.setArray(1, c.createArrayOf("uuid", ids.toArray()));
+            try (ResultSet rs = st.executeQuery()) {
+                rs.next();
+                return String.format(
+                        java.util.Locale.ROOT,
+                        "accept->published %.1f/%.1f, published->claimed %.1f/%.1f, claimed->provider accepted %.1f/%.1f",
+                        rs.getDouble(1),
+                        rs.getDouble(2),
+                        rs.getDouble(3),
+                        rs.getDouble(4),
+                        rs.getDouble(5),
+                        rs.getDouble(6));
+            }
+        }
+    }
+
     static Latency latency(BenchServers servers, List<UUID> ids, Duration atMost)
             throws SQLException, InterruptedException {
         long deadline = System.nanoTime() + atMost.toNanos();

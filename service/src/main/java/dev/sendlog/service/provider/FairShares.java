@@ -29,7 +29,7 @@ public final class FairShares {
     private int next;
 
     private boolean visiting;
-    /** Told the lane of every turn given, in order, under the lock; for tests. */
+    /** Told, in order and under the lock, the lane of every turn given, and "+lane" for every take that joins a line; for tests. */
     private java.util.function.Consumer<String> grants = lane -> {};
 
     private static final class Waiter {
@@ -159,6 +159,7 @@ public final class FairShares {
             }
             Waiter me = new Waiter(parts, lock.newCondition(), line.name);
             line.waiting.addLast(me);
+            grants.accept("+" + line.name);
             try {
                 while (!me.granted) {
                     long left = deadline - System.nanoTime();
@@ -234,7 +235,7 @@ public final class FairShares {
         w.turn.signal();
     }
 
-    /** For tests: told the lane of every turn given from now on, in order. */
+    /** For tests: told the lane of every turn given from now on, and "+lane" when a take joins that lane's line. */
     void observeGrants(java.util.function.Consumer<String> observer) {
         lock.lock();
         try {
