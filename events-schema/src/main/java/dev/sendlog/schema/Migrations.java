@@ -14,9 +14,8 @@ public final class Migrations {
                 .locations("classpath:db/migration")
                 .failOnMissingLocations(true)
                 // Migrations are written on branches side by side (V11 and V12 at once): a database that already has
-                // the
-                // higher one applies the lower one when it arrives instead of refusing to start. Each must therefore
-                // stand alone, touching nothing another branch's migration creates.
+                // the higher one applies the lower one when it arrives instead of refusing to start. Each must
+                // therefore stand alone, touching nothing another branch's migration creates.
                 .outOfOrder(true)
                 .load()
                 .migrate();

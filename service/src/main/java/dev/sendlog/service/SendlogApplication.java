@@ -818,8 +818,7 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
         }
         if (config.components.contains(Components.SEND_WORKER)) {
             // Started before the consumers: its first load is usually done before the first claim (until then, checks
-            // ask
-            // the database). One connection of its own for LISTEN, outside the pools (PoolBudget counts it).
+            // ask the database). One connection of its own for LISTEN, outside the pools (PoolBudget counts it).
             SuppressionCache suppressions = new SuppressionCache(
                     new SuppressionStore(pools.dsl(PoolRole.PIPELINE), clock),
                     local.database().unpooled(),

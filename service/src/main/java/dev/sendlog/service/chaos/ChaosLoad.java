@@ -81,8 +81,7 @@ final class ChaosLoad implements AutoCloseable {
         // rest.
         String priority = n % 10 == 1 || n % 20 == 13 ? ",\"priority\":\"high\"" : "";
         // Odd ones go to +4916 numbers, which the chaos run routes to its second gateway first (sim2, then sim); the
-        // rest
-        // are routed sim first, then sim2: failovers run both ways.
+        // rest are routed sim first, then sim2: failovers run both ways.
         String body = "{\"to\":\"+491" + (n % 2 == 1 ? "6" : "5") + String.format("%09d", n)
                 + "\",\"body\":\"chaos message " + n + "\",\"reference\":\"" + key + "\"" + validity + priority + "}";
         for (int attempt = 0; attempt < 20; attempt++) {

@@ -101,8 +101,7 @@ public final class Poller {
         this.polled = Set.copyOf(polled);
         // The high lane is a trickle beside the normal one: re-reading its few rows past the fence costs little, and
         // its latency must not be the oldest open transaction's age (the normal lane's full-rate commits). A tenant
-        // lane
-        // may itself be a flood, so it waits for the fence like the normal lane.
+        // lane may itself be a flood, so it waits for the fence like the normal lane.
         this.readAhead = this.polled.equals(Set.of(streams.lanes().high()));
         this.publisher =
                 new WorkPublisher(dsl, actors, streams, polled, settings, clock, actor, faults, false, metrics);

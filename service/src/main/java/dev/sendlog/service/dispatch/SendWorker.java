@@ -352,8 +352,7 @@ public final class SendWorker {
             });
             if (!unseen.isEmpty()) {
                 // The poller commits a moment after its jobs reach the stream, and a worker that reads at once often
-                // sees
-                // them first: wait for the batch's publications together (one query a round), not job by job.
+                // sees them first: wait for the batch's publications together (one query a round), not job by job.
                 recorded.addAll(publications.awaitRecorded(unseen, BATCH_PUBLICATION_WAIT));
             }
             Map<StreamEntry, NewEvent> claims = new LinkedHashMap<>();
@@ -381,9 +380,8 @@ public final class SendWorker {
                     continue;
                 }
                 // The gateway's rate is taken before the claim, not after it: a claim promises a call soon (its
-                // deadline
-                // re-drives it). A job whose tokens are not there now waits for them on a thread of its own, unclaimed
-                // and holding its permit, and is claimed once it has them (waitForRateThenClaim).
+                // deadline re-drives it). A job whose tokens are not there now waits for them on a thread of its own,
+                // unclaimed and holding its permit, and is claimed once it has them (waitForRateThenClaim).
                 SendRate rate = rates.get(details.state().gateway());
                 boolean rateTaken = false;
                 if (rate != null && claim.get().event() instanceof Claimed) {
@@ -621,9 +619,8 @@ public final class SendWorker {
                 break;
             }
             // Refused for its rate: the provider certainly does not have it, so this is no failed attempt. A gateway
-            // with
-            // a rate of its own slows down (every process) and the next take waits for it; one without pauses every job
-            // of this process for the Retry-After (or a second), this one included, before they submit again.
+            // with a rate of its own slows down (every process) and the next take waits for it; one without pauses
+            // every job of this process for the Retry-After (or a second), this one included, before they submit again.
             throttled.inc();
             if (rate != null) {
                 rate.throttled(t.retryAfter());
@@ -643,9 +640,8 @@ public final class SendWorker {
             faults.at(FaultPoint.BETWEEN_PROVIDER_ANSWER_AND_WRITE);
         }
         // The gateway certainly did not take it (a refusal before acceptance, no connection): a routed message passes
-        // to
-        // the next gateway of its route with the same attempt, unless this gateway may have it from an earlier claim.
-        // A timeout or a cut connection never moves it: its outcome is unknown (invariant 18).
+        // to the next gateway of its route with the same attempt, unless this gateway may have it from an earlier
+        // claim. A timeout or a cut connection never moves it: its outcome is unknown (invariant 18).
         String certainRefusal = switch (outcome) {
             case SubmitOutcome.Permanent p -> "HTTP " + p.status() + ": " + p.text();
             case SubmitOutcome.Transient t when t.notTaken() -> t.reason();

@@ -241,10 +241,9 @@ public final class Timers {
                             .map(e -> e));
             if (asked && fire.isPresent() && fire.get() instanceof OutcomeUnknown && s.phase() == Phase.CLAIMED) {
                 // The claim of the last attempt expired: the worker's call may or may not have reached the provider.
-                // Ask
-                // (issue 32) for up to the schedule's grace before calling it UNKNOWN: taken, the acceptance is
-                // recorded;
-                // never taken, the message is DEAD (the attempts are spent and the provider does not have it).
+                // Ask (issue 32) for up to the schedule's grace before calling it UNKNOWN: taken, the acceptance is
+                // recorded; never taken, the message is DEAD (the attempts are spent and the provider does not have
+                // it).
                 Instant askUntil = s.deadline().at().plus(schedule.grace());
                 if (now.isBefore(askUntil)) {
                     reconciler.offerLostClaim(s.messageId(), s.gateway(), s.attempt());

@@ -134,8 +134,8 @@ public final class WorkPublisher {
         Instant now = clock.instant();
         Instant confirmBy = now.plusMillis(settings.confirmTimeout.toMilliseconds());
         // Rows from a slot may have been published already: by the catch-up of a new slot, which reads the log while
-        // the
-        // slot streams what commits meanwhile. (The polling feed's cursor moves with its publications: never twice.)
+        // the slot streams what commits meanwhile. (The polling feed's cursor moves with its publications: never
+        // twice.)
         java.util.Set<String> alreadyPublished = checkVisibility ? publishedSince(rows) : java.util.Set.of();
         List<TailRow> owed = new ArrayList<>();
         for (TailRow row : rows) {
@@ -167,10 +167,9 @@ public final class WorkPublisher {
         }
         // The publish is sent first and its answer awaited inside the transaction, after the publication row and the
         // feed's position are written and before the commit: the two round trips overlap, and still nothing is
-        // committed
-        // (cursor, slot, publication) unless every job is on the stream. A publish that fails or times out rolls the
-        // transaction back, and the rows are read and published again (a worker that got a job of the rolled-back
-        // publication finds no such publication and leaves the job, see SendWorker).
+        // committed (cursor, slot, publication) unless every job is on the stream. A publish that fails or times out
+        // rolls the transaction back, and the rows are read and published again (a worker that got a job of the
+        // rolled-back publication finds no such publication and leaves the job, see SendWorker).
         long started = System.nanoTime();
         List<JobStream.Publishing> sending = new ArrayList<>(perLane.size());
         perLane.forEach((lane, fields) -> sending.add(streams.of(lane).publishStart(fields)));

@@ -96,8 +96,7 @@ public final class FairShareBench {
                 String floodCpu = CpuWaits.between(floodFrom, CpuWaits.take(service.pid(), pollerB), "B's poller");
                 Instant windowTo = Instant.now();
                 // B's messages within what a user would still call a delay: twice the flood's drain time at the
-                // gateway's
-                // rate is the most any of them can take behind it.
+                // gateway's rate is the most any of them can take behind it.
                 Duration patience = Duration.ofSeconds(Math.max(60, 2L * flood / gatewayRate));
                 Latency behind = ProbeMessages.latency(servers, floodedB.ids(), patience);
                 double seconds = Duration.between(windowFrom, windowTo).toMillis() / 1000.0;

@@ -57,10 +57,8 @@ public final class SearchBench {
                     + " + i * 20) / 1000.0) FROM generate_series(1, " + messages + ") i");
             // Each message's life as the lean log holds it: a publication per 500 messages, the claim naming it, the
             // provider's acceptance, and the end: a final receipt (DELIVERED 93%, UNDELIVERED 2%), OUTCOME_UNKNOWN
-            // (3%),
-            // DEAD after a failed claim (0.1%), or still SENT (1%, in flight). The event that ends a message carries
-            // its
-            // final status for search, as the pipeline writes it.
+            // (3%), DEAD after a failed claim (0.1%), or still SENT (1%, in flight). The event that ends a message
+            // carries its final status for search, as the pipeline writes it.
             st.execute(
                     "INSERT INTO actors (name) VALUES ('poller-bench'), ('worker-bench'), ('callbacks-bench'), ('timer') "
                             + "ON CONFLICT DO NOTHING");

@@ -100,8 +100,7 @@ public final class WriteCost {
                 + "FROM generate_series(0, 15) s ON CONFLICT DO NOTHING");
         // The tenant has a status webhook for the final statuses (issue 27): each message owes one delivery, of
         // DELIVERED, written with its final receipt and then delivered once, as the webhook worker records it. Its
-        // rows'
-        // WAL is counted apart from the log's (the webhook_* relations of the breakdown).
+        // rows' WAL is counted apart from the log's (the webhook_* relations of the breakdown).
         exec(
                 "DELETE FROM webhook_attempts; DELETE FROM webhook_deliveries; DELETE FROM webhooks WHERE tenant = 'demo'");
         exec(
@@ -129,8 +128,8 @@ public final class WriteCost {
         exec("VACUUM outbox_messages");
         long vacuumWal = wal() - vacuumStart;
         // The event log's side updates one table in place too, the publications (the timers move each batch's next
-        // check):
-        // the VACUUM that table needs is counted as the outbox's is (the service runs it where autovacuum will not).
+        // check): the VACUUM that table needs is counted as the outbox's is (the service runs it where autovacuum will
+        // not).
         long projectionVacuumStart = wal();
         exec("VACUUM publications");
         long projectionVacuumWal = wal() - projectionVacuumStart;

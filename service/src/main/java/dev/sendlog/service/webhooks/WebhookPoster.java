@@ -92,8 +92,7 @@ public final class WebhookPoster implements AutoCloseable {
                 .setDnsResolver(checked)
                 .setMaxConnTotal(total)
                 // Not a per-endpoint bound: a route is a host and port, and tenants' endpoints may share one (a hosted
-                // receiver
-                // service); the worker's lanes bound each endpoint, the pool must not couple them.
+                // receiver service); the worker's lanes bound each endpoint, the pool must not couple them.
                 .setMaxConnPerRoute(total)
                 .setPoolConcurrencyPolicy(PoolConcurrencyPolicy.LAX)
                 .setDefaultConnectionConfig(ConnectionConfig.custom()

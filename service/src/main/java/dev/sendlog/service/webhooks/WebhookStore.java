@@ -74,11 +74,9 @@ public final class WebhookStore {
             Instant now = now();
             String[] eventArray = events.toArray(String[]::new);
             // Inserting first, not reading first: of two first PUTs racing, one inserts and the other finds its row.
-            // The
-            // row found by the conflict may be deleted before it is locked (a DELETE committing in between): then this
-            // PUT comes after that DELETE and registers anew. Each turn needs another committed DELETE, so the loop
-            // ends
-            // unless deletes keep winning, which the bound turns into an error instead of a spin.
+            // The row found by the conflict may be deleted before it is locked (a DELETE committing in between): then
+            // this PUT comes after that DELETE and registers anew. Each turn needs another committed DELETE, so the
+            // loop ends unless deletes keep winning, which the bound turns into an error instead of a spin.
             for (int attempt = 1; attempt <= PUT_ATTEMPTS; attempt++) {
                 WebhookSecret secret = WebhookSecret.generate();
                 boolean inserted = tx.insertInto(W, W.TENANT, W.URL, W.EVENTS, W.SECRET, W.CREATED_AT, W.UPDATED_AT)

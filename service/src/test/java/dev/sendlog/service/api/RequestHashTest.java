@@ -56,8 +56,7 @@ class RequestHashTest {
                     "{\"to\":\"+4915112345678\",\"body\":\"Hello\",\"metadata\":{}}",
                     "823a714c75b0ad7f901a97d643b40cf58207b694ebe66237b38813f9567f71c3"),
             // The first version: fdeb23e9c2e38caa15c110377981de99ca037d756313c3d027faea413d8d477f (1.0E10, -0.0). Now
-            // the
-            // SHA-256 of ..."metadata":{"a":12345678901234,"big":1234...890,"m":[],"z":{"b":"é\"","y":[1,2.5,0.0,
+            // the SHA-256 of ..."metadata":{"a":12345678901234,"big":1234...890,"m":[],"z":{"b":"é\"","y":[1,2.5,0.0,
             // 10000000000,"x",{"c":null,"k":true}]}},"reference":"r",...
             new Vector(
                     "{\"metadata\":{\"z\":{\"y\":[1,2.5,-0.0,1e10,\"x\",{\"k\":true,\"c\":null}],\"b\":\"é\\\"\"},"

@@ -156,6 +156,21 @@ class ConsoleBrowserTest {
     }
 
     /**
+     * Searches by recipient with the status filter set to {@code status}, checks the message's row shows it, opens the
+     * message and waits for its page to show that status.
+     */
+    private void openFoundByRecipientAndStatus(String to, String status, String id) {
+        type("search-to", to);
+        new org.openqa.selenium.support.ui.Select(browser.findElement(By.id("search-status")))
+                .selectByVisibleText(status);
+        click(By.id("search-submit"));
+        WebElement row = wait.until(ExpectedConditions.visibilityOfElementLocated(row("result-row", id)));
+        assertThat(row.getText()).contains(status);
+        row.findElement(By.cssSelector("[data-test=open]")).click();
+        wait.until(d -> field("status").equals(status));
+    }
+
+    /**
      * Scheduled send (issue 26): the status filter finds a SCHEDULED message, the page shows the status and its sendAt
      * and a timeline of ACCEPTED then SCHEDULED; support gets no Cancel button, an admin cancels it.
      */
@@ -173,14 +188,7 @@ class ConsoleBrowserTest {
                 .asText();
 
         signIn("support-1", "support");
-        type("search-to", to);
-        new org.openqa.selenium.support.ui.Select(browser.findElement(By.id("search-status")))
-                .selectByVisibleText("SCHEDULED");
-        click(By.id("search-submit"));
-        WebElement row = wait.until(ExpectedConditions.visibilityOfElementLocated(row("result-row", id)));
-        assertThat(row.getText()).contains("SCHEDULED");
-        row.findElement(By.cssSelector("[data-test=open]")).click();
-        wait.until(d -> field("status").equals("SCHEDULED"));
+        openFoundByRecipientAndStatus(to, "SCHEDULED", id);
         assertThat(java.time.Instant.parse(field("sendAt"))).isEqualTo(sendAt);
         wait.until(d -> eventTypes().equals(List.of("ACCEPTED", "SCHEDULED")));
         assertThat(browser.findElements(By.cssSelector("[data-test=cancel]")))
@@ -222,14 +230,7 @@ class ConsoleBrowserTest {
         Messages.awaitStatus(SERVICE, id, "EXPIRED", java.time.Duration.ofSeconds(30));
 
         signIn("support-1", "support");
-        type("search-to", to);
-        new org.openqa.selenium.support.ui.Select(browser.findElement(By.id("search-status")))
-                .selectByVisibleText("EXPIRED");
-        click(By.id("search-submit"));
-        WebElement row = wait.until(ExpectedConditions.visibilityOfElementLocated(row("result-row", id)));
-        assertThat(row.getText()).contains("EXPIRED");
-        row.findElement(By.cssSelector("[data-test=open]")).click();
-        wait.until(d -> field("status").equals("EXPIRED"));
+        openFoundByRecipientAndStatus(to, "EXPIRED", id);
         assertThat(java.time.Instant.parse(field("validUntil"))).isEqualTo(validUntil);
         wait.until(d -> eventTypes().equals(List.of("ACCEPTED", "SCHEDULED", "EXPIRED")));
         assertThat(browser.findElements(By.cssSelector("[data-test=cancel]")))

@@ -365,8 +365,7 @@ class ReceiptsTest {
                             .isEqualTo(message(id).get("providerId").asText()));
         }
         // Without our reference echoed, the most recent use of the id on the gateway is the match: of four messages
-        // over
-        // three wrapping ids, the receipt for the first id goes to the fourth message, the one that uses it now.
+        // over three wrapping ids, the receipt for the first id goes to the fourth message, the one that uses it now.
         SERVICE.simulator()
                 .updateConfig(NORMAL.toBuilder()
                         .idWrapModulus(3)
