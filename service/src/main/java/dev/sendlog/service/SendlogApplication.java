@@ -104,6 +104,7 @@ import dev.sendlog.service.provider.GatewayRate;
 import dev.sendlog.service.provider.HttpProvider;
 import dev.sendlog.service.provider.Provider;
 import dev.sendlog.service.provider.SendRate;
+import dev.sendlog.service.provider.smpp.SmppGateway;
 import dev.sendlog.service.queue.JobStream;
 import dev.sendlog.service.queue.RedisConnections;
 import dev.sendlog.service.queue.StreamConsumer;
@@ -461,11 +462,19 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
         Semaphore sendPermits = new Semaphore(sendBound);
         int callbackBound = config.receipts.sharedWorkerBound ? sendBound : config.receipts.concurrency;
         Semaphore callbackPermits = config.receipts.sharedWorkerBound ? sendPermits : new Semaphore(callbackBound);
-        if (config.components.contains(Components.POLLER) || config.components.contains(Components.SEND_WORKER)) {
-            wireDispatch(config, env, pools, events, local, instance, sendPermits);
+        // SMPP receipts come in on the send workers' binds, so a send-worker process with an SMPP gateway stores them
+        // in the callback inbox too: receipts are wired first, and hand the dispatch wiring their inbox.
+        boolean smppReceipts = config.components.contains(Components.SEND_WORKER)
+                && config.gateways.values().stream().anyMatch(GatewaySettings::isSmpp);
+        Inbox inbox = null;
+        if (config.components.contains(Components.API)
+                || config.components.contains(Components.CALLBACK_WORKER)
+                || smppReceipts) {
+            inbox = wireReceipts(
+                    config, env, pools, events, local, instance, callbackPermits, callbackBound, smppReceipts);
         }
-        if (config.components.contains(Components.API) || config.components.contains(Components.CALLBACK_WORKER)) {
-            wireReceipts(config, env, pools, events, local, instance, callbackPermits, callbackBound);
+        if (config.components.contains(Components.POLLER) || config.components.contains(Components.SEND_WORKER)) {
+            wireDispatch(config, env, pools, events, local, instance, sendPermits, inbox);
         }
         if (config.components.contains(Components.WEBHOOK_WORKER)) {
             wireWebhooks(config, env, pools, local, instance);
@@ -545,7 +554,7 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
         env.admin().addTask(new RunNowTask("dispatch-webhooks", dispatcher::dispatchOnce));
     }
 
-    private void wireReceipts(
+    private Inbox wireReceipts(
             SendlogConfiguration config,
             Environment env,
             Pools pools,
@@ -553,9 +562,11 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
             LocalInfrastructure local,
             String instance,
             Semaphore callbackPermits,
-            int callbackBound) {
+            int callbackBound,
+            boolean smppReceipts) {
         MetricRegistry metrics = env.metrics();
         ReceiptSettings r = config.receipts;
+        Inbox inbox = null;
         // The callback job type has its own Redis client and connections, and may have its own Redis.
         JobStream callbackStream = jobStore(
                 config,
@@ -565,8 +576,8 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
                 StreamKeys.callback(config.redis.keyPrefix),
                 StreamKeys.CALLBACK_GROUP,
                 instance);
-        if (config.components.contains(Components.API)) {
-            Inbox inbox = new Inbox(
+        if (config.components.contains(Components.API) || smppReceipts) {
+            inbox = new Inbox(
                     pools.dsl(PoolRole.CALLBACKS),
                     callbackStream,
                     clock,
@@ -574,6 +585,8 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
                     r.storeTimeout.toJavaDuration(),
                     metrics);
             env.lifecycle().manage(inbox);
+        }
+        if (config.components.contains(Components.API)) {
             IntakeBound intake = new IntakeBound(r.maxConcurrentIntake, r.intakeWait.toJavaDuration(), metrics);
             env.jersey().register(new CallbackResource(config.gateways, inbox, intake, clock, metrics));
             if (r.directIntake) {
@@ -624,6 +637,7 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
             sweeps.scheduleWithFixedDelay(sweeper, every, every, TimeUnit.MILLISECONDS);
             env.admin().addTask(new RunNowTask("sweep-callback-inbox", sweeper::sweep));
         }
+        return inbox;
     }
 
     /**
@@ -674,7 +688,8 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
             EventStore events,
             LocalInfrastructure local,
             String instance,
-            Semaphore sendPermits) {
+            Semaphore sendPermits,
+            Inbox inbox) {
         MetricRegistry metrics = env.metrics();
         PipelineSettings p = config.pipeline;
         Limits limits = new Limits(
@@ -839,6 +854,7 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
                     .register(
                             "gateways",
                             new dev.sendlog.service.health.GatewaysHealthCheck(metrics, config.gateways.keySet()));
+            Map<String, SmppGateway> smppGateways = smppGateways(config, env, inbox);
             List<Pausable> lanePausables = new ArrayList<>();
             // Fair shares (issue 29): with tenant lanes, each gateway's rate is taken through one turnstile per process
             // that serves the lanes by weight (the high lane first); without them, straight from the shared bucket.
@@ -860,8 +876,11 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
                         ? p.sendWorker.highConcurrency
                         : normal ? p.sendWorker.concurrency : laneConcurrency(config, lane, weights);
                 Semaphore permits = normal ? sendPermits : new Semaphore(concurrency * p.sendWorker.jobsPerCallSlot);
-                Map<String, Provider> providers = new HashMap<>();
+                Map<String, Provider> providers = new HashMap<>(smppGateways);
                 config.gateways.forEach((name, gateway) -> {
+                    if (gateway.isSmpp()) {
+                        return; // one set of binds per process, shared by the lanes
+                    }
                     HttpProvider provider = new HttpProvider(name, gateway, concurrency);
                     env.lifecycle().manage(managed(() -> closeQuietly(provider)));
                     providers.put(name, provider);
@@ -1216,6 +1235,35 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
     private static String instanceName() {
         String host = System.getenv().getOrDefault("HOSTNAME", "local");
         return host + "-" + ProcessHandle.current().pid();
+    }
+
+    /**
+     * This process's SMPP gateways (docs/api.md, "SMPP gateways"): their binds come up in the background once the
+     * application starts and are closed when it stops; receipts on them go to {@code inbox}. Each has a health check
+     * {@code smpp-<gateway>}, unhealthy while none of its binds is up.
+     */
+    private Map<String, SmppGateway> smppGateways(SendlogConfiguration config, Environment env, Inbox inbox) {
+        Map<String, SmppGateway> gateways = new HashMap<>();
+        config.gateways.forEach((name, g) -> {
+            if (!g.isSmpp()) {
+                return;
+            }
+            SmppGateway gateway = new SmppGateway(name, g, body -> inbox.store(name, body), env.metrics());
+            env.lifecycle().manage(new Managed() {
+                @Override
+                public void start() {
+                    gateway.start();
+                }
+
+                @Override
+                public void stop() {
+                    gateway.close();
+                }
+            });
+            env.healthChecks().register("smpp-" + name, new dev.sendlog.service.health.SmppHealthCheck(gateway));
+            gateways.put(name, gateway);
+        });
+        return gateways;
     }
 
     private static void closeQuietly(AutoCloseable c) {

@@ -10,16 +10,42 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 
-/** One provider gateway spoken to through the generic HTTP adapter (API.md, provider contract). */
+/**
+ * One provider gateway: spoken to through the generic HTTP adapter (API.md, provider contract) or, with {@code type:
+ * smpp}, over SMPP 3.4 binds to an SMSC ({@link SmppSettings}).
+ */
 public class GatewaySettings {
     /** The values config.yml ships for the demo gateway and its simulator: known to anyone who read the file. */
     public static final String DEMO_TOKEN = "sim-token";
 
     public static final String DEMO_CALLBACK_SECRET = "sim-secret";
 
-    @NotBlank
+    /** {@code http} (the provider contract over HTTP, the default) or {@code smpp}. */
+    @NotNull
+    @jakarta.validation.constraints.Pattern(regexp = "http|smpp")
+    @JsonProperty
+    public String type = "http";
+
+    /** The provider's address; required for {@code type: http}. */
     @JsonProperty
     public String baseUrl;
+
+    /** The SMSC and its binds; required for {@code type: smpp}. */
+    @jakarta.validation.Valid
+    @JsonProperty
+    public SmppSettings smpp;
+
+    public boolean isSmpp() {
+        return "smpp".equals(type);
+    }
+
+    /** An HTTP gateway names its baseUrl, an SMPP one its SMSC; neither answers status queries over the other. */
+    @com.fasterxml.jackson.annotation.JsonIgnore
+    @jakarta.validation.constraints.AssertTrue(
+            message = "an http gateway needs a baseUrl, an smpp gateway an smpp block, and statusQuery is http only")
+    public boolean isComplete() {
+        return isSmpp() ? smpp != null && !statusQuery : baseUrl != null && !baseUrl.isBlank();
+    }
 
     @NotNull
     @JsonProperty

@@ -25,6 +25,36 @@ public final class Segments {
 
     private Segments() {}
 
+    /** Where the escape to the extension table sits in the basic table (GSM_BASIC leaves it out). */
+    private static final int ESCAPE = 0x1B;
+    /** The extension table's codes, in the order of GSM_EXTENDED. */
+    private static final byte[] EXTENDED_CODES = {0x14, 0x28, 0x29, 0x2F, 0x3C, 0x3D, 0x3E, 0x40, 0x65, 0x0A};
+
+    /**
+     * {@code body} in the GSM 03.38 default alphabet, unpacked (one septet to an octet, as SMPP's {@code data_coding}
+     * 0 carries it): a basic-table character is its code, an extension-table one the escape 0x1B and its code.
+     *
+     * @throws IllegalArgumentException when {@code body} is not {@link #isGsm7 GSM 7-bit} text
+     */
+    public static byte[] gsm7Unpacked(String body) {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream(body.length() + 8);
+        for (int i = 0; i < body.length(); i++) {
+            char c = body.charAt(i);
+            int basic = GSM_BASIC.indexOf(c);
+            if (basic >= 0) {
+                out.write(basic < ESCAPE ? basic : basic + 1);
+                continue;
+            }
+            int extended = GSM_EXTENDED.indexOf(c);
+            if (extended < 0) {
+                throw new IllegalArgumentException("not GSM 03.38 text at index " + i);
+            }
+            out.write(ESCAPE);
+            out.write(EXTENDED_CODES[extended]);
+        }
+        return out.toByteArray();
+    }
+
     /** The number of segments {@code body} is sent (and charged) as. */
     public static int of(String body) {
         return split(body).size();

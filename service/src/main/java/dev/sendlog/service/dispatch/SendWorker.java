@@ -8,6 +8,7 @@ import dev.sendlog.events.Claimed;
 import dev.sendlog.events.Dead;
 import dev.sendlog.events.Expired;
 import dev.sendlog.events.MessageEvent;
+import dev.sendlog.events.OutcomeUnknown;
 import dev.sendlog.events.ProviderAccepted;
 import dev.sendlog.events.RedriveReason;
 import dev.sendlog.events.Redriven;
@@ -111,6 +112,7 @@ public final class SendWorker {
     private final Counter rejected;
     private final Counter retried;
     private final Counter dead;
+    private final Counter unknown;
     private final Counter expired;
     private final Counter unrecorded;
     private final Semaphore providerCalls;
@@ -289,6 +291,7 @@ public final class SendWorker {
         this.rejected = metrics.counter("messages.rejected");
         this.retried = metrics.counter("send.attempts.failed");
         this.dead = metrics.counter("messages.dead");
+        this.unknown = metrics.counter("send.outcomes.unknown");
         this.expired = metrics.counter("messages.expired");
         this.unrecorded = metrics.counter("send.outcomes.unrecorded");
         this.racesGivenUp = metrics.counter("send.races.given.up");
@@ -631,7 +634,7 @@ public final class SendWorker {
                     .computeIfAbsent(gateway, g -> new AtomicLong())
                     .accumulateAndGet(System.currentTimeMillis() + pause.toMillis(), Math::max);
         }
-        if (outcome instanceof SubmitOutcome.Transient) {
+        if (outcome instanceof SubmitOutcome.Transient || outcome instanceof SubmitOutcome.Unknown) {
             failover.failed(gateway);
         } else {
             failover.answered(gateway);
@@ -643,7 +646,7 @@ public final class SendWorker {
         // to the next gateway of its route with the same attempt, unless this gateway may have it from an earlier
         // claim. A timeout or a cut connection never moves it: its outcome is unknown (invariant 18).
         String certainRefusal = switch (outcome) {
-            case SubmitOutcome.Permanent p -> "HTTP " + p.status() + ": " + p.text();
+            case SubmitOutcome.Permanent p -> p.describe();
             case SubmitOutcome.Transient t when t.notTaken() -> t.reason();
             default -> null;
         };
@@ -658,17 +661,24 @@ public final class SendWorker {
                 case SubmitOutcome.Accepted a -> recordAcceptance(job, message, state, a.providerId(), shard);
                 case SubmitOutcome.Permanent p -> {
                     if (recordUnlessMovedOn(
-                            job,
-                            message.row(),
-                            state,
-                            new Rejected(Rejected.STAGE_PROVIDER, "HTTP " + p.status() + ": " + p.text()),
-                            shard)) {
+                            job, message.row(), state, new Rejected(Rejected.STAGE_PROVIDER, p.describe()), shard)) {
                         rejected.inc();
                     }
                     yield true;
                 }
                 case SubmitOutcome.Throttled t ->
                     throw new IllegalStateException("a throttled submit is retried above");
+                case SubmitOutcome.Unknown u -> {
+                    if (recordUnlessMovedOn(job, message.row(), state, new OutcomeUnknown(u.reason()), shard)) {
+                        unknown.inc();
+                        LOG.warn(
+                                "outcome unknown, not submitted again message_id={} gateway={} reason=\"{}\"",
+                                job.messageId(),
+                                gateway,
+                                LogText.escape(u.reason()));
+                    }
+                    yield true;
+                }
                 case SubmitOutcome.Transient t -> {
                     Instant next = clock.instant().plus(backoff.after(claim.attempt(), t.retryAfter()));
                     MessageEvent event = Decisions.afterTransientFailure(state, t.reason(), next, limits);

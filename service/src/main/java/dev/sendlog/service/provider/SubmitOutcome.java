@@ -7,8 +7,22 @@ public sealed interface SubmitOutcome {
     /** The provider has the message and gave it this id. */
     record Accepted(String providerId) implements SubmitOutcome {}
 
-    /** Refused for good (400, 422): the message is REJECTED with the provider's text. */
-    record Permanent(int status, String text) implements SubmitOutcome {}
+    /**
+     * Refused for good (HTTP 400 or 422, an SMPP error status of the permanent kind): the message is REJECTED with the
+     * provider's text. {@code protocol} names what {@code status} is ({@code HTTP} or {@code SMPP}).
+     */
+    record Permanent(String protocol, int status, String text) implements SubmitOutcome {
+        public Permanent(int status, String text) {
+            this("HTTP", status, text);
+        }
+
+        /** As the history shows it, for example {@code HTTP 422: bad number} or {@code SMPP 0x0000000B: ...}. */
+        public String describe() {
+            return "SMPP".equals(protocol)
+                    ? protocol + " 0x" + String.format("%08X", status) + ": " + text
+                    : protocol + " " + status + ": " + text;
+        }
+    }
 
     /**
      * Too many requests (429): the provider refused the message for now because of its rate, so it certainly does not
@@ -31,4 +45,11 @@ public sealed interface SubmitOutcome {
             this(reason, retryAfter, false);
         }
     }
+
+    /**
+     * The provider may have the message and submitting it again could send it twice: a gateway without an idempotency
+     * key (SMPP) whose answer did not come in time. Not retried: the message is UNKNOWN at once (never "failed"), and a
+     * final receipt that still comes wins.
+     */
+    record Unknown(String reason) implements SubmitOutcome {}
 }
