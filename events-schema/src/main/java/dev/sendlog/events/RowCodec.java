@@ -48,6 +48,11 @@ public final class RowCodec {
                 r.attempt = small(pa.attempt(), "attempt");
                 r.gateway = pa.gateway();
                 r.providerId = pa.providerId();
+                // A part of a concatenated message: its number and the count; a single message leaves both null.
+                if (pa.parts() > 1) {
+                    r.code = (short) pa.part();
+                    r.kind = (short) pa.parts();
+                }
             }
             case AttemptFailed f -> {
                 r.attempt = small(f.attempt(), "attempt");
@@ -127,7 +132,10 @@ public final class RowCodec {
                 case ACCEPTED, PUBLISHED, SCHEDULED ->
                     throw new UnreadableEventException(r.type() + " is never a typed row");
                 case CLAIMED -> new Claimed(r.attempt(), r.detail() != null ? r.detail() : r.actor(), r.time2());
-                case PROVIDER_ACCEPTED -> new ProviderAccepted(r.attempt(), r.gateway(), r.providerId());
+                case PROVIDER_ACCEPTED ->
+                    r.kind() == null
+                            ? new ProviderAccepted(r.attempt(), r.gateway(), r.providerId())
+                            : new ProviderAccepted(r.attempt(), r.gateway(), r.providerId(), r.code(), r.kind());
                 case ATTEMPT_FAILED -> new AttemptFailed(r.attempt(), r.detail(), r.time2());
                 case REJECTED ->
                     r.code() == STAGE_SUPPRESSION

@@ -164,7 +164,7 @@ public final class Decisions {
         if (!accepted) {
             return ReceiptDecision.HOLD;
         }
-        if (s.receiptKeys().contains(MessageState.receiptKey(r.providerStatus(), r.providerTimestamp()))) {
+        if (s.receiptKeys().contains(s.receiptKey(r.providerId(), r.providerStatus(), r.providerTimestamp()))) {
             return ReceiptDecision.DUPLICATE;
         }
         return ReceiptDecision.APPEND;

@@ -101,6 +101,21 @@ public final class MessageFold {
                 d.claims++;
                 d.to(Phase.CLAIMED, new Deadline(DeadlineKind.CLAIM, c.deadline()));
             }
+            case ProviderAccepted pa
+            when pa.part() > 1 -> {
+                // A later part of a concatenated message: written in the same append as the parts before it.
+                require(
+                        s.phase() == Phase.SENT
+                                && pa.attempt() == s.attempt()
+                                && pa.parts() == s.parts()
+                                && pa.part() == s.partIds().size() + 1
+                                && pa.gateway().equals(s.gateway()),
+                        s,
+                        e,
+                        "part " + pa.part() + " of " + pa.parts()
+                                + " follows the parts before it, in the same attempt");
+                d.partIds.add(pa.providerId());
+            }
             case ProviderAccepted pa -> {
                 require(
                         Decisions.shouldRecordAcceptance(s),
@@ -109,6 +124,10 @@ public final class MessageFold {
                         "the provider accepts a message once, never a rejected one, and an expired or cancelled one only"
                                 + " when an earlier claim reached it");
                 d.providerId = pa.providerId();
+                d.parts = pa.parts();
+                d.partIds.clear();
+                d.partIds.add(pa.providerId());
+                d.partsDelivered.clear();
                 d.sentAt = e.at();
                 d.lastError = null;
                 d.to(Phase.SENT, null);
@@ -248,8 +267,21 @@ public final class MessageFold {
     private static void evolveReceipt(MessageState s, StoredEvent e, Receipt r, Draft d) {
         boolean accepted = s.phase().isProviderAccepted() || (s.phase() == Phase.UNKNOWN && s.providerId() != null);
         require(accepted, s, e, "a receipt follows the provider's acceptance");
-        d.receiptKeys.add(MessageState.receiptKey(r.providerStatus(), r.providerTimestamp()));
+        d.receiptKeys.add(s.receiptKey(r.providerId(), r.providerStatus(), r.providerTimestamp()));
         d.lastReceipt = r.kind();
+        if (r.kind() == ReceiptKind.DELIVERED && s.parts() > 1) {
+            // A message of several parts is DELIVERED when every part is; until then a part's DELIVERED is news that
+            // it is on its way. A receipt for an id that is none of its parts (matched by reference) counts for none.
+            if (s.partIds().contains(r.providerId())) {
+                d.partsDelivered.add(r.providerId());
+            }
+            if (d.partsDelivered.size() < s.parts()) {
+                if (s.phase() == Phase.SENT) {
+                    d.to(Phase.IN_TRANSIT, null);
+                }
+                return;
+            }
+        }
         switch (r.kind()) {
             case INTERMEDIATE -> {
                 if (s.phase() == Phase.SENT) {
@@ -336,6 +368,9 @@ public final class MessageFold {
         ReceiptKind lastReceipt;
         final Set<String> receiptKeys;
         boolean gatewayMayHaveIt;
+        int parts;
+        final java.util.List<String> partIds;
+        final Set<String> partsDelivered;
 
         Draft(MessageState s, StoredEvent e) {
             this.s = s;
@@ -355,6 +390,9 @@ public final class MessageFold {
             lastReceipt = s.lastReceipt();
             receiptKeys = new HashSet<>(s.receiptKeys());
             gatewayMayHaveIt = s.gatewayMayHaveIt();
+            parts = s.parts();
+            partIds = new java.util.ArrayList<>(s.partIds());
+            partsDelivered = new HashSet<>(s.partsDelivered());
         }
 
         void to(Phase next, Deadline nextDeadline) {
@@ -381,7 +419,10 @@ public final class MessageFold {
                     deadline,
                     lastReceipt,
                     receiptKeys,
-                    gatewayMayHaveIt);
+                    gatewayMayHaveIt,
+                    parts,
+                    partIds,
+                    partsDelivered);
         }
     }
 }

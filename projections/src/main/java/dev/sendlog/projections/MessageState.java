@@ -19,6 +19,9 @@ import java.util.UUID;
  * @param gatewayMayHaveIt a claim on the message's current {@code gateway} ended without a certain refusal (an
  *                     attempt failed or timed out, a claim expired): that gateway may have the message, so it never
  *                     moves to another (invariant 18); a failover to a new gateway starts it false again
+ * @param parts        how many parts the provider took the message as (1 unless sent as concatenated parts)
+ * @param partIds      the provider ids of the parts accepted so far, in order ({@code providerId} is the first's)
+ * @param partsDelivered the parts with a DELIVERED receipt: a message of several parts is DELIVERED when all are
  */
 public record MessageState(
         UUID messageId,
@@ -38,10 +41,15 @@ public record MessageState(
         Deadline deadline,
         ReceiptKind lastReceipt,
         Set<String> receiptKeys,
-        boolean gatewayMayHaveIt) {
+        boolean gatewayMayHaveIt,
+        int parts,
+        java.util.List<String> partIds,
+        Set<String> partsDelivered) {
 
     public MessageState {
         receiptKeys = Set.copyOf(receiptKeys);
+        partIds = java.util.List.copyOf(partIds);
+        partsDelivered = Set.copyOf(partsDelivered);
     }
 
     public static MessageState initial(UUID messageId) {
@@ -63,7 +71,10 @@ public record MessageState(
                 null,
                 null,
                 Set.of(),
-                false);
+                false,
+                1,
+                java.util.List.of(),
+                Set.of());
     }
 
     public MessageStatus status() {
@@ -113,5 +124,14 @@ public record MessageState(
 
     public static String receiptKey(String providerStatus, Instant providerTimestamp) {
         return providerStatus + "@" + providerTimestamp;
+    }
+
+    /**
+     * The key that tells a duplicate receipt: status and time, and for a message of several parts also the part's id
+     * (two parts delivered in the same minute are two receipts, not one sent twice).
+     */
+    public String receiptKey(String providerId, String providerStatus, Instant providerTimestamp) {
+        String key = receiptKey(providerStatus, providerTimestamp);
+        return parts > 1 ? providerId + "|" + key : key;
     }
 }

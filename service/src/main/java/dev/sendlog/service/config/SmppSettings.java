@@ -81,6 +81,16 @@ public class SmppSettings {
     @JsonProperty
     public boolean resubmitAfterTimeout = false;
 
+    /**
+     * A body longer than one segment: {@code udh} (the default) sends it as concatenated parts, one {@code submit_sm}
+     * each with a user data header, and records each part's message id; {@code payload} sends it whole in the
+     * {@code message_payload} TLV (one {@code submit_sm}, one id; the SMSC splits it), for an SMSC that takes it.
+     */
+    @NotNull
+    @Pattern(regexp = "udh|payload")
+    @JsonProperty
+    public String longMessages = "udh";
+
     /** The source address of a message that names no sender id (empty: the SMSC's own default for the account). */
     @NotNull
     @JsonProperty

@@ -128,13 +128,24 @@ public final class EventAppender implements Managed {
 
     private Map<AppendRequest, Set<AppendKey>> writeInTransaction(
             DSLContext tx, List<AppendRequest> batch, Set<AppendKey> lost, boolean chargeNewOnly) {
-        // Of two events for one seq in the group, the first wins: the second lost its race as if written after it.
+        // Of two events for one seq in the group, the first wins: the second lost its race as if written after it. A
+        // request's events for one message (the parts of a concatenated message's acceptance) win or lose together:
+        // one lost seq loses them all, so a later part is never written without the parts before it.
         Set<AppendKey> taken = new HashSet<>(lost);
         List<NewEvent> all = new ArrayList<>();
         Set<NewEvent> written = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
         for (AppendRequest r : batch) {
-            for (NewEvent e : r.events()) {
-                if (taken.add(e.key())) {
+            Map<UUID, List<NewEvent>> byMessage = new java.util.LinkedHashMap<>();
+            r.events()
+                    .forEach(e -> byMessage
+                            .computeIfAbsent(e.messageId(), m -> new ArrayList<>())
+                            .add(e));
+            for (List<NewEvent> together : byMessage.values()) {
+                if (together.stream().anyMatch(e -> taken.contains(e.key()))) {
+                    continue;
+                }
+                for (NewEvent e : together) {
+                    taken.add(e.key());
                     all.add(e);
                     written.add(e);
                 }
@@ -149,7 +160,7 @@ public final class EventAppender implements Managed {
             for (NewEvent e : r.events()) {
                 if (written.contains(e)) {
                     mine.add(e.key());
-                    if (r.charge() != null && e.event() instanceof ProviderAccepted) {
+                    if (r.charge() != null && e.event() instanceof ProviderAccepted pa && pa.part() == 1) {
                         charges.add(r.charge());
                     }
                 }

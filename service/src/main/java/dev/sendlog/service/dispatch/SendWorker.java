@@ -658,7 +658,7 @@ public final class SendWorker {
         }
         try (Timer.Context ignored = resultTimer.time()) {
             return switch (outcome) {
-                case SubmitOutcome.Accepted a -> recordAcceptance(job, message, state, a.providerId(), shard);
+                case SubmitOutcome.Accepted a -> recordAcceptance(job, message, state, a.partIds(), shard);
                 case SubmitOutcome.Permanent p -> {
                     if (recordUnlessMovedOn(
                             job, message.row(), state, new Rejected(Rejected.STAGE_PROVIDER, p.describe()), shard)) {
@@ -877,12 +877,13 @@ public final class SendWorker {
      * write still fails, the entry stays pending and recovery re-submits with the same key.
      */
     private boolean recordAcceptance(
-            SendJob job, MessageDetails message, MessageState claimed, String providerId, short shard) {
+            SendJob job, MessageDetails message, MessageState claimed, List<String> partIds, short shard) {
+        String providerId = partIds.getFirst();
         MessageState[] state = {claimed};
         try {
             return WriteRetries.retry(
                     RECORD_RETRY_FOR,
-                    () -> acceptanceRaces(job, message, state[0], providerId, shard),
+                    () -> acceptanceRaces(job, message, state[0], partIds, shard),
                     () -> state[0] = readQuietly(job, state[0]));
         } catch (RuntimeException e) {
             unrecorded.inc();
@@ -899,24 +900,32 @@ public final class SendWorker {
 
     /** One try at the acceptance's append, deciding again after each lost race. */
     private boolean acceptanceRaces(
-            SendJob job, MessageDetails message, MessageState claimed, String providerId, short shard) {
+            SendJob job, MessageDetails message, MessageState claimed, List<String> partIds, short shard) {
         MessageState state = claimed;
         for (int i = 0; i < MAX_DECISIONS; i++) {
             if (!Decisions.shouldRecordAcceptance(state)) {
                 return true;
             }
             Instant now = clock.instant();
-            NewEvent event = new NewEvent(
-                            job.messageId(),
-                            state.nextSeq(),
-                            shard,
-                            actor,
-                            now,
-                            new ProviderAccepted(job.attempt(), state.gateway(), providerId))
-                    .deciding(state, message.row().tenant());
+            // One event per part the provider took (one for a message sent whole), in one append with the charge.
+            List<NewEvent> events = new ArrayList<>(partIds.size());
+            MessageState before = state;
+            for (int part = 1; part <= partIds.size(); part++) {
+                NewEvent event = new NewEvent(
+                                job.messageId(),
+                                before.nextSeq(),
+                                shard,
+                                actor,
+                                now,
+                                new ProviderAccepted(
+                                        job.attempt(), state.gateway(), partIds.get(part - 1), part, partIds.size()))
+                        .deciding(before, message.row().tenant());
+                events.add(event);
+                before = MessageFold.evolve(before, event.stored());
+            }
             Charge charge =
                     new Charge(job.messageId(), Segments.of(message.row().body()), now);
-            if (!appender.append(List.of(event), charge).isEmpty()) {
+            if (!appender.append(events, charge).isEmpty()) {
                 sent.inc();
                 endToEnd.update(Duration.between(message.row().acceptedAt(), now));
                 return true;

@@ -4,8 +4,27 @@ import java.time.Duration;
 
 /** What a provider made of a submit. */
 public sealed interface SubmitOutcome {
-    /** The provider has the message and gave it this id. */
-    record Accepted(String providerId) implements SubmitOutcome {}
+    /**
+     * The provider has the message and gave it this id; a message sent as concatenated parts has the first part's id
+     * here and the others' in {@code laterParts}, in order.
+     */
+    record Accepted(String providerId, java.util.List<String> laterParts) implements SubmitOutcome {
+        public Accepted {
+            laterParts = java.util.List.copyOf(laterParts);
+        }
+
+        public Accepted(String providerId) {
+            this(providerId, java.util.List.of());
+        }
+
+        /** Every part's id, the first part's first. */
+        public java.util.List<String> partIds() {
+            java.util.List<String> all = new java.util.ArrayList<>(laterParts.size() + 1);
+            all.add(providerId);
+            all.addAll(laterParts);
+            return all;
+        }
+    }
 
     /**
      * Refused for good (HTTP 400 or 422, an SMPP error status of the permanent kind): the message is REJECTED with the

@@ -79,6 +79,8 @@ public final class SmppGateway implements Provider, AutoCloseable {
     private static final int STATUS_TEMPORARY_APP_ERROR = 0x64;
     private static final DataCoding GSM = new GeneralDataCoding(Alphabet.ALPHA_DEFAULT);
     private static final DataCoding UCS2 = new GeneralDataCoding(Alphabet.ALPHA_UCS2);
+    /** esm_class with the UDH indicator: the short_message starts with a user data header. */
+    private static final byte UDHI = 0x40;
 
     /** Where receipts go: the callback inbox. Returns only once the body is durable; throws when it is not. */
     @FunctionalInterface
@@ -93,6 +95,12 @@ public final class SmppGateway implements Provider, AutoCloseable {
     private final ReceiptSink receipts;
     private final List<Bind> binds = new ArrayList<>();
     private final AtomicInteger next = new AtomicInteger();
+    /** The concatenation reference of the next message sent in parts (8 bits: it wraps, as SMSCs expect). */
+    private final AtomicInteger references =
+            new AtomicInteger(ThreadLocalRandom.current().nextInt(256));
+    /** {@code longMessages: payload}: a long body goes whole in {@code message_payload} instead of UDH parts. */
+    private final boolean payload;
+
     private final Timer submitTimer;
     private final Counter throttles;
     private final Counter unknown;
@@ -110,6 +118,7 @@ public final class SmppGateway implements Provider, AutoCloseable {
         this.gateway = gateway;
         this.settings = settings.smpp;
         this.ids = SmppIds.of(settings.smpp.idFormat);
+        this.payload = "payload".equals(settings.smpp.longMessages);
         this.requestTimeout = Duration.ofMillis(settings.requestTimeoutMs);
         this.receipts = receipts;
         String prefix = "gateway." + gateway + ".smpp.";
@@ -170,7 +179,7 @@ public final class SmppGateway implements Provider, AutoCloseable {
                     true);
         }
         try (Timer.Context ignored = submitTimer.time()) {
-            return send(bind, submit);
+            return send(bind, submit, deadline);
         } finally {
             bind.window.release();
         }
@@ -215,63 +224,165 @@ public final class SmppGateway implements Provider, AutoCloseable {
         return null;
     }
 
-    private SubmitOutcome send(Bind bind, Submit submit) {
+    /** One {@code submit_sm}'s body: its coding, its short_message and its TLVs. */
+    private record Pdu(DataCoding coding, ESMClass esmClass, byte[] shortMessage, OptionalParameter[] tlvs) {}
+
+    /** What one {@code submit_sm} came to: the id it was given, or the outcome of a failed one. */
+    private record PartResult(String messageId, SubmitOutcome failure) {}
+
+    /**
+     * The {@code submit_sm}s of a message, in order: one when it fits a segment (or goes in {@code message_payload}),
+     * else one per part, each with a UDH ({@code 05 00 03 ref count number}) and the UDHI bit in {@code esm_class}.
+     */
+    List<byte[]> bodies(String body, int reference) {
+        boolean gsm = Segments.isGsm7(body);
+        List<String> parts = Segments.split(body);
+        List<byte[]> out = new ArrayList<>(parts.size());
+        if (parts.size() == 1 || payload) {
+            out.add(encode(body, gsm));
+            return out;
+        }
+        for (int i = 0; i < parts.size(); i++) {
+            byte[] text = encode(parts.get(i), gsm);
+            byte[] pdu = new byte[6 + text.length];
+            pdu[0] = 0x05; // user data header length
+            pdu[1] = 0x00; // concatenated short messages, 8-bit reference
+            pdu[2] = 0x03;
+            pdu[3] = (byte) reference;
+            pdu[4] = (byte) parts.size();
+            pdu[5] = (byte) (i + 1);
+            System.arraycopy(text, 0, pdu, 6, text.length);
+            out.add(pdu);
+        }
+        return out;
+    }
+
+    private static byte[] encode(String text, boolean gsm) {
+        return gsm ? Segments.gsm7Unpacked(text) : text.getBytes(StandardCharsets.UTF_16BE);
+    }
+
+    private SubmitOutcome send(Bind bind, Submit submit, long deadline) {
         SMPPSession session = bind.session;
         if (session == null || !session.getSessionState().isBound()) {
             return new SubmitOutcome.Transient("the SMPP bind to " + target() + " was lost", null, true);
         }
         boolean gsm = Segments.isGsm7(submit.body());
-        byte[] text = gsm ? Segments.gsm7Unpacked(submit.body()) : submit.body().getBytes(StandardCharsets.UTF_16BE);
-        boolean single = Segments.of(submit.body()) == 1;
+        List<byte[]> bodies = bodies(submit.body(), references.getAndIncrement() & 0xFF);
+        boolean whole = bodies.size() == 1;
+        boolean inPayload = whole && Segments.of(submit.body()) > 1;
+        List<String> accepted = new ArrayList<>(bodies.size());
+        for (int i = 0; i < bodies.size(); i++) {
+            byte[] b = bodies.get(i);
+            Pdu pdu = new Pdu(
+                    gsm ? GSM : UCS2,
+                    whole ? new ESMClass() : new ESMClass(UDHI),
+                    inPayload ? new byte[0] : b,
+                    inPayload
+                            ? new OptionalParameter[] {new OptionalParameter.Message_payload(b)}
+                            : new OptionalParameter[0]);
+            PartResult r = submitPart(session, submit, pdu, i > 0 ? deadline : 0);
+            if (r.failure() != null) {
+                if (i == 0) {
+                    return r.failure(); // nothing of the message went out
+                }
+                // Parts went out and one did not: submitting the message again would send those parts twice.
+                if (!(r.failure() instanceof SubmitOutcome.Unknown)) {
+                    unknown.inc();
+                }
+                return new SubmitOutcome.Unknown("parts 1 to " + i + " of " + bodies.size() + " were accepted as "
+                        + accepted + " and part " + (i + 1) + " was not: " + describe(r.failure())
+                        + "; the message is not submitted again, so its first parts are not sent twice");
+            }
+            String id = ids.fromResponse(r.messageId());
+            if (id == null || id.isEmpty()) {
+                unknown.inc();
+                return new SubmitOutcome.Unknown("the SMSC accepted part " + (i + 1) + " with message id \""
+                        + r.messageId() + "\", which is not an id of the gateway's idFormat " + settings.idFormat);
+            }
+            accepted.add(id);
+        }
+        return new SubmitOutcome.Accepted(accepted.getFirst(), accepted.subList(1, accepted.size()));
+    }
+
+    private static String describe(SubmitOutcome o) {
+        return switch (o) {
+            case SubmitOutcome.Permanent p -> p.describe();
+            case SubmitOutcome.Transient t -> t.reason();
+            case SubmitOutcome.Throttled t -> t.reason();
+            case SubmitOutcome.Unknown u -> u.reason();
+            case SubmitOutcome.Accepted a -> "accepted";
+        };
+    }
+
+    /**
+     * One {@code submit_sm}. A later part ({@code retryUntil} > 0) that is throttled or refused for now is submitted
+     * again, with a doubling pause, until {@code retryUntil}: the parts before it are out, so the message cannot go back
+     * to the queue whole.
+     */
+    private PartResult submitPart(SMPPSession session, Submit submit, Pdu pdu, long retryUntil) {
         SmppAddress from = SmppAddress.source(submit.from(), settings.sourceAddress);
         SmppAddress to = SmppAddress.destination(submit.to());
         String validity = submit.validUntil() == null ? null : VALIDITY.format(submit.validUntil()) + "000+";
-        OptionalParameter[] tlvs = single
-                ? new OptionalParameter[0]
-                : new OptionalParameter[] {new OptionalParameter.Message_payload(text)};
-        try {
-            SubmitSmResult result = session.submitShortMessage(
-                    "",
-                    from.ton(),
-                    from.npi(),
-                    from.address(),
-                    to.ton(),
-                    to.npi(),
-                    to.address(),
-                    new ESMClass(),
-                    (byte) 0,
-                    (byte) 0,
-                    null,
-                    validity,
-                    new RegisteredDelivery(SMSCDeliveryReceipt.SUCCESS_FAILURE),
-                    (byte) 0,
-                    gsm ? GSM : UCS2,
-                    (byte) 0,
-                    single ? text : new byte[0],
-                    tlvs);
-            String id = ids.fromResponse(result.getMessageId());
-            if (id == null || id.isEmpty()) {
-                // Taken (ESME_ROK), but under an id its receipts cannot name: the message is UNKNOWN, never sent twice.
-                unknown.inc();
-                return new SubmitOutcome.Unknown("the SMSC accepted it with message id \"" + result.getMessageId()
-                        + "\", which is not an id of the gateway's idFormat " + settings.idFormat);
+        long pauseMs = 50;
+        while (true) {
+            SubmitOutcome failure;
+            try {
+                SubmitSmResult result = session.submitShortMessage(
+                        "",
+                        from.ton(),
+                        from.npi(),
+                        from.address(),
+                        to.ton(),
+                        to.npi(),
+                        to.address(),
+                        pdu.esmClass(),
+                        (byte) 0,
+                        (byte) 0,
+                        null,
+                        validity,
+                        new RegisteredDelivery(SMSCDeliveryReceipt.SUCCESS_FAILURE),
+                        (byte) 0,
+                        pdu.coding(),
+                        (byte) 0,
+                        pdu.shortMessage(),
+                        pdu.tlvs());
+                return new PartResult(result.getMessageId(), null);
+            } catch (NegativeResponseException e) {
+                failure = SmppStatuses.outcome(e.getCommandStatus());
+                if (failure instanceof SubmitOutcome.Throttled) {
+                    throttles.inc();
+                }
+            } catch (ResponseTimeoutException | InvalidResponseException e) {
+                return new PartResult(
+                        null,
+                        afterNoAnswer("no valid submit_sm_resp within " + requestTimeout.toMillis() + " ms: " + e));
+            } catch (PDUException e) {
+                return new PartResult(
+                        null,
+                        new SubmitOutcome.Permanent("SMPP", 0, "the message cannot be written as a submit_sm: " + e));
+            } catch (IOException e) {
+                // The session could not write the PDU: it was closing or lost. Whether the SMSC read it is unknown.
+                return new PartResult(
+                        null,
+                        session.getSessionState().isBound()
+                                ? afterNoAnswer("the submit_sm could not be written whole: " + e)
+                                : new SubmitOutcome.Transient(
+                                        "the SMPP bind to " + target() + " was lost: " + e, null, true));
             }
-            return new SubmitOutcome.Accepted(id);
-        } catch (NegativeResponseException e) {
-            SubmitOutcome outcome = SmppStatuses.outcome(e.getCommandStatus());
-            if (outcome instanceof SubmitOutcome.Throttled) {
-                throttles.inc();
+            boolean again = failure instanceof SubmitOutcome.Throttled
+                    || (failure instanceof SubmitOutcome.Transient t && t.notTaken());
+            if (retryUntil == 0 || !again || System.nanoTime() + pauseMs * 1_000_000 > retryUntil) {
+                return new PartResult(null, failure);
             }
-            return outcome;
-        } catch (ResponseTimeoutException | InvalidResponseException e) {
-            return afterNoAnswer("no valid submit_sm_resp within " + requestTimeout.toMillis() + " ms: " + e);
-        } catch (PDUException e) {
-            return new SubmitOutcome.Permanent("SMPP", 0, "the message cannot be written as a submit_sm: " + e);
-        } catch (IOException e) {
-            // The session could not write the PDU: it was closing or lost. Whether the SMSC read it is unknown.
-            return session.getSessionState().isBound()
-                    ? afterNoAnswer("the submit_sm could not be written whole: " + e)
-                    : new SubmitOutcome.Transient("the SMPP bind to " + target() + " was lost: " + e, null, true);
+            try {
+                if (closing.await(pauseMs, TimeUnit.MILLISECONDS)) {
+                    return new PartResult(null, failure);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return new PartResult(null, failure);
+            }
+            pauseMs = Math.min(1_000, pauseMs * 2);
         }
     }
 
