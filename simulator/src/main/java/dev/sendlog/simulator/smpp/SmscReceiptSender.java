@@ -151,8 +151,17 @@ final class SmscReceiptSender implements AutoCloseable {
         }
         int failed = receipt.failed();
         long delay = retryDelayMs(failed);
-        log.info(
-                "receipt for {} not acknowledged ({}), attempt {} in {} ms", receipt.receiptId, why, failed + 1, delay);
+        // The first failure of a receipt is worth a line; its retries against a client that stays away are not.
+        if (failed == 1) {
+            log.info("receipt for {} not acknowledged ({}), retried in {} ms", receipt.receiptId, why, delay);
+        } else {
+            log.debug(
+                    "receipt for {} not acknowledged ({}), attempt {} in {} ms",
+                    receipt.receiptId,
+                    why,
+                    failed + 1,
+                    delay);
+        }
         submit(receipt, null, delay);
     }
 

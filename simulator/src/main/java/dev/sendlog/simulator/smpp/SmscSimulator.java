@@ -31,9 +31,10 @@ import org.slf4j.LoggerFactory;
  * or with the faults of {@link SmscConfig}, records what it accepted, and sends delivery receipts as deliver_sm,
  * retried until a client acknowledges them.
  *
- * <p>jsmpp's {@code SMPPServerSessionListener} listens on all interfaces and fixes the PDU writer, so the simulator
- * accepts connections itself (a loopback {@link ServerSocket}) and builds each {@link SMPPServerSession} with a
- * writer that can leave answers out ({@link SmscPduSender}).
+ * <p>jsmpp's {@code SMPPServerSessionListener} could listen on loopback only (through a {@code ServerConnectionFactory})
+ * but builds every session with jsmpp's own PDU writer, which always answers enquire_link and submit_sm. So the
+ * simulator accepts connections itself, on a {@link ServerSocket} bound to 127.0.0.1, and builds each
+ * {@link SMPPServerSession} with a writer that can leave answers out ({@link SmscPduSender}).
  *
  * <p>Threads: one accepting connections; per connection jsmpp's reader, its enquire_link sender and
  * {@link #PDU_THREADS} PDU threads (the simulated latency holds one of them per submit); one virtual thread per
