@@ -273,6 +273,12 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
             ProviderSimulator simulator = ProviderSimulator.start(config.simulator.config, config.simulator.port);
             env.lifecycle().manage(managed(simulator::close));
             LOG.info("provider simulator listening on {}", simulator.baseUrl());
+            if (config.simulator.smppPort > 0) {
+                dev.sendlog.simulator.smpp.SmscSimulator smsc = dev.sendlog.simulator.smpp.SmscSimulator.start(
+                        config.simulator.smpp, config.simulator.smppPort);
+                env.lifecycle().manage(managed(smsc::close));
+                LOG.info("SMSC simulator listening on 127.0.0.1:{}", smsc.port());
+            }
         }
         env.lifecycle()
                 .addServerLifecycleListener(server -> LOG.info(

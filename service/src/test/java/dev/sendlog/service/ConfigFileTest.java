@@ -73,7 +73,10 @@ class ConfigFileTest {
         assertThat(shipped.gateways.get("sim").token).isEqualTo(GatewaySettings.DEMO_TOKEN);
         assertThat(shipped.gateways.get("sim").callbackSecret).isEqualTo(GatewaySettings.DEMO_CALLBACK_SECRET);
         List<String> warnings = GatewaySettings.demoValueWarnings(shipped.gateways);
-        assertThat(warnings).hasSize(2);
+        assertThat(warnings).hasSize(3);
+        assertThat(warnings)
+                .anySatisfy(w ->
+                        assertThat(w).contains("gateways.smsc.smpp.password").contains("SENDLOG_SMPP_SMSC_PASSWORD"));
         assertThat(warnings)
                 .anySatisfy(w -> assertThat(w).contains("gateways.sim.token").contains("SENDLOG_GATEWAY_SIM_TOKEN"));
         assertThat(warnings)
@@ -84,16 +87,24 @@ class ConfigFileTest {
                 .noneMatch(w ->
                         w.contains(GatewaySettings.DEMO_TOKEN) || w.contains(GatewaySettings.DEMO_CALLBACK_SECRET));
 
-        SendlogConfiguration real = withEnvironment(
-                Map.of("SENDLOG_GATEWAY_SIM_TOKEN", "tok-4711", "SENDLOG_CALLBACK_SIM_SECRET", "sec-0815"));
+        SendlogConfiguration real = withEnvironment(Map.of(
+                "SENDLOG_GATEWAY_SIM_TOKEN",
+                "tok-4711",
+                "SENDLOG_CALLBACK_SIM_SECRET",
+                "sec-0815",
+                "SENDLOG_SMPP_SMSC_PASSWORD",
+                "pw-1234"));
         assertThat(real.gateways.get("sim").token).isEqualTo("tok-4711");
         assertThat(real.gateways.get("sim").callbackSecret).isEqualTo("sec-0815");
         // The built-in simulator reads the same variables, so the demo still works with them set.
         assertThat(real.simulator.config.token()).isEqualTo("tok-4711");
         assertThat(real.simulator.config.callbackSecret()).isEqualTo("sec-0815");
+        assertThat(real.gateways.get("smsc").smpp.password).isEqualTo("pw-1234");
+        assertThat(real.simulator.smpp.password()).isEqualTo("pw-1234");
         assertThat(GatewaySettings.demoValueWarnings(real.gateways)).isEmpty();
 
-        SendlogConfiguration half = withEnvironment(Map.of("SENDLOG_GATEWAY_SIM_TOKEN", "tok-4711"));
+        SendlogConfiguration half = withEnvironment(
+                Map.of("SENDLOG_GATEWAY_SIM_TOKEN", "tok-4711", "SENDLOG_SMPP_SMSC_PASSWORD", "pw-1234"));
         assertThat(GatewaySettings.demoValueWarnings(half.gateways))
                 .singleElement()
                 .asString()

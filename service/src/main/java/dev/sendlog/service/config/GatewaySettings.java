@@ -20,6 +20,9 @@ public class GatewaySettings {
 
     public static final String DEMO_CALLBACK_SECRET = "sim-secret";
 
+    /** The SMSC simulator's default password, which config.yml ships for the demo SMPP gateway. */
+    public static final String DEMO_SMPP_PASSWORD = "secret";
+
     /** {@code http} (the provider contract over HTTP, the default) or {@code smpp}. */
     @NotNull
     @jakarta.validation.constraints.Pattern(regexp = "http|smpp")
@@ -82,6 +85,10 @@ public class GatewaySettings {
                 warnings.add(
                         "DEMO GATEWAY TOKEN in use: gateways." + name + ".token is the value config.yml ships; set "
                                 + "SENDLOG_GATEWAY_" + env + "_TOKEN (or the setting) before real use");
+            }
+            if (g.isSmpp() && g.smpp != null && DEMO_SMPP_PASSWORD.equals(g.smpp.password)) {
+                warnings.add("DEMO SMPP PASSWORD in use: gateways." + name + ".smpp.password is the value config.yml "
+                        + "ships; set SENDLOG_SMPP_" + env + "_PASSWORD (or the setting) before real use");
             }
             if (DEMO_CALLBACK_SECRET.equals(g.callbackSecret)) {
                 warnings.add("DEMO CALLBACK SECRET in use: gateways." + name

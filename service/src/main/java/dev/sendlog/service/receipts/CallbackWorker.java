@@ -374,7 +374,8 @@ public final class CallbackWorker {
                                         + p.gateway),
                         messageId));
             }
-            if (state.providerId() != null && !state.providerId().equals(cb.providerId())) {
+            // A message sent as concatenated parts has an id per part: a receipt for any of them is its receipt.
+            if (state.providerId() != null && !state.partIds().contains(cb.providerId())) {
                 return Optional.of(new CallbackDecision.Park(
                         p.inboxId,
                         p.gateway,

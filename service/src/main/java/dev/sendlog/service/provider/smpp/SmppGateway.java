@@ -444,6 +444,10 @@ public final class SmppGateway implements Provider, AutoCloseable {
                 s.setTransactionTimer(requestTimeout.toMillis());
                 s.setEnquireLinkTimer((int) settings.enquireLinkInterval.toMilliseconds());
                 s.setMessageReceiverListener(this);
+                // Receipts are stored on the session's PDU threads before they are answered, and submit_sm_resp are
+                // read on the same threads: enough of them that receipts waiting for a commit never hold a response
+                // back until its submit times out (which would make the message UNKNOWN).
+                s.setPduProcessorDegree(settings.window + 8);
                 s.addSessionStateListener((now, before, source) -> {
                     if (!now.isBound() && before.isBound()) {
                         lost.release();
