@@ -1246,7 +1246,7 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
     /**
      * This process's SMPP gateways (docs/api.md, "SMPP gateways"): their binds come up in the background once the
      * application starts and are closed when it stops; receipts on them go to {@code inbox}. Each has a health check
-     * {@code smpp-<gateway>}, unhealthy while none of its binds is up.
+     * {@code smpp-<gateway>} that says how many binds are up (never failing: an SMSC down is the provider's trouble).
      */
     private Map<String, SmppGateway> smppGateways(SendlogConfiguration config, Environment env, Inbox inbox) {
         Map<String, SmppGateway> gateways = new HashMap<>();

@@ -265,6 +265,8 @@ public final class ChaosRun {
         com.fasterxml.jackson.databind.node.ObjectNode config =
                 (com.fasterxml.jackson.databind.node.ObjectNode) yaml.readTree(text);
         com.fasterxml.jackson.databind.node.ObjectNode gateways = config.withObject("/gateways");
+        // The demo's SMPP gateway has no SMSC in this fleet.
+        gateways.remove("smsc");
         for (Provider p : providers.values()) {
             gateways.withObject("/" + p.gateway())
                     .put("baseUrl", "http://127.0.0.1:" + p.proxy().port())

@@ -56,6 +56,17 @@ public final class LoadTestCommand extends Command {
                         "the gateway rate benchmark: two send-worker processes against a provider taking --provider-rate "
                                 + "submits a second (429 above), --seconds measured per case; prints accepted/s and the refused share");
         subparser
+                .addArgument("--smpp")
+                .action(Arguments.storeTrue())
+                .help(
+                        "the SMPP throughput benchmark: one SMPP gateway against the SMSC simulator at --smsc-latency ms, "
+                                + "windows 1, 4 and 16 (one bind) and 2 binds of 16, --seconds measured per case");
+        subparser
+                .addArgument("--smsc-latency")
+                .type(Integer.class)
+                .setDefault(20)
+                .help("the SMSC simulator's latency per submit_sm, for --smpp");
+        subparser
                 .addArgument("--fair-share")
                 .action(Arguments.storeTrue())
                 .help(
@@ -199,6 +210,12 @@ public final class LoadTestCommand extends Command {
                             java.nio.file.Path.of("target", "bench", "webhooks-" + System.currentTimeMillis()),
                             namespace.getInt("webhook_rate"),
                             namespace.getInt("seconds"))
+                    .run(System.out);
+        } else if (namespace.getBoolean("smpp")) {
+            new dev.sendlog.service.loadtest.SmppBench(
+                            namespace.getInt("smsc_latency"),
+                            namespace.getInt("seconds"),
+                            java.util.List.of(new int[] {1, 1}, new int[] {1, 4}, new int[] {1, 16}, new int[] {2, 16}))
                     .run(System.out);
         } else if (namespace.getBoolean("gateway_rate")) {
             new dev.sendlog.service.loadtest.GatewayRateBench(

@@ -4,8 +4,10 @@ import com.codahale.metrics.health.HealthCheck;
 import dev.sendlog.service.provider.smpp.SmppGateway;
 
 /**
- * One SMPP gateway's binds as this process holds them: healthy while at least one is up (its submits and receipts have
- * a session), unhealthy while none is, naming the SMSC and why the last bind failed. Its metrics carry the rest:
+ * One SMPP gateway's binds as this process holds them, on {@code /healthcheck} without ever failing it (as
+ * {@link GatewaysHealthCheck}: an SMSC that is down is the provider's trouble, and this process still takes and passes
+ * on work, its messages for the gateway into their retries or to their route's next gateway). The message begins
+ * {@code DOWN} while none of the binds is up, naming the SMSC and why the last bind failed. Its metrics carry the rest:
  * {@code gateway.<g>.smpp.binds.up}, {@code .window.inUse}, {@code .submit}, {@code .throttles}, {@code .unknown}.
  */
 public final class SmppHealthCheck extends HealthCheck {
@@ -22,6 +24,6 @@ public final class SmppHealthCheck extends HealthCheck {
                 + gateway.windowInUse() + " submits outstanding";
         return up > 0
                 ? Result.healthy(summary)
-                : Result.unhealthy(summary + "; last bind error: " + gateway.lastBindError());
+                : Result.healthy("DOWN: " + summary + "; last bind error: " + gateway.lastBindError());
     }
 }
