@@ -134,7 +134,12 @@ public final class Decisions {
                         s.attempt() >= limits.maxAttempts()
                                 ? new OutcomeUnknown("the claim of attempt " + s.attempt()
                                         + " expired at the attempt limit; the provider may or may not have the message")
-                                : new Redriven(s.attempt() + 1, RedriveReason.CLAIM_TIMEOUT);
+                                : limits.isAtMostOnce(s.gateway())
+                                        ? new OutcomeUnknown("the claim of attempt " + s.attempt()
+                                                + " expired while gateway " + s.gateway()
+                                                + " may have the message; it takes no idempotency key, so the message"
+                                                + " is not submitted again")
+                                        : new Redriven(s.attempt() + 1, RedriveReason.CLAIM_TIMEOUT);
                     case RETRY -> new Redriven(s.attempt() + 1, RedriveReason.RETRY_DUE);
                     case DUE -> new Redriven(s.attempt(), RedriveReason.DUE);
                 });

@@ -698,11 +698,21 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
             Inbox inbox) {
         MetricRegistry metrics = env.metrics();
         PipelineSettings p = config.pipeline;
+        // SMPP has no idempotency key: a claim on such a gateway that expires may have reached the SMSC, and the
+        // timers make the message UNKNOWN instead of submitting it again (unless the gateway says
+        // resubmitAfterTimeout).
+        Set<String> atMostOnce = new java.util.HashSet<>();
+        config.gateways.forEach((name, g) -> {
+            if (g.isSmpp() && !g.smpp.resubmitAfterTimeout) {
+                atMostOnce.add(name);
+            }
+        });
         Limits limits = new Limits(
                 p.maxAttempts,
                 p.maxPublishes,
                 Duration.ofMillis(p.confirmTimeout.toMilliseconds()),
-                Duration.ofMillis(p.claimTimeout.toMilliseconds()));
+                Duration.ofMillis(p.claimTimeout.toMilliseconds()),
+                atMostOnce);
         // One stream per lane (normal, high, each tenant lane), each with its own bound, health checks and workers.
         Map<String, JobStream> laneStreams = new HashMap<>();
         for (Lanes.Lane lane : lanes.all()) {
