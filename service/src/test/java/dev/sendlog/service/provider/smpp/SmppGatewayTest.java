@@ -199,6 +199,39 @@ class SmppGatewayTest {
     }
 
     @Test
+    void aFullMessageQueueAtTheSmscIsAThrottleNotAFailedAttempt() {
+        SMSC.reconfigure(BASE.toBuilder().queueFullEvery(2).build());
+        long queueFullBefore = SMSC.stats().queueFull();
+        List<String> ids = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            ids.add(submit("smsc", Messages.recipient(), "queue " + i));
+        }
+        for (String id : ids) {
+            Messages.awaitStatus(SERVICE, id, "DELIVERED", Duration.ofSeconds(60));
+            assertThat(Messages.events(SERVICE, id, "ATTEMPT_FAILED")).isZero();
+        }
+        assertThat(SMSC.stats().queueFull()).isGreaterThan(queueFullBefore);
+    }
+
+    @Test
+    void noReceiptsAtAllLeaveTheMessageSent() {
+        SMSC.reconfigure(BASE.toBuilder().receipts(SmscReceipts.NONE).build());
+        String id = submit("smsc", Messages.recipient(), "no receipt");
+        Messages.awaitStatus(SERVICE, id, "SENT", Duration.ofSeconds(30));
+        // The reconciliation window (test-config: 1 h) ends with no receipt: UNKNOWN, never "failed".
+        Messages.awaitAdvancing(
+                SERVICE,
+                Duration.ofMinutes(10),
+                Duration.ofSeconds(60),
+                () -> assertThat(SERVICE.api()
+                                .get("/v1/messages/" + id, "client-a")
+                                .json()
+                                .get("status")
+                                .asText())
+                        .isEqualTo("UNKNOWN"));
+    }
+
+    @Test
     void bindsThatDropAreBoundAgainAndTheHealthCheckSaysDownWhileNoneIsUp() {
         await().atMost(Duration.ofSeconds(10))
                 .until(() -> SERVICE.healthMessage("smpp-smsc").startsWith("2 of 2 binds up"));
