@@ -62,6 +62,10 @@ public final class LoadTestCommand extends Command {
                         "the SMPP throughput benchmark: one SMPP gateway against the SMSC simulator at --smsc-latency ms, "
                                 + "windows 1, 4 and 16 (one bind) and 2 binds of 16, --seconds measured per case");
         subparser
+                .addArgument("--smpp-cases")
+                .setDefault("1x1,1x4,1x16,2x16")
+                .help("for --smpp: the cases as sessions x window, comma-separated");
+        subparser
                 .addArgument("--smsc-latency")
                 .type(Integer.class)
                 .setDefault(20)
@@ -215,7 +219,12 @@ public final class LoadTestCommand extends Command {
             new dev.sendlog.service.loadtest.SmppBench(
                             namespace.getInt("smsc_latency"),
                             namespace.getInt("seconds"),
-                            java.util.List.of(new int[] {1, 1}, new int[] {1, 4}, new int[] {1, 16}, new int[] {2, 16}))
+                            java.util.Arrays.stream(
+                                            namespace.getString("smpp_cases").split(","))
+                                    .map(c -> java.util.Arrays.stream(c.trim().split("x"))
+                                            .mapToInt(Integer::parseInt)
+                                            .toArray())
+                                    .toList())
                     .run(System.out);
         } else if (namespace.getBoolean("gateway_rate")) {
             new dev.sendlog.service.loadtest.GatewayRateBench(
