@@ -66,6 +66,11 @@ public final class LoadTestCommand extends Command {
                 .setDefault("1x1,1x4,1x16,2x16")
                 .help("for --smpp: the cases as sessions x window, comma-separated");
         subparser
+                .addArgument("--smpp-receipt-store-ms")
+                .type(Integer.class)
+                .setDefault(-1)
+                .help("for --smpp: receipts for every submit, each taking this long to store (-1: no receipts)");
+        subparser
                 .addArgument("--smsc-latency")
                 .type(Integer.class)
                 .setDefault(20)
@@ -224,7 +229,8 @@ public final class LoadTestCommand extends Command {
                                     .map(c -> java.util.Arrays.stream(c.trim().split("x"))
                                             .mapToInt(Integer::parseInt)
                                             .toArray())
-                                    .toList())
+                                    .toList(),
+                            namespace.getInt("smpp_receipt_store_ms"))
                     .run(System.out);
         } else if (namespace.getBoolean("gateway_rate")) {
             new dev.sendlog.service.loadtest.GatewayRateBench(

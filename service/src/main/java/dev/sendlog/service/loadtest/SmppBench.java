@@ -30,21 +30,28 @@ public final class SmppBench {
     private final int seconds;
     private final List<int[]> cases; // {sessions, window}
 
-    public SmppBench(int latencyMs, int seconds, List<int[]> cases) {
+    /** How long storing a receipt takes (a commit), or below 0: the SMSC sends no receipts. */
+    private final int receiptStoreMs;
+
+    public SmppBench(int latencyMs, int seconds, List<int[]> cases, int receiptStoreMs) {
         this.latencyMs = latencyMs;
         this.seconds = seconds;
         this.cases = cases;
+        this.receiptStoreMs = receiptStoreMs;
     }
 
     public void run(PrintStream out) throws Exception {
         out.printf(
                 Locale.ROOT,
-                "SMPP gateway throughput: SMSC latency %d ms, %d s measured per case (after 3 s of warm-up)%n",
+                "SMPP gateway throughput: SMSC latency %d ms, %d s measured per case (after 3 s of warm-up), %s%n",
                 latencyMs,
-                seconds);
-        out.println(
-                "| sessions | window | callers | accepted/s | bound/s | ratio | CPU ms per 1,000 | other outcomes |");
-        out.println("|---:|---:|---:|---:|---:|---:|---:|---|");
+                seconds,
+                receiptStoreMs < 0
+                        ? "no receipts"
+                        : "a receipt for every submit, each taking " + receiptStoreMs + " ms to store");
+        out.println("| sessions | window | callers | accepted/s | bound/s | ratio | CPU ms per 1,000 | other outcomes "
+                + "| receipts stored/s |");
+        out.println("|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
         for (int[] c : cases) {
             runCase(out, c[0], c[1]);
         }
@@ -53,8 +60,12 @@ public final class SmppBench {
     private void runCase(PrintStream out, int sessions, int window) throws Exception {
         SmscConfig smscConfig = SmscConfig.defaults().toBuilder()
                 .latencyMs(latencyMs)
-                .receipts(SmscReceipts.NONE)
+                .receipts(SmscReceipts.FINAL)
+                .receiptDelayMs(0)
                 .build();
+        if (receiptStoreMs < 0) {
+            smscConfig = smscConfig.toBuilder().receipts(SmscReceipts.NONE).build();
+        }
         try (SmscSimulator smsc = SmscSimulator.start(smscConfig, 0)) {
             GatewaySettings g = new GatewaySettings();
             g.type = "smpp";
@@ -65,7 +76,17 @@ public final class SmppBench {
             g.smpp.password = smscConfig.password();
             g.smpp.sessions = sessions;
             g.smpp.window = window;
-            SmppGateway gateway = new SmppGateway("bench", g, body -> {}, new MetricRegistry());
+            AtomicLong receipts = new AtomicLong();
+            SmppGateway gateway = new SmppGateway(
+                    "bench",
+                    g,
+                    body -> {
+                        if (receiptStoreMs > 0) {
+                            java.util.concurrent.locks.LockSupport.parkNanos(receiptStoreMs * 1_000_000L);
+                        }
+                        receipts.incrementAndGet();
+                    },
+                    new MetricRegistry());
             gateway.start();
             long until = System.nanoTime() + Duration.ofSeconds(10).toNanos();
             while (gateway.bound() < sessions && System.nanoTime() < until) {
@@ -101,12 +122,14 @@ public final class SmppBench {
             }
             Thread.sleep(3_000); // warm-up: binds full, JIT done
             double cpuBefore = cpuSeconds();
+            long receiptsBefore = receipts.get();
             long t0 = System.nanoTime();
             counting.set(1);
             Thread.sleep(seconds * 1_000L);
             counting.set(0);
             long t1 = System.nanoTime();
             double cpu = cpuSeconds() - cpuBefore;
+            double receiptsPerSecond = (receipts.get() - receiptsBefore) / ((t1 - t0) / 1e9);
             for (Thread t : threads) {
                 t.join();
             }
@@ -115,7 +138,7 @@ public final class SmppBench {
             double bound = sessions * window * 1000.0 / latencyMs;
             out.printf(
                     Locale.ROOT,
-                    "| %d | %d | %d | %.1f | %.1f | %.2f | %.0f | %d |%n",
+                    "| %d | %d | %d | %.1f | %.1f | %.2f | %.0f | %d | %.1f |%n",
                     sessions,
                     window,
                     callers,
@@ -123,7 +146,8 @@ public final class SmppBench {
                     bound,
                     perSecond / bound,
                     accepted.get() == 0 ? 0 : cpu * 1000 * 1000 / accepted.get(),
-                    other.get());
+                    other.get(),
+                    receiptsPerSecond);
         }
     }
 

@@ -18,6 +18,7 @@ import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -76,7 +77,6 @@ public final class SmppGateway implements Provider, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(SmppGateway.class);
     private static final DateTimeFormatter VALIDITY =
             DateTimeFormatter.ofPattern("yyMMddHHmmss", Locale.ROOT).withZone(ZoneOffset.UTC);
-    private static final int STATUS_TEMPORARY_APP_ERROR = 0x64;
     private static final DataCoding GSM = new GeneralDataCoding(Alphabet.ALPHA_DEFAULT);
     private static final DataCoding UCS2 = new GeneralDataCoding(Alphabet.ALPHA_UCS2);
     /** esm_class with the UDH indicator: the short_message starts with a user data header. */
@@ -109,6 +109,10 @@ public final class SmppGateway implements Provider, AutoCloseable {
     private final Counter receiptsRefused;
     private final Counter mobileOriginated;
     private volatile boolean closed;
+    /** Receipts being stored: one virtual thread each, as many as the SMSC has outstanding on the binds. */
+    private final java.util.concurrent.ExecutorService receiptStores =
+            java.util.concurrent.Executors.newThreadPerTaskExecutor(
+                    Thread.ofVirtual().name("smpp-receipt-", 0).factory());
     /**
      * Connections with TCP_NODELAY and the gateway's connect timeout. Without NODELAY, Nagle's algorithm holds each
      * submit_sm written while an earlier one is unacknowledged until that one's ACK comes (delayed, or with its response):
@@ -418,6 +422,7 @@ public final class SmppGateway implements Provider, AutoCloseable {
         closed = true;
         closing.countDown();
         binds.forEach(Bind::stop);
+        receiptStores.shutdown(); // stores under way finish; their answers find the binds gone, and the SMSC resends
     }
 
     /** One transceiver bind and the thread that keeps it up. */
@@ -426,6 +431,7 @@ public final class SmppGateway implements Provider, AutoCloseable {
         private final java.util.concurrent.Semaphore window;
         private final java.util.concurrent.Semaphore lost = new java.util.concurrent.Semaphore(0);
         private volatile SMPPSession session;
+        private volatile ReceiptAnswers answers;
         private Thread thread;
 
         Bind(int index) {
@@ -458,7 +464,9 @@ public final class SmppGateway implements Provider, AutoCloseable {
         private void keepBound() {
             long backoff = settings.reconnectMin.toMilliseconds();
             while (!closed) {
-                SMPPSession s = new SMPPSession(connections);
+                ReceiptAnswers answers = new ReceiptAnswers();
+                SMPPSession s = new SMPPSession(answers, new org.jsmpp.DefaultPDUReader(), connections);
+                this.answers = answers;
                 s.setTransactionTimer(requestTimeout.toMillis());
                 s.setEnquireLinkTimer((int) settings.enquireLinkInterval.toMilliseconds());
                 s.setMessageReceiverListener(this);
@@ -534,14 +542,23 @@ public final class SmppGateway implements Provider, AutoCloseable {
                 return;
             }
             byte[] body = SmppReceipts.body(deliverSm, ids);
-            try {
-                receipts.store(body);
-                receiptsStored.inc();
-            } catch (RuntimeException e) {
-                receiptsRefused.inc();
-                LOG.warn("a receipt on gateway {} was not stored, answered ESME_RX_T_APPN: {}", gateway, e.toString());
-                throw new ProcessRequestException("the receipt was not stored", STATUS_TEMPORARY_APP_ERROR);
-            }
+            // Stored on a thread of its own; the answer waits for it (ReceiptAnswers), the session reads on.
+            CompletableFuture<Boolean> stored = new CompletableFuture<>();
+            answers.storing(deliverSm.getSequenceNumber(), stored);
+            receiptStores.execute(() -> {
+                try {
+                    receipts.store(body);
+                    receiptsStored.inc();
+                    stored.complete(true);
+                } catch (RuntimeException e) {
+                    receiptsRefused.inc();
+                    LOG.warn(
+                            "a receipt on gateway {} was not stored, answered ESME_RX_T_APPN: {}",
+                            gateway,
+                            e.toString());
+                    stored.complete(false);
+                }
+            });
         }
 
         @Override

@@ -40,7 +40,8 @@ class SmppGatewayTest {
             .build());
 
     @RegisterExtension
-    static final ServiceHarness SERVICE = new ServiceHarness().configure(SmppGatewayTest::gateways);
+    static final ServiceHarness SERVICE =
+            new ServiceHarness("receipts.storeTimeout", "1s").configure(SmppGatewayTest::gateways);
 
     private static SmscSimulator smsc(SmscConfig config) {
         try {
@@ -274,6 +275,26 @@ class SmppGatewayTest {
         Messages.awaitStatus(SERVICE, id, "DELIVERED", Duration.ofSeconds(30));
         String hex = submitsTo(DECIMAL, to).getFirst().messageId();
         assertThat(accepted(id)).containsExactly(String.valueOf(Long.parseLong(hex, 16)));
+    }
+
+    @Test
+    void aReceiptIsAnsweredOnlyOnceStoredAndOneThatCannotBeStoredIsRefusedAndSentAgain() throws Exception {
+        String to = Messages.recipient();
+        long refusedBefore = SMSC.stats().receiptsRefused();
+        long ackedBefore = SMSC.stats().receiptsAcked();
+        String id;
+        // While the inbox cannot be written, the receipt is answered ESME_RX_T_APPN: the SMSC keeps it and tries again.
+        try (java.sql.Connection lock =
+                dev.sendlog.service.support.Sql.lockExclusively(SERVICE.dataSource(), "callback_inbox")) {
+            id = submit("smsc", to, "stored before answered");
+            await().atMost(Duration.ofSeconds(30)).until(() -> SMSC.stats().receiptsRefused() > refusedBefore);
+            assertThat(SMSC.stats().receiptsAcked()).isEqualTo(ackedBefore);
+            // Submits are not held up behind a receipt waiting for its store.
+            String other = submit("smsc", Messages.recipient(), "submitted meanwhile");
+            Messages.awaitStatus(SERVICE, other, "SENT", Duration.ofSeconds(30));
+        }
+        Messages.awaitStatus(SERVICE, id, "DELIVERED", Duration.ofSeconds(30));
+        assertThat(SMSC.stats().receiptsAcked()).isGreaterThan(ackedBefore);
     }
 
     @Test
