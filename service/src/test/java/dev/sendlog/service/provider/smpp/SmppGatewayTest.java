@@ -53,11 +53,15 @@ class SmppGatewayTest {
 
     private static void gateways(ObjectNode config) {
         ObjectNode gateways = (ObjectNode) config.get("gateways");
-        smpp(gateways, "smsc", SMSC.port(), "as-is");
-        smpp(gateways, "smsc-dec", DECIMAL.port(), "hex-to-decimal");
+        // A contracted rate far above what the tests send: a throttle answer slows it, shared through Redis.
+        smpp(gateways, "smsc", SMSC.port(), "as-is").put("maxPerSecond", 200);
+        // Mostly idle between its messages: its binds live on enquire_link.
+        ((ObjectNode) smpp(gateways, "smsc-dec", DECIMAL.port(), "hex-to-decimal")
+                        .get("smpp"))
+                .put("enquireLinkInterval", "300ms");
     }
 
-    private static void smpp(ObjectNode gateways, String name, int port, String idFormat) {
+    private static ObjectNode smpp(ObjectNode gateways, String name, int port, String idFormat) {
         ObjectNode g = gateways.putObject(name)
                 .put("type", "smpp")
                 .put("vocabulary", "smpp")
@@ -73,12 +77,25 @@ class SmppGatewayTest {
                 .put("reconnectMin", "50ms")
                 .put("reconnectMax", "200ms")
                 .put("idFormat", idFormat);
+        return g;
     }
 
     @AfterEach
     void reset() {
         SMSC.reconfigure(BASE);
         SMSC.refuseBinds(false);
+        DECIMAL.reconfigure(
+                DECIMAL.config().toBuilder().enquireLinkResponse(true).build());
+    }
+
+    private static long counter(String name) {
+        return SERVICE.admin()
+                .get("/metrics", null)
+                .json()
+                .path("counters")
+                .path(name)
+                .path("count")
+                .asLong();
     }
 
     @AfterAll
@@ -197,6 +214,26 @@ class SmppGatewayTest {
             assertThat(Messages.events(SERVICE, id, "CLAIMED")).isEqualTo(1);
         }
         assertThat(SMSC.stats().throttled()).isGreaterThan(throttledBefore);
+        // The gateway's shared rate heard it: every process slows to throttledShare of maxPerSecond for a while.
+        assertThat(counter("gateway.smsc.rate.throttles")).isPositive();
+    }
+
+    @Test
+    void aBindWhoseEnquireLinkGoesUnansweredIsDroppedAndBoundAgain() {
+        String to = Messages.recipient();
+        Messages.awaitStatus(SERVICE, submit("smsc-dec", to, "before"), "DELIVERED", Duration.ofSeconds(30));
+        long bindsBefore = DECIMAL.stats().bindsAccepted();
+        long linksBefore = DECIMAL.stats().enquireLinks();
+        DECIMAL.reconfigure(
+                DECIMAL.config().toBuilder().enquireLinkResponse(false).build());
+        await().atMost(Duration.ofSeconds(30)).until(() -> DECIMAL.stats().bindsAccepted() > bindsBefore);
+        assertThat(DECIMAL.stats().enquireLinks()).isGreaterThan(linksBefore);
+        DECIMAL.reconfigure(
+                DECIMAL.config().toBuilder().enquireLinkResponse(true).build());
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> !SERVICE.healthMessage("smpp-smsc-dec").startsWith("DOWN"));
+        Messages.awaitStatus(
+                SERVICE, submit("smsc-dec", Messages.recipient(), "after"), "DELIVERED", Duration.ofSeconds(30));
     }
 
     @Test
