@@ -233,8 +233,9 @@ final class ChaosCheck {
                 continue;
             }
             MessageState s = MessageFold.fold(history);
+            // A message sent in parts has an acceptance per part; two first parts are two acceptances.
             long acceptances = history.stream()
-                    .filter(e -> e.type() == EventType.PROVIDER_ACCEPTED)
+                    .filter(e -> e.event() instanceof dev.sendlog.events.ProviderAccepted pa && pa.part() == 1)
                     .count();
             if (acceptances > 1) {
                 doubleAccepted++;

@@ -64,6 +64,23 @@ public final class ChaosRun {
     private ChaosProxy proxy;
     private ChaosWebhooks webhooks;
     private int faults;
+    /**
+     * {@code --gateway smpp} (issue 28): every message goes to the SMPP gateway {@code smsc}, an SMSC simulator process
+     * behind a proxy of its own, whose faults include cutting and delaying that link (binds dropped) and killing the
+     * SMSC with SIGKILL (restarted with fresh message ids; the receipts it owed are lost). Its journal of every accepted
+     * submit_sm outlives the kills, so the check can say that no message reached it twice and that every message the
+     * log says it took, it took.
+     */
+    private final boolean smpp;
+
+    private volatile long smscJournaled;
+
+    private Smsc smsc;
+    private int smscRestarts;
+
+    /** The SMSC simulator process, the proxy the send workers' binds go through, its configuration and journal. */
+    private record Smsc(
+            ServiceProcess process, int httpPort, int smppPort, ChaosProxy proxy, Path config, Path journal) {}
 
     public ChaosRun(
             String jar,
@@ -72,9 +89,11 @@ public final class ChaosRun {
             int perSecond,
             Duration drainTimeout,
             String feed,
+            String gatewayKind,
             PrintStream out) {
         this.jar = jar;
         this.feed = feed;
+        this.smpp = "smpp".equals(gatewayKind);
         this.duration = duration;
         this.seed = seed;
         this.perSecond = perSecond;
@@ -93,11 +112,12 @@ public final class ChaosRun {
         dir = Directories.createTemp("chaos-");
         out.printf(
                 Locale.ROOT,
-                "chaos: seed %d, %d s of load at %d msg/s, %s feed, files in %s%n",
+                "chaos: seed %d, %d s of load at %d msg/s, %s feed, %s gateway, files in %s%n",
                 seed,
                 duration.toSeconds(),
                 perSecond,
                 feed,
+                smpp ? "SMPP" : "HTTP",
                 dir);
         try {
             startInfrastructure();
@@ -161,6 +181,13 @@ public final class ChaosRun {
                     gateways.failedOver(),
                     gateways.seenByTwo());
             gateways.seenByTwoDetails().forEach(b -> out.println("chaos: two gateways: " + b));
+            if (smpp) {
+                out.printf(
+                        Locale.ROOT,
+                        "smpp: submit_sm taken by the SMSC %d, SMSC killed and restarted %d times%n",
+                        smscJournaled,
+                        smscRestarts);
+            }
             ChaosCheck.Controls controls = result.controls();
             out.printf(
                     Locale.ROOT,
@@ -208,6 +235,10 @@ public final class ChaosRun {
         providers.put("sim", startProvider("sim", "simulator", "sim-token", "sim-secret", seed));
         providers.put("sim2", startProvider("sim2", "simulator-2", "sim2-token", "sim2-secret", seed + 1));
         proxy = providers.get("sim").proxy();
+        if (smpp) {
+            smsc = startSmsc();
+            proxy = smsc.proxy();
+        }
         webhooks = new ChaosWebhooks(port());
         writeConfig();
         migrate();
@@ -251,6 +282,45 @@ public final class ChaosRun {
         return new Provider(gateway, process, simulatorPort, new ChaosProxy(simulatorPort), token, secret);
     }
 
+    private Smsc startSmsc() throws Exception {
+        int httpPort = port();
+        int smppPort = port();
+        Path config = dir.resolve("smsc.json");
+        Path journal = dir.resolve("smsc-journal.jsonl");
+        writeSmscConfig(config);
+        ServiceProcess process = new ServiceProcess(
+                "smsc",
+                ServiceProcess.javaCommand(
+                        jar,
+                        List.of("-Xmx256m"),
+                        List.of(
+                                "simulator",
+                                "--port",
+                                Integer.toString(httpPort),
+                                "--smpp-port",
+                                Integer.toString(smppPort),
+                                "--smpp-config",
+                                config.toString(),
+                                "--smpp-journal",
+                                journal.toString())),
+                Map.of(),
+                dir.resolve("smsc.log"),
+                httpPort);
+        process.start();
+        awaitHttp("http://127.0.0.1:" + httpPort + "/v1/stats");
+        return new Smsc(process, httpPort, smppPort, new ChaosProxy(smppPort), config, journal);
+    }
+
+    /**
+     * The SMSC's behaviour: 20 ms a submit, 2% of its answers lost (the message UNKNOWN, never sent twice), a final
+     * receipt for each, and message ids that a restart never gives again (an SMSC's ids are unique for a long while).
+     */
+    private void writeSmscConfig(Path config) throws java.io.IOException {
+        Files.writeString(config, """
+                {"latencyMs": 20, "loseResponseRate": 0.02, "receipts": "FINAL", "receiptDelayMs": 50,
+                 "firstId": %d}""".formatted(System.currentTimeMillis() * 1000));
+    }
+
     /**
      * The fleet's configuration: the project's config.yml with the second gateway and the two routes added (a message
      * names no gateway in this run, so each goes by its route). Its ${...} placeholders are filled here from the fleet's
@@ -265,7 +335,7 @@ public final class ChaosRun {
         com.fasterxml.jackson.databind.node.ObjectNode config =
                 (com.fasterxml.jackson.databind.node.ObjectNode) yaml.readTree(text);
         com.fasterxml.jackson.databind.node.ObjectNode gateways = config.withObject("/gateways");
-        // The demo's SMPP gateway has no SMSC in this fleet.
+        // The demo's SMPP gateway; the SMPP variant configures its own below.
         gateways.remove("smsc");
         for (Provider p : providers.values()) {
             gateways.withObject("/" + p.gateway())
@@ -286,12 +356,37 @@ public final class ChaosRun {
         // poller and workers, its high ones through the high lane, under every fault (with CDC, the lane is polled).
         config.withObject("/tenants").withObject("/demo").put("weight", 1);
         com.fasterxml.jackson.databind.node.ArrayNode routes = config.putArray("routes");
-        routes.addObject()
-                .put("prefix", "+4916")
-                .putArray("gateways")
-                .add("sim2")
-                .add("sim");
-        routes.addObject().putArray("gateways").add("sim").add("sim2");
+        if (smpp) {
+            com.fasterxml.jackson.databind.node.ObjectNode g = gateways.withObject("/smsc")
+                    .put("type", "smpp")
+                    .put("vocabulary", "smpp")
+                    .put("requestTimeoutMs", 5000)
+                    .put("maxPerSecond", 500)
+                    .put("downAfterFailures", 0);
+            g.withObject("/smpp")
+                    .put("host", "127.0.0.1")
+                    .put("port", smsc.proxy().port())
+                    .put("systemId", "sendlog")
+                    .put("password", "secret")
+                    .put("sessions", 2)
+                    .put("window", 16)
+                    .put("enquireLinkInterval", "5s")
+                    .put("bindTimeout", "3s")
+                    .put("reconnectMin", "100ms")
+                    .put("reconnectMax", "2s")
+                    .put("idFormat", "as-is");
+            // SMPP has no query_sm here, and a killed SMSC loses the receipts it owed: such messages are UNKNOWN by the
+            // rules at the end of a short window (and a late final still wins).
+            config.withObject("/pipeline").put("reconcileWindow", "30s");
+            routes.addObject().putArray("gateways").add("smsc");
+        } else {
+            routes.addObject()
+                    .put("prefix", "+4916")
+                    .putArray("gateways")
+                    .add("sim2")
+                    .add("sim");
+            routes.addObject().putArray("gateways").add("sim").add("sim2");
+        }
         yaml.writeValue(configFile().toFile(), config);
     }
 
@@ -485,7 +580,17 @@ public final class ChaosRun {
     /** One fault from the seeded schedule; it ends before the next begins. */
     private void fault(double atSeconds) throws Exception {
         faults++;
-        int kind = random.nextInt(7);
+        int kind = random.nextInt(smpp ? 8 : 7);
+        if (kind == 7) {
+            int downMs = 500 + random.nextInt(2500);
+            log(atSeconds, "kill -9 the SMSC, restart after " + downMs + " ms (its owed receipts lost)");
+            smsc.process().kill();
+            Thread.sleep(downMs);
+            writeSmscConfig(smsc.config());
+            smsc.process().start();
+            smscRestarts++;
+            return;
+        }
         List<String> names = new ArrayList<>(fleet.keySet());
         switch (kind) {
             case 0, 1 -> {
@@ -539,6 +644,14 @@ public final class ChaosRun {
     private void heal() throws Exception {
         for (Provider p : providers.values()) {
             p.proxy().normal();
+        }
+        if (smsc != null) {
+            smsc.proxy().normal();
+            if (!smsc.process().isAlive()) {
+                writeSmscConfig(smsc.config());
+                smsc.process().start();
+            }
+            awaitHttp("http://127.0.0.1:" + smsc.httpPort() + "/v1/stats");
         }
         if (!redis.isRunning()) {
             redis.restart();
@@ -639,7 +752,55 @@ public final class ChaosRun {
             }
             byGateway.put(p.gateway(), records);
         }
+        if (smsc != null) {
+            smscRecords(byGateway);
+        }
         return byGateway;
+    }
+
+    /**
+     * The SMSC's journal as records of gateway {@code smsc}: a submit_sm carries no key of ours, so each is matched to
+     * its message by recipient and body (the load's bodies are unique). A message whose part the SMSC took twice is
+     * also recorded under {@code smsc (again)}, which the check counts as recorded by two gateways: sent twice.
+     */
+    private void smscRecords(Map<String, Map<String, Long>> byGateway) throws Exception {
+        Map<String, String> messageOf = new HashMap<>();
+        PGSimpleDataSource ds = new PGSimpleDataSource();
+        ds.setUrl("jdbc:postgresql://127.0.0.1:" + postgresPort + "/sendlog");
+        ds.setUser(LocalPostgres.SUPERUSER);
+        try (Connection c = ds.getConnection();
+                Statement st = c.createStatement();
+                java.sql.ResultSet rs = st.executeQuery("SELECT id, recipient, body FROM messages")) {
+            while (rs.next()) {
+                messageOf.put(rs.getString(2).substring(1) + "|" + rs.getString(3), rs.getString(1));
+            }
+        }
+        Map<String, Long> records = new HashMap<>();
+        Map<String, Long> again = new HashMap<>();
+        Set<String> parts = new HashSet<>();
+        List<String> lines = Files.exists(smsc.journal()) ? Files.readAllLines(smsc.journal()) : List.of();
+        for (String line : lines) {
+            if (line.isBlank()) {
+                continue;
+            }
+            JsonNode j = JSON.readTree(line);
+            String id = messageOf.get(
+                    j.path("destAddr").asText() + "|" + j.path("text").asText());
+            if (id == null) {
+                continue; // a part of a longer body, or no message of ours: nothing of the load
+            }
+            long micros = java.time.temporal.ChronoUnit.MICROS.between(
+                    java.time.Instant.EPOCH,
+                    java.time.Instant.parse(j.path("at").asText()));
+            String key = "sendlog-" + id;
+            records.merge(key, micros, Math::min);
+            if (!parts.add(key + "|" + j.path("partNumber").asInt())) {
+                again.merge(key, micros, Math::min);
+            }
+        }
+        byGateway.put("smsc", records);
+        byGateway.put("smsc (again)", again);
+        smscJournaled = lines.size();
     }
 
     private JsonNode json(String url) throws Exception {
@@ -681,6 +842,16 @@ public final class ChaosRun {
                 Thread.currentThread().interrupt();
             } catch (java.io.IOException e) {
                 out.println("chaos: closing the proxy of " + p.gateway() + " failed: " + e);
+            }
+        }
+        if (smsc != null) {
+            try {
+                smsc.process().stop();
+                smsc.proxy().close();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (java.io.IOException e) {
+                out.println("chaos: closing the SMSC's proxy failed: " + e);
             }
         }
         if (webhooks != null) {

@@ -37,6 +37,13 @@ public final class ChaosCommand extends Command {
                 .setDefault("polling")
                 .help("how the pollers find work: polling the log, or change data capture from a replication slot");
         subparser
+                .addArgument("--gateway")
+                .choices("http", "smpp")
+                .setDefault("http")
+                .help(
+                        "http: two HTTP gateways with routes and failover; smpp: every message through an SMPP gateway to an "
+                                + "SMSC simulator that is cut off and killed among the faults");
+        subparser
                 .addArgument("--drain-seconds")
                 .type(Integer.class)
                 .setDefault(300)
@@ -63,6 +70,7 @@ public final class ChaosCommand extends Command {
                 namespace.getInt("rate"),
                 Duration.ofSeconds(namespace.getInt("drain_seconds")),
                 namespace.getString("feed"),
+                namespace.getString("gateway"),
                 System.out);
         boolean ok = chaos.run();
         if (ok && !namespace.getBoolean("keep_files")) {

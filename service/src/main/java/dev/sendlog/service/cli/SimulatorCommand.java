@@ -30,6 +30,9 @@ public final class SimulatorCommand extends Command {
                 .setDefault(0)
                 .help("also runs the SMSC simulator (SMPP 3.4) on this port of 127.0.0.1 (0: not)");
         subparser.addArgument("--smpp-config").help("an SmscConfig as JSON (absent fields keep their defaults)");
+        subparser
+                .addArgument("--smpp-journal")
+                .help("appends every submit the SMSC accepts to this file, a JSON line each");
     }
 
     @Override
@@ -51,6 +54,10 @@ public final class SimulatorCommand extends Command {
                                         Files.readAllBytes(Path.of(smppPath)),
                                         dev.sendlog.simulator.smpp.SmscConfig.class),
                         smppPort);
+        String journal = namespace.getString("smpp_journal");
+        if (smsc != null && journal != null) {
+            smsc.journalTo(Path.of(journal));
+        }
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime()
                 .addShutdownHook(new Thread(

@@ -60,6 +60,10 @@ public final class SmscSimulator implements AutoCloseable {
     private final AtomicReference<SmscConfig> config;
     private final AtomicReference<SmscState> state;
     private final AtomicReference<TokenBucket> bucket;
+    private static final com.fasterxml.jackson.databind.ObjectMapper JOURNAL_JSON =
+            new com.fasterxml.jackson.databind.ObjectMapper();
+    private final AtomicReference<java.util.function.Consumer<SmscSubmit>> journal =
+            new AtomicReference<>(submit -> {});
     private final SmscSessions sessions = new SmscSessions();
     private final Set<String> responsesToLose = ConcurrentHashMap.newKeySet();
     private final SmscReceiptSender receiptSender = new SmscReceiptSender(sessions);
@@ -79,7 +83,13 @@ public final class SmscSimulator implements AutoCloseable {
         this.state = new AtomicReference<>(new SmscState(config.firstId()));
         this.bucket = new AtomicReference<>(new TokenBucket(config.maxPerSecond()));
         handler = new SmscSubmitHandler(
-                this.config::get, this.state::get, this.bucket::get, sessions, responsesToLose, receiptSender);
+                this.config::get,
+                this.state::get,
+                this.bucket::get,
+                sessions,
+                responsesToLose,
+                receiptSender,
+                this.journal::get);
         acceptThread = new Thread(this::acceptLoop, "smsc-accept-" + port());
         acceptThread.setDaemon(true);
     }
@@ -123,6 +133,34 @@ public final class SmscSimulator implements AutoCloseable {
      * Forgets the recorded submits, zeroes the counters and restarts message ids at {@code firstId}. Receipts
      * still owed are still sent, but counted in the forgotten counters.
      */
+    /**
+     * Appends every accepted submit to {@code file}, one JSON line each, before its answer is sent: a record that
+     * outlives the process (a chaos run kills it with SIGKILL and checks afterwards that nothing reached it twice).
+     */
+    public void journalTo(java.nio.file.Path file) throws IOException {
+        java.io.OutputStream out = java.nio.file.Files.newOutputStream(
+                file, java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND);
+        journal.set(submit -> {
+            com.fasterxml.jackson.databind.node.ObjectNode line = JOURNAL_JSON
+                    .createObjectNode()
+                    .put("messageId", submit.messageId())
+                    .put("destAddr", submit.destAddr())
+                    .put("text", submit.text())
+                    .put("partNumber", submit.partNumber())
+                    .put("partCount", submit.partCount())
+                    .put("at", submit.at().toString());
+            try {
+                byte[] bytes = (JOURNAL_JSON.writeValueAsString(line) + "\n")
+                        .getBytes(java.nio.charset.StandardCharsets.UTF_8);
+                synchronized (out) {
+                    out.write(bytes); // unbuffered: in the kernel once written, so a SIGKILL loses none
+                }
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        });
+    }
+
     public void clear() {
         state.set(new SmscState(config.get().firstId()));
     }

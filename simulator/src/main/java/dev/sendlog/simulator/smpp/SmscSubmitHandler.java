@@ -52,6 +52,8 @@ final class SmscSubmitHandler implements ServerMessageReceiverListener, ServerRe
     private final Set<String> responsesToLose;
     private final SmscReceiptSender receiptSender;
     private final Map<String, AwaitingResponse> awaitingResponse = new ConcurrentHashMap<>();
+    /** Told of every accepted submit before its answer: the simulator's journal, when it keeps one. */
+    private final Supplier<java.util.function.Consumer<SmscSubmit>> journal;
 
     private record AwaitingResponse(PendingReceipt receipt, long delayMs) {}
 
@@ -61,13 +63,15 @@ final class SmscSubmitHandler implements ServerMessageReceiverListener, ServerRe
             Supplier<TokenBucket> bucket,
             SmscSessions sessions,
             Set<String> responsesToLose,
-            SmscReceiptSender receiptSender) {
+            SmscReceiptSender receiptSender,
+            Supplier<java.util.function.Consumer<SmscSubmit>> journal) {
         this.config = config;
         this.state = state;
         this.bucket = bucket;
         this.sessions = sessions;
         this.responsesToLose = responsesToLose;
         this.receiptSender = receiptSender;
+        this.journal = journal;
     }
 
     @Override
@@ -128,6 +132,7 @@ final class SmscSubmitHandler implements ServerMessageReceiverListener, ServerRe
                 body.viaPayload(),
                 Instant.now());
         counters.record(submit);
+        journal.get().accept(submit);
         counters.accepted.increment();
         double loseRate = current.loseResponseRate();
         if (loseRate > 0 && ThreadLocalRandom.current().nextDouble() < loseRate) {
