@@ -147,6 +147,34 @@ class SmppGatewayTest {
     }
 
     @Test
+    void theMessagesValidityAndSenderIdGoInTheSubmitSm() {
+        String to = Messages.recipient();
+        ApiResponse r = SERVICE.api()
+                .post(
+                        "/v1/messages",
+                        "client-a",
+                        "{\"to\":\"" + to + "\",\"body\":\"valid\",\"gateway\":\"smsc\",\"ttlSeconds\":3600,"
+                                + "\"from\":\"+4930123456\"}");
+        assertThat(r.status()).as(r.raw()).isEqualTo(202);
+        String id = r.json().get("id").asText();
+        Messages.awaitStatus(SERVICE, id, "DELIVERED", Duration.ofSeconds(30));
+        java.time.Instant until = java.time.Instant.parse(SERVICE.api()
+                .get("/v1/messages/" + id, "client-a")
+                .json()
+                .get("validUntil")
+                .asText());
+        SmscSubmit submit = submitsTo(SMSC, to).getFirst();
+        assertThat(submit.validityPeriod())
+                .isEqualTo(java.time.format.DateTimeFormatter.ofPattern("yyMMddHHmmss")
+                                .withZone(java.time.ZoneOffset.UTC)
+                                .format(until)
+                        + "000+");
+        assertThat(submit.sourceAddr()).isEqualTo("4930123456");
+        assertThat(submit.sourceTon()).isEqualTo((byte) 1);
+        assertThat(submit.sourceNpi()).isEqualTo((byte) 1);
+    }
+
+    @Test
     void aLongUnicodeBodyGoesAsUdhPartsAndIsDeliveredOnlyWhenEveryPartIs() {
         String body = "日本語のメッセージ".repeat(12); // 108 UTF-16 units: two UCS-2 parts of at most 67
         String to = Messages.recipient();
