@@ -263,23 +263,23 @@ public final class ChaosRun {
                  "dropAfterAcceptRate": 0.02, "idWrapModulus": 1000, "receiptMode": "DUPLICATED", "intermediateReceipts": 1,
                  "receiptDelayMs": 20, "callbackMaxAttempts": 100000, "callbackConcurrency": 32, "callbackLossRate": 0.05,
                  "token": "%s", "callbackSecret": "%s", "seed": %d}""".formatted(token, secret, providerSeed));
+        ServiceProcess process = startSimulator(name, simulatorPort, "--config", simConfig.toString());
+        return new Provider(gateway, process, simulatorPort, new ChaosProxy(simulatorPort), token, secret);
+    }
+
+    /** A simulator process on {@code httpPort} with these arguments, started and answering. */
+    private ServiceProcess startSimulator(String name, int httpPort, String... arguments) throws Exception {
+        List<String> command = new ArrayList<>(List.of("simulator", "--port", Integer.toString(httpPort)));
+        command.addAll(List.of(arguments));
         ServiceProcess process = new ServiceProcess(
                 name,
-                ServiceProcess.javaCommand(
-                        jar,
-                        List.of("-Xmx256m"),
-                        List.of(
-                                "simulator",
-                                "--port",
-                                Integer.toString(simulatorPort),
-                                "--config",
-                                simConfig.toString())),
+                ServiceProcess.javaCommand(jar, List.of("-Xmx256m"), command),
                 Map.of(),
                 dir.resolve(name + ".log"),
-                simulatorPort);
+                httpPort);
         process.start();
-        awaitHttp("http://127.0.0.1:" + simulatorPort + "/v1/stats");
-        return new Provider(gateway, process, simulatorPort, new ChaosProxy(simulatorPort), token, secret);
+        awaitHttp("http://127.0.0.1:" + httpPort + "/v1/stats");
+        return process;
     }
 
     private Smsc startSmsc() throws Exception {
@@ -288,26 +288,15 @@ public final class ChaosRun {
         Path config = dir.resolve("smsc.json");
         Path journal = dir.resolve("smsc-journal.jsonl");
         writeSmscConfig(config);
-        ServiceProcess process = new ServiceProcess(
+        ServiceProcess process = startSimulator(
                 "smsc",
-                ServiceProcess.javaCommand(
-                        jar,
-                        List.of("-Xmx256m"),
-                        List.of(
-                                "simulator",
-                                "--port",
-                                Integer.toString(httpPort),
-                                "--smpp-port",
-                                Integer.toString(smppPort),
-                                "--smpp-config",
-                                config.toString(),
-                                "--smpp-journal",
-                                journal.toString())),
-                Map.of(),
-                dir.resolve("smsc.log"),
-                httpPort);
-        process.start();
-        awaitHttp("http://127.0.0.1:" + httpPort + "/v1/stats");
+                httpPort,
+                "--smpp-port",
+                Integer.toString(smppPort),
+                "--smpp-config",
+                config.toString(),
+                "--smpp-journal",
+                journal.toString());
         return new Smsc(process, httpPort, smppPort, new ChaosProxy(smppPort), config, journal);
     }
 

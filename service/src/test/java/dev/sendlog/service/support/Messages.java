@@ -80,6 +80,22 @@ public final class Messages {
                         .isEqualTo(status));
     }
 
+    /** Waits until the message's status is {@code status}, moving the test clock by {@code step} at every poll. */
+    public static void awaitStatusAdvancing(
+            ServiceHarness service, String id, String status, Duration step, Duration atMost) {
+        awaitAdvancing(
+                service,
+                step,
+                atMost,
+                () -> assertThat(service.api()
+                                .get("/v1/messages/" + id, "support-1")
+                                .json()
+                                .get("status")
+                                .asText())
+                        .as("message %s", id)
+                        .isEqualTo(status));
+    }
+
     /**
      * Waits for a condition while moving the test clock forward by {@code step} at every poll, so the
      * pipeline's timers (confirm, claim, retry deadlines) come due without waiting for real time.

@@ -371,6 +371,16 @@ public class ServiceHarness implements BeforeAllCallback, AfterAllCallback {
                 .asBoolean(false);
     }
 
+    /** A counter of the application's metrics registry as the admin port shows it (0 when it has none yet). */
+    public long counter(String name) {
+        return admin().get("/metrics", null)
+                .json()
+                .path("counters")
+                .path(name)
+                .path("count")
+                .asLong();
+    }
+
     public String healthMessage(String check) {
         return admin().get("/healthcheck", null)
                 .json()

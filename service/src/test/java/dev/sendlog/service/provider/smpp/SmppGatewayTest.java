@@ -88,16 +88,6 @@ class SmppGatewayTest {
                 DECIMAL.config().toBuilder().enquireLinkResponse(true).build());
     }
 
-    private static long counter(String name) {
-        return SERVICE.admin()
-                .get("/metrics", null)
-                .json()
-                .path("counters")
-                .path(name)
-                .path("count")
-                .asLong();
-    }
-
     @AfterAll
     static void stopSmscs() {
         SMSC.close();
@@ -243,7 +233,7 @@ class SmppGatewayTest {
         }
         assertThat(SMSC.stats().throttled()).isGreaterThan(throttledBefore);
         // The gateway's shared rate heard it: every process slows to throttledShare of maxPerSecond for a while.
-        assertThat(counter("gateway.smsc.rate.throttles")).isPositive();
+        assertThat(SERVICE.counter("gateway.smsc.rate.throttles")).isPositive();
     }
 
     @Test
@@ -285,16 +275,7 @@ class SmppGatewayTest {
         String id = submit("smsc", Messages.recipient(), "no receipt");
         Messages.awaitStatus(SERVICE, id, "SENT", Duration.ofSeconds(30));
         // The reconciliation window (test-config: 1 h) ends with no receipt: UNKNOWN, never "failed".
-        Messages.awaitAdvancing(
-                SERVICE,
-                Duration.ofMinutes(10),
-                Duration.ofSeconds(60),
-                () -> assertThat(SERVICE.api()
-                                .get("/v1/messages/" + id, "client-a")
-                                .json()
-                                .get("status")
-                                .asText())
-                        .isEqualTo("UNKNOWN"));
+        Messages.awaitStatusAdvancing(SERVICE, id, "UNKNOWN", Duration.ofMinutes(10), Duration.ofSeconds(60));
     }
 
     @Test
@@ -320,16 +301,7 @@ class SmppGatewayTest {
                 .until(() -> !SERVICE.healthMessage("smpp-smsc").startsWith("DOWN"));
         String id = submit("smsc", Messages.recipient(), "after the drop");
         Messages.awaitStatus(SERVICE, id, "DELIVERED", Duration.ofSeconds(30));
-        Messages.awaitAdvancing(
-                SERVICE,
-                Duration.ofSeconds(30),
-                Duration.ofSeconds(60),
-                () -> assertThat(SERVICE.api()
-                                .get("/v1/messages/" + early, "client-a")
-                                .json()
-                                .get("status")
-                                .asText())
-                        .isEqualTo("DELIVERED"));
+        Messages.awaitStatusAdvancing(SERVICE, early, "DELIVERED", Duration.ofSeconds(30), Duration.ofSeconds(60));
         assertThat(SMSC.stats().bindsAccepted()).isGreaterThanOrEqualTo(bindsBefore + 1);
     }
 
