@@ -23,11 +23,6 @@ import java.util.Optional;
 public final class Decisions {
     private Decisions() {}
 
-    /** The poller publishes a work event only while that attempt is still owed. */
-    public static boolean shouldPublish(MessageState s, int attempt) {
-        return s.phase() == Phase.PENDING && s.attempt() == attempt;
-    }
-
     /**
      * A worker's claim of a job, or empty when the job is stale: another attempt, work published again since (a job of
      * an older publication of the same attempt), or already done.
@@ -74,8 +69,7 @@ public final class Decisions {
      * SCHEDULED message has never been claimed (it is not even owed yet), so no answer is recorded for it.
      */
     public static boolean shouldRecordAcceptance(MessageState s) {
-        boolean alreadyAccepted =
-                s.phase().isProviderAccepted() || (s.phase() == Phase.UNKNOWN && s.providerId() != null);
+        boolean alreadyAccepted = s.providerHasIt();
         boolean endedUnsent = s.phase() == Phase.EXPIRED || s.phase() == Phase.CANCELLED;
         return !alreadyAccepted
                 && s.phase() != Phase.REJECTED
@@ -147,8 +141,9 @@ public final class Decisions {
 
     /** A support user's re-drive: only DEAD, UNKNOWN before send, or RETRYING. */
     public static Optional<Redriven> adminRedrive(MessageState s) {
-        boolean allowed = s.phase() == Phase.DEAD || s.isUnknownBeforeSend() || s.phase() == Phase.RETRY_WAIT;
-        return allowed ? Optional.of(new Redriven(s.attempt() + 1, RedriveReason.ADMIN)) : Optional.empty();
+        return s.supportMayRedrive()
+                ? Optional.of(new Redriven(s.attempt() + 1, RedriveReason.ADMIN))
+                : Optional.empty();
     }
 
     /**
@@ -165,8 +160,7 @@ public final class Decisions {
 
     /** Whether a matched receipt is appended, ignored as a duplicate, or held until the acceptance is visible. */
     public static ReceiptDecision receipt(MessageState s, Receipt r) {
-        boolean accepted = s.phase().isProviderAccepted() || (s.phase() == Phase.UNKNOWN && s.providerId() != null);
-        if (!accepted) {
+        if (!s.providerHasIt()) {
             return ReceiptDecision.HOLD;
         }
         if (s.receiptKeys().contains(s.receiptKey(r.providerId(), r.providerStatus(), r.providerTimestamp()))) {

@@ -253,8 +253,7 @@ public final class MessageFold {
             }
             case ADMIN ->
                 require(
-                        (s.phase() == Phase.DEAD || s.isUnknownBeforeSend() || s.phase() == Phase.RETRY_WAIT)
-                                && r.attempt() == s.attempt() + 1,
+                        s.supportMayRedrive() && r.attempt() == s.attempt() + 1,
                         s,
                         e,
                         "support re-drives DEAD, UNKNOWN before send or RETRYING");
@@ -265,8 +264,7 @@ public final class MessageFold {
     }
 
     private static void evolveReceipt(MessageState s, StoredEvent e, Receipt r, Draft d) {
-        boolean accepted = s.phase().isProviderAccepted() || (s.phase() == Phase.UNKNOWN && s.providerId() != null);
-        require(accepted, s, e, "a receipt follows the provider's acceptance");
+        require(s.providerHasIt(), s, e, "a receipt follows the provider's acceptance");
         d.receiptKeys.add(s.receiptKey(r.providerId(), r.providerStatus(), r.providerTimestamp()));
         d.lastReceipt = r.kind();
         if (r.kind() == ReceiptKind.DELIVERED && s.parts() > 1) {

@@ -117,6 +117,19 @@ public record MessageState(
                 || phase == Phase.RETRY_WAIT;
     }
 
+    /**
+     * The provider has the message: it accepted it (SENT and later), including an UNKNOWN reached after that acceptance.
+     * Receipts follow only this, and the acceptance is recorded only once.
+     */
+    public boolean providerHasIt() {
+        return phase.isProviderAccepted() || (phase == Phase.UNKNOWN && providerId != null);
+    }
+
+    /** Whether support may re-drive the message: DEAD, UNKNOWN before any send, or waiting for a retry. */
+    public boolean supportMayRedrive() {
+        return phase == Phase.DEAD || isUnknownBeforeSend() || phase == Phase.RETRY_WAIT;
+    }
+
     /** UNKNOWN reached without the provider ever answering (a claim expired at the attempt limit). */
     public boolean isUnknownBeforeSend() {
         return phase == Phase.UNKNOWN && providerId == null;

@@ -72,7 +72,8 @@ public final class Histories {
     private boolean step() {
         now = now.plus(Duration.ofMillis(1 + random.nextInt(60_000)));
         List<Runnable> options = new ArrayList<>();
-        if (Decisions.shouldPublish(state, state.attempt())) {
+        // The poller publishes an attempt while it is owed (in the log: a work event not yet published).
+        if (state.phase() == Phase.PENDING) {
             options.add(() -> append("poller-1", new Published(state.attempt(), 1, now.plus(LIMITS.confirmTimeout()))));
         }
         // A worker's claim, or EXPIRED in its place once the validity has passed (the send worker's rule).
