@@ -362,10 +362,11 @@ public final class Compactor {
     /** Every work event of the partition (REDRIVEN) is behind the cursor of its shard's poller. */
     private static void requireReadPast(Connection c, String original) throws SQLException {
         try (Statement st = c.createStatement();
-                ResultSet rs = st.executeQuery("""
+                ResultSet rs = st.executeQuery(
+                        """
                 SELECT count(*) FROM %s e JOIN shard_leases l ON l.shard = e.shard
-                WHERE e.type = 7 AND (e.xid, e.position) > (l.publish_xid, l.publish_position)
-                """.formatted(original))) {
+                WHERE {work} AND (e.xid, e.position) > (l.publish_xid, l.publish_position)
+                """.formatted(original).replace("{work}", dev.sendlog.events.LogPredicates.WORK))) {
             rs.next();
             long unread = rs.getLong(1);
             if (unread > 0) {

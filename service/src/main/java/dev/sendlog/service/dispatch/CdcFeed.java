@@ -74,13 +74,13 @@ public final class CdcFeed {
                 UNION ALL
                 SELECT e.shard, e.message_id, e.seq, e.xid, e.position, e.attempt, e.at
                 FROM message_events e
-                WHERE e.type = 7
+                WHERE {work}
                   AND NOT EXISTS (SELECT 1 FROM message_events n WHERE n.message_id = e.message_id AND n.seq > e.seq)
             ) w
             WHERE (w.message_id, w.seq) > (?::uuid, ?::int)
               AND NOT EXISTS (SELECT 1 FROM watched d WHERE d.message_id = w.message_id AND d.seq = w.seq)
             ORDER BY w.message_id, w.seq
-            LIMIT ?""";
+            LIMIT ?""".replace("{work}", dev.sendlog.events.LogPredicates.WORK);
 
     private final DatabaseTarget target;
     private final DSLContext dsl;

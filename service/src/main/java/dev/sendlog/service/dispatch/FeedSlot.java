@@ -40,7 +40,7 @@ public final class FeedSlot {
     static final String TABLES = "messages (id, shard, xid, position, accepted_at), "
             + "message_events (message_id, seq, type, attempt, shard, xid, position, at)";
     /** The same without the REDRIVEN row filter, for a server that refuses filters (the feed filters itself then). */
-    private static final String FILTER = " WHERE (type = 7)";
+    private static final String FILTER = " WHERE (" + dev.sendlog.events.LogPredicates.WORK_UNQUALIFIED + ")";
 
     /**
      * Refuses (with what to do about it) a server that cannot feed a logical slot, and creates the publication if it

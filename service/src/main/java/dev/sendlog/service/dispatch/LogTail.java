@@ -39,7 +39,7 @@ public final class LogTail {
                     UNION ALL
                     (SELECT e.message_id, e.seq, e.xid, e.position, e.attempt, e.at, false
                      FROM message_events e
-                     WHERE e.type = 7 AND e.shard = c.shard AND (e.xid, e.position) > (c.cx, c.cp)
+                     WHERE {work} AND e.shard = c.shard AND (e.xid, e.position) > (c.cx, c.cp)
                        %s
                      ORDER BY e.xid, e.position
                      LIMIT ?)
@@ -47,7 +47,7 @@ public final class LogTail {
                 ORDER BY u.xid, u.position
                 LIMIT ?
             ) w
-            ORDER BY c.shard, w.xid, w.position""";
+            ORDER BY c.shard, w.xid, w.position""".replace("{work}", dev.sendlog.events.LogPredicates.WORK);
 
     private static final String WORK_SQL = WORK_TEMPLATE.formatted(
             "AND m.xid < pg_snapshot_xmin(pg_current_snapshot())::text::bigint",

@@ -37,11 +37,12 @@ public final class PollersHealthCheck extends HealthCheck {
                     SELECT m.accepted_at AS at FROM messages m
                     WHERE m.shard = l.shard AND (m.xid, m.position) > (l.publish_xid, l.publish_position)
                     ORDER BY m.xid, m.position LIMIT 1) w)""", Double.class));
-        Double oldestRedriveSeconds = dsl.fetchValue(org.jooq.impl.DSL.field("""
+        Double oldestRedriveSeconds = dsl.fetchValue(
+                org.jooq.impl.DSL.field("""
                 (SELECT extract(epoch FROM now() - min(w.at))::float8 FROM shard_leases l CROSS JOIN LATERAL (
                     SELECT e.at FROM message_events e
-                    WHERE e.type = 7 AND e.shard = l.shard AND (e.xid, e.position) > (l.publish_xid, l.publish_position)
-                    ORDER BY e.xid, e.position LIMIT 1) w)""", Double.class));
+                    WHERE {work} AND e.shard = l.shard AND (e.xid, e.position) > (l.publish_xid, l.publish_position)
+                    ORDER BY e.xid, e.position LIMIT 1) w)""".replace("{work}", dev.sendlog.events.LogPredicates.WORK), Double.class));
         if (oldestSeconds == null || (oldestRedriveSeconds != null && oldestRedriveSeconds > oldestSeconds)) {
             oldestSeconds = oldestRedriveSeconds;
         }

@@ -19,15 +19,16 @@ public final class ReceiptMatcher {
      * The most recent use of each (gateway, provider id), in one round trip: the PROVIDER_ACCEPTED rows through their
      * partial index (one probe per day partition; a provider id repeats only when it wraps, so few rows come back).
      */
-    private static final String LATEST_USES_SQL = """
+    private static final String LATEST_USES_SQL =
+            """
             SELECT k.g, k.p, r.message_id
             FROM unnest(?::text[], ?::text[]) AS k(g, p)
             CROSS JOIN LATERAL (
                 SELECT message_id FROM message_events
-                WHERE type = 4 AND gateway = k.g AND provider_id = k.p
+                WHERE {accepted} AND gateway = k.g AND provider_id = k.p
                 ORDER BY at DESC, message_id DESC
                 LIMIT 1
-            ) r""";
+            ) r""".replace("{accepted}", dev.sendlog.events.LogPredicates.PROVIDER_ACCEPTED_UNQUALIFIED);
 
     private final DSLContext dsl;
 
