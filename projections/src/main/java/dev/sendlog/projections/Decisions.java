@@ -158,6 +158,26 @@ public final class Decisions {
         return allowed ? Optional.of(Redriven.failedOver(s.attempt(), next, error)) : Optional.empty();
     }
 
+    /**
+     * What the callback worker does with a receipt matched to {@code s}: by our reference ({@code byReference}, certain)
+     * or by the latest use of its provider id. Beyond {@link #receipt}: it must come from the gateway the message went
+     * out through and name one of the message's provider ids, and a match by provider id alone to a message already
+     * final is ambiguous (UNKNOWN still takes a late final).
+     */
+    public static ReceiptDecision callbackReceipt(MessageState s, Receipt r, boolean byReference) {
+        if (!s.gateway().equals(r.gateway())) {
+            return ReceiptDecision.WRONG_GATEWAY;
+        }
+        if (s.providerId() != null && !s.partIds().contains(r.providerId())) {
+            return ReceiptDecision.ID_MISMATCH;
+        }
+        ReceiptDecision decision = receipt(s, r);
+        if (decision == ReceiptDecision.APPEND && !byReference && s.phase().isFinal() && s.phase() != Phase.UNKNOWN) {
+            return ReceiptDecision.AMBIGUOUS;
+        }
+        return decision;
+    }
+
     /** Whether a matched receipt is appended, ignored as a duplicate, or held until the acceptance is visible. */
     public static ReceiptDecision receipt(MessageState s, Receipt r) {
         if (!s.providerHasIt()) {

@@ -11,7 +11,6 @@ import dev.sendlog.projections.Decisions;
 import dev.sendlog.projections.MessageFold;
 import dev.sendlog.projections.MessageState;
 import dev.sendlog.projections.Phase;
-import dev.sendlog.projections.ReceiptDecision;
 import dev.sendlog.service.core.LogText;
 import dev.sendlog.service.core.MessageDetails;
 import dev.sendlog.service.core.MessageReader;
@@ -363,47 +362,38 @@ public final class CallbackWorker {
             MessageRow row = rows.get(messageId);
             MessageState state = states.get(messageId);
             ParsedCallback cb = p.callback;
-            // The gateway it went out through: its state's, which a failover may have moved from the row's.
-            if (!state.gateway().equals(p.gateway)) {
-                return Optional.of(new CallbackDecision.Park(
-                        p.inboxId,
-                        p.gateway,
-                        ParkReason.of(
-                                ParkReason.Kind.WRONG_GATEWAY,
-                                "message " + messageId + " went through gateway " + state.gateway() + ", not "
-                                        + p.gateway),
-                        messageId));
-            }
-            // A message sent as concatenated parts has an id per part: a receipt for any of them is its receipt.
-            if (state.providerId() != null && !state.partIds().contains(cb.providerId())) {
-                return Optional.of(new CallbackDecision.Park(
-                        p.inboxId,
-                        p.gateway,
-                        ParkReason.of(
-                                ParkReason.Kind.ID_MISMATCH,
-                                "provider id " + cb.providerId() + " is not the id " + state.providerId()
-                                        + " of message " + messageId),
-                        messageId));
-            }
             Receipt receipt = new Receipt(
                     cb.kind(), p.gateway, cb.providerId(), cb.status(), cb.timestamp(), cb.errorCode(), p.inboxId);
-            ReceiptDecision decision = Decisions.receipt(state, receipt);
-            if (decision == ReceiptDecision.APPEND
-                    && !p.match.byReference()
-                    && state.phase().isFinal()
-                    && state.phase() != Phase.UNKNOWN) {
-                // Matched only by a provider id that wraps, to a message already final: the receipt may be for a newer
-                // use of the id whose acceptance is not visible yet. Hold it rather than pin it on the wrong message.
-                return holdOrPark(
-                        p.inboxId,
-                        p.gateway,
-                        p.receivedAt,
-                        ParkReason.Kind.AMBIGUOUS,
-                        "provider id " + cb.providerId() + " was last used by message " + messageId
-                                + ", which is already final",
-                        messageId);
-            }
-            return switch (decision) {
+            // The decider says what to do (Decisions.callbackReceipt); this says why, in the parked row's words.
+            return switch (Decisions.callbackReceipt(state, receipt, p.match.byReference())) {
+                case WRONG_GATEWAY ->
+                    // The gateway it went out through is its state's, which a failover may have moved from the row's.
+                    Optional.of(new CallbackDecision.Park(
+                            p.inboxId,
+                            p.gateway,
+                            ParkReason.of(
+                                    ParkReason.Kind.WRONG_GATEWAY,
+                                    "message " + messageId + " went through gateway " + state.gateway() + ", not "
+                                            + p.gateway),
+                            messageId));
+                case ID_MISMATCH ->
+                    Optional.of(new CallbackDecision.Park(
+                            p.inboxId,
+                            p.gateway,
+                            ParkReason.of(
+                                    ParkReason.Kind.ID_MISMATCH,
+                                    "provider id " + cb.providerId() + " is not the id " + state.providerId()
+                                            + " of message " + messageId),
+                            messageId));
+                case AMBIGUOUS ->
+                    holdOrPark(
+                            p.inboxId,
+                            p.gateway,
+                            p.receivedAt,
+                            ParkReason.Kind.AMBIGUOUS,
+                            "provider id " + cb.providerId() + " was last used by message " + messageId
+                                    + ", which is already final",
+                            messageId);
                 case HOLD ->
                     holdOrPark(
                             p.inboxId,
