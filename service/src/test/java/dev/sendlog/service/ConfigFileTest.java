@@ -66,6 +66,21 @@ class ConfigFileTest {
                 .containsExactlyInAnyOrder("demo-client-key", "demo-support-key", "demo-admin-key");
     }
 
+    /** Issue 28: scripts/run sends through both gateways, so the shipped smsc gateway binds to the in-process SMSC. */
+    @Test
+    void theShippedSmppGatewayBindsToTheBuiltInSmscWithItsCredentials() throws Exception {
+        SendlogConfiguration shipped = withEnvironment(Map.of());
+        dev.sendlog.service.config.GatewaySettings smsc = shipped.gateways.get("smsc");
+        assertThat(smsc.isSmpp()).isTrue();
+        assertThat(smsc.isComplete()).isTrue();
+        assertThat(smsc.smpp.port).isEqualTo(shipped.simulator.smppPort);
+        assertThat(smsc.smpp.host).isEqualTo("127.0.0.1");
+        assertThat(smsc.smpp.systemId).isEqualTo(shipped.simulator.smpp.systemId());
+        assertThat(smsc.smpp.password).isEqualTo(shipped.simulator.smpp.password());
+        assertThat(smsc.smpp.longMessages).isEqualTo("udh");
+        assertThat(smsc.smpp.resubmitAfterTimeout).isFalse();
+    }
+
     /** Issue 24, item 16: the gateway's token and callback secret were fixed in config.yml, with no warning. */
     @Test
     void theGatewaySecretsComeFromTheEnvironmentAndTheShippedDemoValuesAreWarnedAbout() throws Exception {
