@@ -78,6 +78,24 @@ public final class ChaosRun {
     private Smsc smsc;
     private int smscRestarts;
 
+    /**
+     * {@code --ha} (issue 30): the database is a pg_auto_failover formation (a monitor, a primary and two standbys,
+     * replication synchronous unless {@code --ha-async}), the fleet connects with a multi-host URL, and beside the
+     * seeded faults the primary is killed with SIGKILL, its data folder deleted, {@code primaryKills} times at least
+     * (each time with the standbys' WAL receivers stopped for {@link #LAGGING_MS} first), a standby promoted and a
+     * fresh one added. The load goes on until the last kill's formation has settled.
+     */
+    private final Ha ha;
+
+    /** The HA variant's settings; null for a run on one PostgreSQL. */
+    public record Ha(boolean async, int primaryKills, int nodes) {}
+
+    private static final long LAGGING_MS = 1500;
+    private Formation formation;
+    private String databaseUrl;
+    private volatile int primaryKills;
+    private final List<Double> failoverSeconds = java.util.Collections.synchronizedList(new ArrayList<>());
+
     /** The SMSC simulator process, the proxy the send workers' binds go through, its configuration and journal. */
     private record Smsc(
             ServiceProcess process, int httpPort, int smppPort, ChaosProxy proxy, Path config, Path journal) {}
@@ -90,8 +108,10 @@ public final class ChaosRun {
             Duration drainTimeout,
             String feed,
             String gatewayKind,
+            Ha ha,
             PrintStream out) {
         this.jar = jar;
+        this.ha = ha;
         this.feed = feed;
         this.smpp = "smpp".equals(gatewayKind);
         this.duration = duration;
@@ -112,12 +132,16 @@ public final class ChaosRun {
         dir = Directories.createTemp("chaos-");
         out.printf(
                 Locale.ROOT,
-                "chaos: seed %d, %d s of load at %d msg/s, %s feed, %s gateway, files in %s%n",
+                "chaos: seed %d, %d s of load at %d msg/s, %s feed, %s gateway, %s, files in %s%n",
                 seed,
                 duration.toSeconds(),
                 perSecond,
                 feed,
                 smpp ? "SMPP" : "HTTP",
+                ha == null
+                        ? "one PostgreSQL"
+                        : "a pg_auto_failover formation of " + ha.nodes() + " nodes, replication "
+                                + (ha.async() ? "ASYNCHRONOUS (the counter-proof)" : "synchronous"),
                 dir);
         try {
             startInfrastructure();
@@ -129,9 +153,10 @@ public final class ChaosRun {
             long start = System.nanoTime();
             Thread outage = sinkOutage(start, duration);
             Thread gatewayOutage = gatewayOutage(start, duration);
-            while (System.nanoTime() < end) {
+            Thread primaryLoss = ha == null ? null : primaryKills(start, end);
+            while (System.nanoTime() < end || primaryLoss != null && primaryLoss.isAlive()) {
                 Thread.sleep(4000 + random.nextInt(8000));
-                if (System.nanoTime() >= end) {
+                if (System.nanoTime() >= end && (primaryLoss == null || !primaryLoss.isAlive())) {
                     break;
                 }
                 fault((System.nanoTime() - start) / 1e9);
@@ -181,6 +206,16 @@ public final class ChaosRun {
                     gateways.failedOver(),
                     gateways.seenByTwo());
             gateways.seenByTwoDetails().forEach(b -> out.println("chaos: two gateways: " + b));
+            if (ha != null) {
+                out.printf(
+                        Locale.ROOT,
+                        "ha: primary killed %d times (SIGKILL, data folder deleted, standbys %d ms behind first), "
+                                + "replication %s, seconds from the kill to a new primary %s%n",
+                        primaryKills,
+                        LAGGING_MS,
+                        ha.async() ? "asynchronous" : "synchronous",
+                        failoverSeconds);
+            }
             if (smpp) {
                 out.printf(
                         Locale.ROOT,
@@ -214,7 +249,11 @@ public final class ChaosRun {
                     hooks.neverReceived(),
                     hooks.duplicates(),
                     hooks.unverified());
-            boolean passed = result.passed() && hooks.passed();
+            boolean killsDone = ha == null || primaryKills >= ha.primaryKills();
+            if (!killsDone) {
+                out.printf(Locale.ROOT, "chaos: only %d primary losses of %d ran%n", primaryKills, ha.primaryKills());
+            }
+            boolean passed = result.passed() && hooks.passed() && killsDone;
             if (!passed) {
                 out.println("CHAOS FAILED: the guarantee did not hold; logs are in " + dir);
             }
@@ -225,11 +264,16 @@ public final class ChaosRun {
     }
 
     private void startInfrastructure() throws Exception {
-        postgresPort = port();
-        postgres = LocalPostgres.start(dir.resolve("postgres"), postgresPort, Map.of("max_connections", "300"));
-        try (Connection c = postgres.endpoint().connect(LocalPostgres.ADMIN_DATABASE);
-                Statement st = c.createStatement()) {
-            st.execute("CREATE DATABASE sendlog");
+        if (ha != null) {
+            startFormation();
+        } else {
+            postgresPort = port();
+            postgres = LocalPostgres.start(dir.resolve("postgres"), postgresPort, Map.of("max_connections", "300"));
+            try (Connection c = postgres.endpoint().connect(LocalPostgres.ADMIN_DATABASE);
+                    Statement st = c.createStatement()) {
+                st.execute("CREATE DATABASE sendlog");
+            }
+            databaseUrl = "jdbc:postgresql://127.0.0.1:" + postgresPort + "/sendlog";
         }
         redis = RedisProcess.start(RedisOptions.inDirectory(dir.resolve("redis")));
         providers.put("sim", startProvider("sim", "simulator", "sim-token", "sim-secret", seed));
@@ -242,6 +286,102 @@ public final class ChaosRun {
         webhooks = new ChaosWebhooks(port());
         writeConfig();
         migrate();
+    }
+
+    /**
+     * The formation, in a folder the postgres user may enter (PostgreSQL refuses to run as root; scripts/ha runs it as
+     * that user), on ports from a free block below the ephemeral range; the database created on its primary.
+     */
+    private void startFormation() throws Exception {
+        if (!Formation.available()) {
+            throw new IllegalStateException(
+                    "--ha needs pg_auto_failover: apt-get install postgresql-15-auto-failover (.ci/run installs it)");
+        }
+        int base = freeBlock(ha.nodes() + 1);
+        java.nio.file.attribute.PosixFilePermission[] open = {
+            java.nio.file.attribute.PosixFilePermission.OWNER_READ,
+            java.nio.file.attribute.PosixFilePermission.OWNER_WRITE,
+            java.nio.file.attribute.PosixFilePermission.OWNER_EXECUTE,
+            java.nio.file.attribute.PosixFilePermission.GROUP_READ,
+            java.nio.file.attribute.PosixFilePermission.GROUP_EXECUTE,
+            java.nio.file.attribute.PosixFilePermission.OTHERS_READ,
+            java.nio.file.attribute.PosixFilePermission.OTHERS_EXECUTE
+        };
+        Files.setPosixFilePermissions(dir, Set.of(open));
+        long t0 = System.nanoTime();
+        formation = Formation.up(dir.resolve("ha"), base, ha.nodes(), ha.async(), dir.resolve("ha.log"));
+        out.printf(Locale.ROOT, "chaos: formation up in %.0f s%n", (System.nanoTime() - t0) / 1e9);
+        PGSimpleDataSource admin = new PGSimpleDataSource();
+        admin.setUrl(formation.jdbcUrl("postgres"));
+        admin.setUser(LocalPostgres.SUPERUSER);
+        try (Connection c = admin.getConnection();
+                Statement st = c.createStatement()) {
+            st.execute("CREATE DATABASE sendlog");
+        }
+        databaseUrl = formation.jdbcUrl("sendlog");
+    }
+
+    /** The first of {@code n} consecutive free ports below the ephemeral range. */
+    private int freeBlock(int n) {
+        for (int i = 0; i < 1000; i++) {
+            int candidate = 20_000 + random.nextInt(12_000 - n);
+            boolean free = true;
+            for (int k = 0; k < n && free; k++) {
+                free = !taken.contains(candidate + k) && FreePorts.isFree(candidate + k);
+            }
+            if (free) {
+                for (int k = 0; k < n; k++) {
+                    taken.add(candidate + k);
+                }
+                return candidate;
+            }
+        }
+        throw new IllegalStateException("no " + n + " consecutive free ports found in 20000-31999");
+    }
+
+    /**
+     * The primary's losses: every 10 to 20 s, standbys held back, the primary killed and its folder deleted, a standby
+     * promoted by the monitor, a fresh standby put in the dead one's place; at least {@code primaryKills} times, and on
+     * until the load's time is up.
+     */
+    private Thread primaryKills(long start, long end) {
+        Random schedule = new Random(seed ^ 0x9e3779b97f4a7c15L);
+        return Thread.ofPlatform().name("chaos-primary-kills").start(() -> {
+            try {
+                while (primaryKills < ha.primaryKills() || System.nanoTime() < end) {
+                    Thread.sleep(10_000 + schedule.nextInt(10_000));
+                    long killedAt = System.nanoTime();
+                    int node = formation.killPrimary(LAGGING_MS);
+                    primaryKills++;
+                    out.printf(
+                            Locale.ROOT,
+                            "chaos: t+%.1fs primary loss %d: node %d killed with SIGKILL and its data folder deleted "
+                                    + "(standbys %d ms behind)%n",
+                            (killedAt - start) / 1e9,
+                            primaryKills,
+                            node,
+                            LAGGING_MS);
+                    while (formation.primary() == 0 || formation.primary() == node) {
+                        Thread.sleep(200);
+                    }
+                    double failover = (System.nanoTime() - killedAt) / 1e9;
+                    failoverSeconds.add(Math.round(failover * 10) / 10.0);
+                    formation.replace(node);
+                    out.printf(
+                            Locale.ROOT,
+                            "chaos: t+%.1fs node %d promoted %.1f s after the kill; a fresh standby in node %d's place "
+                                    + "caught up%n",
+                            (System.nanoTime() - start) / 1e9,
+                            formation.primary(),
+                            failover,
+                            node);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (java.io.IOException e) {
+                out.println("chaos: the formation failed: " + e);
+            }
+        });
     }
 
     /** A gateway's provider: its simulator process (its records, stats and callback log) and the proxy the workers call. */
@@ -477,7 +617,7 @@ public final class ChaosRun {
     private Map<String, String> environment() {
         return Map.of(
                 "SENDLOG_DATABASE_URL",
-                "jdbc:postgresql://127.0.0.1:" + postgresPort + "/sendlog",
+                databaseUrl,
                 "SENDLOG_REDIS_SEND_URI",
                 redis.endpoint().uri(),
                 "SENDLOG_REDIS_CALLBACK_URI",
@@ -561,7 +701,7 @@ public final class ChaosRun {
 
     private PGSimpleDataSource dataSource() {
         PGSimpleDataSource ds = new PGSimpleDataSource();
-        ds.setUrl("jdbc:postgresql://127.0.0.1:" + postgresPort + "/sendlog");
+        ds.setUrl(databaseUrl);
         ds.setUser(LocalPostgres.SUPERUSER);
         return ds;
     }
@@ -602,6 +742,15 @@ public final class ChaosRun {
                 redis.resume();
             }
             case 4 -> {
+                if (ha != null) {
+                    // The formation's faults are the primary's losses (their own schedule); here, a Redis pause.
+                    int ms = 2000 + random.nextInt(2000);
+                    log(atSeconds, "Redis paused for " + ms + " ms");
+                    redis.pause();
+                    Thread.sleep(ms);
+                    redis.resume();
+                    return;
+                }
                 log(atSeconds, "PostgreSQL restarted (fast shutdown)");
                 postgres.close();
                 Thread.sleep(500 + random.nextInt(1500));
@@ -657,9 +806,7 @@ public final class ChaosRun {
     }
 
     private ChaosCheck.Result drainAndCheck(ChaosLoad load) throws Exception {
-        PGSimpleDataSource ds = new PGSimpleDataSource();
-        ds.setUrl("jdbc:postgresql://127.0.0.1:" + postgresPort + "/sendlog");
-        ds.setUser(LocalPostgres.SUPERUSER);
+        PGSimpleDataSource ds = dataSource();
         long deadline = System.nanoTime() + drainTimeout.toNanos();
         ChaosCheck.Result result;
         while (true) {
@@ -754,9 +901,7 @@ public final class ChaosRun {
      */
     private void smscRecords(Map<String, Map<String, Long>> byGateway) throws Exception {
         Map<String, String> messageOf = new HashMap<>();
-        PGSimpleDataSource ds = new PGSimpleDataSource();
-        ds.setUrl("jdbc:postgresql://127.0.0.1:" + postgresPort + "/sendlog");
-        ds.setUser(LocalPostgres.SUPERUSER);
+        PGSimpleDataSource ds = dataSource();
         try (Connection c = ds.getConnection();
                 Statement st = c.createStatement();
                 java.sql.ResultSet rs = st.executeQuery("SELECT id, recipient, body FROM messages")) {
@@ -851,6 +996,15 @@ public final class ChaosRun {
         }
         if (postgres != null) {
             postgres.close();
+        }
+        if (formation != null) {
+            try {
+                formation.close();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (java.io.IOException e) {
+                out.println("chaos: removing the formation failed: " + e);
+            }
         }
     }
 }

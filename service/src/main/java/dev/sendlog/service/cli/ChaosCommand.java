@@ -44,6 +44,26 @@ public final class ChaosCommand extends Command {
                         "http: two HTTP gateways with routes and failover; smpp: every message through an SMPP gateway to an "
                                 + "SMSC simulator that is cut off and killed among the faults");
         subparser
+                .addArgument("--ha")
+                .action(Arguments.storeTrue())
+                .help("the database a pg_auto_failover formation (a monitor, a primary, two standbys, replication "
+                        + "synchronous) whose primary is killed and its data folder deleted among the faults");
+        subparser
+                .addArgument("--ha-async")
+                .action(Arguments.storeTrue())
+                .help("with --ha: replication asynchronous, the counter-proof (it loses acknowledged messages)");
+        subparser
+                .addArgument("--primary-kills")
+                .type(Integer.class)
+                .setDefault(5)
+                .help("with --ha: how many times at least the primary is lost (the load goes on until then)");
+        subparser
+                .addArgument("--ha-nodes")
+                .type(Integer.class)
+                .setDefault(3)
+                .help("with --ha: PostgreSQL nodes in the formation (3: every commit on two of them even while one "
+                        + "is being replaced)");
+        subparser
                 .addArgument("--drain-seconds")
                 .type(Integer.class)
                 .setDefault(300)
@@ -71,6 +91,12 @@ public final class ChaosCommand extends Command {
                 Duration.ofSeconds(namespace.getInt("drain_seconds")),
                 namespace.getString("feed"),
                 namespace.getString("gateway"),
+                namespace.getBoolean("ha") || namespace.getBoolean("ha_async")
+                        ? new ChaosRun.Ha(
+                                namespace.getBoolean("ha_async"),
+                                namespace.getInt("primary_kills"),
+                                namespace.getInt("ha_nodes"))
+                        : null,
                 System.out);
         boolean ok = chaos.run();
         if (ok && !namespace.getBoolean("keep_files")) {
