@@ -82,7 +82,7 @@ public final class ChaosRun {
      * {@code --ha} (issue 30): the database is a pg_auto_failover formation (a monitor, a primary and two standbys,
      * replication synchronous unless {@code --ha-async}), the fleet connects with a multi-host URL, and beside the
      * seeded faults the primary is killed with SIGKILL, its data folder deleted, {@code primaryKills} times at least
-     * (each time with the standbys' WAL receivers stopped for {@link #LAGGING_MS} first), a standby promoted and a
+     * (each time with its WAL senders stopped for {@link #LAGGING_MS} first), a standby promoted and a
      * fresh one added. The load goes on until the last kill's formation has settled.
      */
     private final Ha ha;
@@ -94,6 +94,10 @@ public final class ChaosRun {
     private Formation formation;
     private String databaseUrl;
     private volatile int primaryKills;
+    /** Held by whoever pauses or restarts Redis: the fault schedule and the primary's losses run on two threads. */
+    private final Object redisFaults = new Object();
+
+    private volatile int redisEmptiedInFailover;
     private final List<Double> failoverSeconds = java.util.Collections.synchronizedList(new ArrayList<>());
 
     /** The SMSC simulator process, the proxy the send workers' binds go through, its configuration and journal. */
@@ -209,12 +213,22 @@ public final class ChaosRun {
             if (ha != null) {
                 out.printf(
                         Locale.ROOT,
-                        "ha: primary killed %d times (SIGKILL, data folder deleted, standbys %d ms behind first), "
-                                + "replication %s, seconds from the kill to a new primary %s%n",
+                        "ha: primary killed %d times (SIGKILL, data folder deleted, its WAL senders stopped %d ms first; Redis "
+                                + "replaced by an empty one during %d of the failovers), replication %s, seconds from "
+                                + "the kill to a new primary %s%n",
                         primaryKills,
                         LAGGING_MS,
+                        redisEmptiedInFailover,
                         ha.async() ? "asynchronous" : "synchronous",
                         failoverSeconds);
+                if (feed.equals("cdc")) {
+                    // A promoted standby has no logical slot (PostgreSQL 15 does not copy slots): the feed must have
+                    // created it again, and published what was owed from the log, after each loss.
+                    out.printf(
+                            Locale.ROOT,
+                            "ha: the pollers found the feed's slot gone %d times (after a new primary; both may report one loss)%n",
+                            linesContaining("poller-", "is gone (dropped, or a standby was promoted"));
+                }
             }
             if (smpp) {
                 out.printf(
@@ -321,6 +335,30 @@ public final class ChaosRun {
         databaseUrl = formation.jdbcUrl("sendlog");
     }
 
+    private void pauseRedis(double atSeconds, int ms) throws Exception {
+        log(atSeconds, "Redis paused for " + ms + " ms");
+        synchronized (redisFaults) {
+            redis.pause();
+            Thread.sleep(ms);
+            redis.resume();
+        }
+    }
+
+    /** Lines holding {@code text} in the logs of the processes whose names start with {@code prefix}. */
+    private long linesContaining(String prefix, String text) throws java.io.IOException {
+        long n = 0;
+        try (var logs = Files.list(dir)) {
+            for (Path log : logs.filter(f -> f.getFileName().toString().startsWith(prefix)
+                            && f.getFileName().toString().endsWith(".log"))
+                    .toList()) {
+                try (var lines = Files.lines(log)) {
+                    n += lines.filter(l -> l.contains(text)).count();
+                }
+            }
+        }
+        return n;
+    }
+
     /** The first of {@code n} consecutive free ports below the ephemeral range. */
     private int freeBlock(int n) {
         for (int i = 0; i < 1000; i++) {
@@ -356,11 +394,23 @@ public final class ChaosRun {
                     out.printf(
                             Locale.ROOT,
                             "chaos: t+%.1fs primary loss %d: node %d killed with SIGKILL and its data folder deleted "
-                                    + "(standbys %d ms behind)%n",
+                                    + "(its WAL senders stopped %d ms first)%n",
                             (killedAt - start) / 1e9,
                             primaryKills,
                             node,
                             LAGGING_MS);
+                    if (primaryKills % 2 == 0) {
+                        // Every second loss, Redis replaced by an empty one before the new primary is there: the jobs
+                        // are gone with it, and only the log (once it has a primary again) says what is owed.
+                        synchronized (redisFaults) {
+                            redis.restart();
+                        }
+                        redisEmptiedInFailover++;
+                        out.printf(
+                                Locale.ROOT,
+                                "chaos: t+%.1fs Redis replaced by an empty one during the failover%n",
+                                (System.nanoTime() - start) / 1e9);
+                    }
                     while (formation.primary() == 0 || formation.primary() == node) {
                         Thread.sleep(200);
                     }
@@ -732,23 +782,15 @@ public final class ChaosRun {
             }
             case 2 -> {
                 log(atSeconds, "Redis restarted with its data lost");
-                redis.restart();
+                synchronized (redisFaults) {
+                    redis.restart();
+                }
             }
-            case 3 -> {
-                int ms = 2000 + random.nextInt(4000);
-                log(atSeconds, "Redis paused for " + ms + " ms");
-                redis.pause();
-                Thread.sleep(ms);
-                redis.resume();
-            }
+            case 3 -> pauseRedis(atSeconds, 2000 + random.nextInt(4000));
             case 4 -> {
                 if (ha != null) {
                     // The formation's faults are the primary's losses (their own schedule); here, a Redis pause.
-                    int ms = 2000 + random.nextInt(2000);
-                    log(atSeconds, "Redis paused for " + ms + " ms");
-                    redis.pause();
-                    Thread.sleep(ms);
-                    redis.resume();
+                    pauseRedis(atSeconds, 2000 + random.nextInt(2000));
                     return;
                 }
                 log(atSeconds, "PostgreSQL restarted (fast shutdown)");

@@ -54,8 +54,8 @@ final class Formation implements AutoCloseable {
 
     /**
      * SIGKILLs the primary's keeper and server and deletes its data folder (the machine and its disk are gone), with
-     * every standby's WAL receiver stopped for {@code laggingMs} before (a standby that is behind, as a slow network
-     * leaves it): a synchronous formation acknowledges nothing meanwhile, an asynchronous one does, and loses it.
+     * the primary's WAL senders stopped for {@code laggingMs} before (standbys that are behind, as a slow network
+     * leaves them): a synchronous formation acknowledges nothing meanwhile, an asynchronous one does, and loses it.
      * Returns the node killed.
      */
     int killPrimary(long laggingMs) throws IOException, InterruptedException {

@@ -163,7 +163,13 @@ public final class CdcFeed {
         connection = c;
         PGConnection pg = c.unwrap(PGConnection.class);
         if (!slot.exists()) {
-            slot.markNotCaughtUp();
+            if (slot.markNotCaughtUp()) {
+                LOG.warn(
+                        "replication slot {} was taken before and is gone (dropped, or a standby was promoted: slots "
+                                + "are not copied); creating it again, and publishing every work event still owed from "
+                                + "the log first",
+                        slot.name());
+            }
             try {
                 pg.getReplicationAPI()
                         .createReplicationSlot()

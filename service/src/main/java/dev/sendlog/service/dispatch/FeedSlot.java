@@ -116,12 +116,17 @@ public final class FeedSlot {
         return dsl.fetchExists(dsl.selectOne().from("pg_replication_slots").where("slot_name = ?", slot));
     }
 
-    /** Before the slot is (re)created: what was committed before it exists must be published once more. */
-    public void markNotCaughtUp() {
-        dsl.execute(
+    /**
+     * Before the slot is (re)created: what was committed before it exists must be published once more. Returns whether
+     * the slot had been taken before, so is now gone: dropped, or lost with a primary whose standby took over.
+     */
+    public boolean markNotCaughtUp() {
+        Record r = dsl.fetchOne(
                 "INSERT INTO feed_slots (slot_name) VALUES (?) "
-                        + "ON CONFLICT (slot_name) DO UPDATE SET caught_up_at = NULL",
+                        + "ON CONFLICT (slot_name) DO UPDATE SET caught_up_at = NULL "
+                        + "RETURNING epoch, holder",
                 slot);
+        return r.get(1) != null;
     }
 
     /** A process took the slot: the next epoch, and whether the catch-up is still owed. */

@@ -70,6 +70,39 @@ class AvailabilityTest {
         await().atMost(Duration.ofSeconds(45)).until(() -> SERVICE.healthy("database"));
     }
 
+    /**
+     * A primary that has stepped down (or a standby reached during a failover) takes connections but refuses writes
+     * with SQLSTATE 25006: the client gets 503 with Retry-After, nothing is written, and the first write after the
+     * switch is a 202 again.
+     */
+    @Test
+    void aServerThatRefusesWritesAnswers503AndWritesNothing() {
+        String db = SERVICE.database().name();
+        long messages = Sql.count(SERVICE.dataSource(), "SELECT count(*) FROM messages");
+        adminExec("ALTER DATABASE " + db + " SET default_transaction_read_only = on");
+        try {
+            adminExec("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '" + db
+                    + "' AND application_name LIKE 'sendlog-%'");
+            ApiResponse r = SERVICE.api().post("/v1/messages", "client-a", BODY, "Idempotency-Key", "read-only");
+            assertThat(r.status()).as(r.raw()).isEqualTo(503);
+            assertThat(r.header("Retry-After")).isNotNull();
+            assertThat(r.contentType()).startsWith("application/problem+json");
+        } finally {
+            adminExec("ALTER DATABASE " + db + " RESET default_transaction_read_only");
+            adminExec("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '" + db
+                    + "' AND application_name LIKE 'sendlog-%'");
+        }
+        assertThat(Sql.count(SERVICE.dataSource(), "SELECT count(*) FROM messages"))
+                .isEqualTo(messages);
+        await().atMost(Duration.ofSeconds(15))
+                .until(() -> SERVICE.api()
+                                .post("/v1/messages", "client-a", BODY, "Idempotency-Key", "read-only")
+                                .status()
+                        == 202);
+        assertThat(Sql.count(SERVICE.dataSource(), "SELECT count(*) FROM messages"))
+                .isEqualTo(messages + 1);
+    }
+
     /** Runs a statement from the cluster's admin database (a database cannot refuse its own connections). */
     private static void adminExec(String sql) {
         try (Connection c = SERVICE.database()
