@@ -29,6 +29,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import java.util.function.Function;
 import java.util.logging.Level;
@@ -153,6 +154,124 @@ class ConsoleBrowserTest {
         assertThat(field("segments")).as("the units it is charged").isEqualTo("1");
         assertThat(field("providerId")).isNotEqualTo("—");
         assertThat(browser.findElements(By.cssSelector("[data-test=redrive]"))).isEmpty();
+
+        // The history reads as sentences, each with the time since the step before; the raw data one click away.
+        assertThat(sentence("ACCEPTED"))
+                .isEqualTo("Accepted for tenant acme, to go out through " + field("gateway") + ".");
+        assertThat(sentence("PROVIDER_ACCEPTED"))
+                .startsWith("Provider " + field("gateway") + " accepted it as " + field("providerId") + ", ")
+                .endsWith(" after the claim.");
+        assertThat(sentence("CLAIMED")).startsWith("Worker ").contains("took attempt 1");
+        WebElement accepted = event("PROVIDER_ACCEPTED");
+        assertThat(accepted.findElement(By.cssSelector("[data-test=since]")).getText())
+                .matches("\\+[0-9.]+ (ms|s)");
+        assertThat(accepted.findElement(By.tagName("time")).getAttribute("title"))
+                .endsWith("Z (UTC)");
+        WebElement raw = accepted.findElement(By.cssSelector("details.raw pre"));
+        assertThat(raw.isDisplayed()).as("the raw data is folded away").isFalse();
+        accepted.findElement(By.cssSelector("details.raw summary")).click();
+        wait.until(d -> raw.isDisplayed());
+        assertThat(raw.getText()).contains("\"providerId\": \"" + field("providerId") + "\"");
+
+        // The whole life as one bar: a segment between each two events, and how long it all took.
+        int events = eventTypes().size();
+        assertThat(browser.findElements(By.cssSelector("#lifebar [data-test=segment]")))
+                .hasSize(events - 1);
+        assertThat(browser.findElement(By.cssSelector("#lifebar [data-test=life]"))
+                        .getText())
+                .startsWith(events + " events over ");
+        assertThat(browser.findElement(By.cssSelector("#lifebar [data-test=segment]"))
+                        .getAttribute("title"))
+                .startsWith("ACCEPTED to ");
+        // The id copied to the clipboard, or selected for the user's own copy where the browser refuses.
+        click(By.id("message-copy"));
+        wait.until(d -> text("notice").equals("Copied " + id) || text("notice").startsWith("The id is selected"));
+    }
+
+    /**
+     * Every event type has its sentence: the console's own wording of one event of each type, as the API shapes them
+     * (docs/api.md), none left as a bare type name or with a field it failed to read.
+     */
+    @Test
+    void everyEventTypeReadsAsASentence() {
+        signIn("support-1", "support");
+        Map<String, String> expected = new java.util.LinkedHashMap<>();
+        expected.put(
+                "{\"type\":\"ACCEPTED\",\"data\":{\"tenant\":\"acme\",\"gateway\":\"sim\"}}",
+                "Accepted for tenant acme, to go out through sim.");
+        expected.put(
+                "{\"type\":\"SCHEDULED\",\"data\":{\"sendAt\":\"2026-12-24T08:00:00Z\"}}",
+                "Scheduled: it waits until ");
+        expected.put("{\"type\":\"PUBLISHED\",\"data\":{\"attempt\":2}}", "Handed to the send queue for attempt 2.");
+        expected.put(
+                "{\"type\":\"CLAIMED\",\"data\":{\"attempt\":1,\"worker\":\"send-worker-1\"}}",
+                "Worker send-worker-1 took attempt 1.");
+        expected.put(
+                "{\"type\":\"PROVIDER_ACCEPTED\",\"data\":{\"attempt\":1,\"gateway\":\"smsc\",\"providerId\":\"p2\","
+                        + "\"part\":2,\"parts\":3}}",
+                "Provider smsc accepted it as p2 (part 2 of 3).");
+        expected.put(
+                "{\"type\":\"ATTEMPT_FAILED\",\"data\":{\"attempt\":1,\"error\":\"HTTP 503\","
+                        + "\"nextAttemptAt\":\"2026-12-24T08:00:00Z\"}}",
+                "Attempt 1 failed: HTTP 503; next try at ");
+        expected.put(
+                "{\"type\":\"REJECTED\",\"data\":{\"stage\":\"suppression\",\"reason\":\"suppressed\"}}",
+                "Rejected at the suppression stage: suppressed.");
+        expected.put(
+                "{\"type\":\"REDRIVEN\",\"data\":{\"attempt\":2,\"reason\":\"CLAIM_TIMEOUT\"}}",
+                "Sent again as attempt 2: the worker that claimed it did not finish by its deadline.");
+        expected.put(
+                "{\"type\":\"REDRIVEN\",\"data\":{\"attempt\":1,\"reason\":\"FAILED_OVER\",\"gateway\":\"sim2\","
+                        + "\"error\":\"connection refused\"}}",
+                "Moved to gateway sim2, because the one before certainly did not take it: connection refused.");
+        expected.put(
+                "{\"type\":\"DEAD\",\"data\":{\"attempts\":5,\"reason\":\"retries exhausted\"}}",
+                "Dead after 5 attempts: retries exhausted.");
+        expected.put(
+                "{\"type\":\"RECEIPT\",\"data\":{\"kind\":\"DELIVERED\",\"gateway\":\"sim\",\"providerId\":\"p2\","
+                        + "\"providerStatus\":\"DELIVRD\",\"providerTimestamp\":\"2026-12-24T08:03:00Z\"}}",
+                "Receipt DELIVRD (DELIVERED) from sim, from a callback; provider time ");
+        expected.put(
+                "{\"type\":\"RECEIPT\",\"data\":{\"kind\":\"UNDELIVERED\",\"gateway\":\"sim\",\"providerId\":\"p2\","
+                        + "\"providerStatus\":\"UNDELIV\",\"providerTimestamp\":\"2026-12-24T08:03:00Z\",\"source\":\"QUERY\"}}",
+                "Receipt UNDELIV (UNDELIVERED) from sim, learned by asking its status query; provider time ");
+        expected.put(
+                "{\"type\":\"OUTCOME_UNKNOWN\",\"data\":{\"reason\":\"no receipt within the window\"}}",
+                "Outcome unknown: no receipt within the window. Not failed");
+        expected.put(
+                "{\"type\":\"RESOLVED\",\"data\":{\"parkedId\":7,\"action\":\"apply\",\"status\":\"DELIVERED\"}}",
+                "Support applied DELIVERED from parked input #7.");
+        expected.put(
+                "{\"type\":\"RESOLVED\",\"data\":{\"parkedId\":8,\"action\":\"discard\",\"note\":\"spam\"}}",
+                "Support discarded parked input #8: spam.");
+        expected.put("{\"type\":\"EXPIRED\",\"data\":{}}", "Expired before a worker could send it");
+        expected.put("{\"type\":\"CANCELLED\",\"data\":{}}", "Cancelled by the caller before a worker claimed it");
+        expected.put("{\"type\":\"COMPACTED\",\"data\":{\"events\":[{},{}]}}", "Compaction folded 2 older events");
+        java.util.Set<String> types = new java.util.HashSet<>();
+        expected.forEach((event, words) -> {
+            String said = (String) ((org.openqa.selenium.JavascriptExecutor) browser)
+                    .executeScript("return window.sendlogConsole.sentence(JSON.parse(arguments[0]));", event);
+            assertThat(said).as(event).startsWith(words).doesNotContain("undefined", "null", "NaN", "—");
+            types.add(event.substring(9, event.indexOf('"', 9)));
+        });
+        assertThat(types)
+                .as("every type of docs/api.md")
+                .containsExactlyInAnyOrder(
+                        "ACCEPTED",
+                        "SCHEDULED",
+                        "PUBLISHED",
+                        "CLAIMED",
+                        "PROVIDER_ACCEPTED",
+                        "ATTEMPT_FAILED",
+                        "REJECTED",
+                        "REDRIVEN",
+                        "DEAD",
+                        "RECEIPT",
+                        "OUTCOME_UNKNOWN",
+                        "RESOLVED",
+                        "EXPIRED",
+                        "CANCELLED",
+                        "COMPACTED");
     }
 
     /**
@@ -337,7 +456,7 @@ class ConsoleBrowserTest {
                 .as("the timers' re-drives, then the admin's")
                 .last()
                 .asString()
-                .contains("admin:ops-admin", "ADMIN");
+                .contains("admin:ops-admin", "support re-drove it");
         assertThat(SERVICE.api()
                         .get("/v1/messages/" + id, "admin-1")
                         .json()
@@ -673,6 +792,19 @@ class ConsoleBrowserTest {
                 }
             }
         }
+    }
+
+    /** The last event of this type on the open message's timeline. */
+    private WebElement event(String type) {
+        List<WebElement> found =
+                browser.findElements(By.cssSelector("#timeline [data-test=event][data-type=" + type + "]"));
+        assertThat(found).as("a " + type + " event on the timeline").isNotEmpty();
+        return found.getLast();
+    }
+
+    /** What the open message's timeline says of its last event of this type. */
+    private String sentence(String type) {
+        return event(type).findElement(By.cssSelector("[data-test=sentence]")).getText();
     }
 
     /** Every event of the open message's timeline in page order, folded ones included. */
