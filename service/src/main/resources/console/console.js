@@ -16,6 +16,8 @@
   // "priority" is shown only when the API names one: it names only high (normal is the default).
   const FIELDS = ["id", "tenant", "status", "priority", "to", "from", "validUntil", "sendAt", "reference", "gateway", "providerId", "attempts", "segments", "acceptedAt",
     "updatedAt", "lastError"];
+  // Shown in the browser's time zone, the API's UTC value on hover and in the datetime attribute.
+  const TIMES = new Set(["validUntil", "sendAt", "acceptedAt", "updatedAt"]);
   const NO_MESSAGE = "00000000-0000-0000-0000-000000000000";
 
   const $ = (id) => document.getElementById(id);
@@ -149,7 +151,37 @@
     for (const tab of ["tab-dead", "tab-parked", "tab-webhooks", "tab-suppressions"]) {
       $(tab).hidden = state.role === "client";
     }
+    const wanted = window.location.hash; // before show() writes the search view's own
     show("search");
+    await applyLocation(wanted);
+  }
+
+  // ---- the address: a search or a message can be shared as a link ----
+
+  /** Puts the view in the address bar without a new history entry: "#search?to=...", "#message/<id>", "#dead". */
+  function setLocation(fragment) {
+    const url = `${window.location.pathname}${window.location.search}${fragment ? `#${fragment}` : ""}`;
+    window.history.replaceState(null, "", url);
+  }
+
+  /** After signing in: open what the address names (a shared search, a message, a list). */
+  async function applyLocation(fragment) {
+    const hash = decodeURIComponent(fragment.slice(1));
+    if (hash.startsWith("message/")) {
+      await openMessage(hash.slice("message/".length));
+    } else if (hash.startsWith("search?")) {
+      const params = new URLSearchParams(fragment.slice("#search?".length));
+      $("search-to").value = params.get("to") || "";
+      $("search-reference").value = params.get("reference") || "";
+      $("search-status").value = params.get("status") || "";
+      // The inputs are datetime-local read as UTC; the address holds the API's form (2026-11-30T00:00:00Z).
+      $("search-since").value = (params.get("since") || "").replace(/Z$/, "").slice(0, 16);
+      $("search-until").value = (params.get("until") || "").replace(/Z$/, "").slice(0, 16);
+      $("search-tenant").value = params.get("tenant") || "";
+      await search(false);
+    } else if (["dead", "parked", "webhooks", "suppressions"].includes(hash) && !$(`tab-${hash}`).hidden) {
+      $(`tab-${hash}`).click();
+    }
   }
 
   /**
@@ -212,6 +244,8 @@
     stopFollowing();
     state.role = null;
     state.openId = null;
+    state.search = { params: null, cursor: null };
+    setLocation("");
     delete document.body.dataset.role;
     for (const id of ["search-rows", "dead-rows", "parked-rows", "webhooks-rows", "message-fields", "message-actions", "timeline",
       "suppressions-rows", "suppression-changes"]) {
@@ -241,6 +275,7 @@
       state.listView = view;
       stopFollowing();
       state.openId = null;
+      setLocation(view === "search" ? (state.search.params ? `search?${state.search.params}` : "") : view);
     }
     for (const name of ["search", "dead", "parked", "webhooks", "suppressions", "message"]) {
       $(`view-${name}`).hidden = name !== view;
@@ -273,8 +308,8 @@
       el("td", {}, text(m.reference)),
       el("td", {}, text(m.tenant)),
       el("td", { class: "number" }, text(m.attempts)),
-      el("td", {}, text(m.acceptedAt)),
-      el("td", {}, text(m.updatedAt)),
+      el("td", {}, m.acceptedAt ? timeElement(m.acceptedAt) : text(m.acceptedAt)),
+      el("td", {}, m.updatedAt ? timeElement(m.updatedAt) : text(m.updatedAt)),
       extra || []);
   }
 
@@ -308,6 +343,7 @@
     const params = new URLSearchParams(more ? state.search.params : searchParams());
     if (!more) {
       state.search.params = params.toString();
+      setLocation(`search?${state.search.params}`);
     }
     params.set("limit", String(PAGE_SIZE));
     if (more) {
@@ -574,6 +610,7 @@
   async function openMessage(id) {
     stopFollowing();
     state.openId = id;
+    setLocation(`message/${encodeURIComponent(id)}`);
     $("message-id").textContent = id;
     $("message-fields").replaceChildren();
     $("message-actions").replaceChildren();
@@ -597,7 +634,8 @@
     $("message-fields").replaceChildren(...FIELDS.filter((name) => name !== "priority" || message.priority).flatMap((name) => [
       el("dt", {}, name),
       el("dd", { "data-field": name, id: name === "status" ? "message-status" : null },
-        name === "status" ? statusBadge(message.status) : text(message[name])),
+        name === "status" ? statusBadge(message.status)
+          : TIMES.has(name) && message[name] ? timeElement(message[name]) : text(message[name])),
     ]));
     const actions = [];
     if (state.role === "admin" && REDRIVABLE.has(message.status)) {

@@ -188,6 +188,43 @@ class ConsoleBrowserTest {
         wait.until(d -> text("notice").equals("Copied " + id) || text("notice").startsWith("The id is selected"));
     }
 
+    /** A search and a message are links: the address keeps the filters and the open message, and opens them again. */
+    @Test
+    void aSearchAndAMessageAreSharedAsLinks() {
+        String to = Messages.recipient();
+        String id = Messages.submitOne(SERVICE, to);
+        Messages.awaitStatus(SERVICE, id, "SENT", WAIT);
+
+        signIn("support-1", "support");
+        type("search-to", to);
+        new org.openqa.selenium.support.ui.Select(browser.findElement(By.id("search-status")))
+                .selectByVisibleText("SENT");
+        click(By.id("search-submit"));
+        wait.until(ExpectedConditions.visibilityOfElementLocated(row("result-row", id)))
+                .findElement(By.cssSelector("[data-test=open]"))
+                .click();
+        wait.until(d -> field("id").equals(id));
+        String messageLink = browser.getCurrentUrl();
+        assertThat(messageLink).endsWith("/console/#message/" + id);
+        click(By.id("message-back"));
+        String searchLink = browser.getCurrentUrl();
+        assertThat(searchLink).contains("/console/#search?").contains("to=%2B").contains("status=SENT");
+        signOut();
+        assertThat(browser.getCurrentUrl()).as("signing out forgets the view").doesNotContain("#");
+
+        // Someone else opens the links and signs in: the same search, filled in and run; the same message.
+        signInAt(searchLink, "support-1", "support");
+        wait.until(ExpectedConditions.visibilityOfElementLocated(row("result-row", id)));
+        assertThat(browser.findElement(By.id("search-to")).getAttribute("value"))
+                .isEqualTo(to);
+        assertThat(browser.findElement(By.id("search-status")).getAttribute("value"))
+                .isEqualTo("SENT");
+        signOut();
+        signInAt(messageLink, "support-1", "support");
+        wait.until(d -> field("id").equals(id));
+        assertThat(eventTypes()).contains("PROVIDER_ACCEPTED");
+    }
+
     /**
      * Every event type has its sentence: the console's own wording of one event of each type, as the API shapes them
      * (docs/api.md), none left as a bare type name or with a field it failed to read.
@@ -308,7 +345,7 @@ class ConsoleBrowserTest {
 
         signIn("support-1", "support");
         openFoundByRecipientAndStatus(to, "SCHEDULED", id);
-        assertThat(java.time.Instant.parse(field("sendAt"))).isEqualTo(sendAt);
+        assertThat(java.time.Instant.parse(fieldTime("sendAt"))).isEqualTo(sendAt);
         wait.until(d -> eventTypes().equals(List.of("ACCEPTED", "SCHEDULED")));
         assertThat(browser.findElements(By.cssSelector("[data-test=cancel]")))
                 .as("support does not cancel")
@@ -350,7 +387,7 @@ class ConsoleBrowserTest {
 
         signIn("support-1", "support");
         openFoundByRecipientAndStatus(to, "EXPIRED", id);
-        assertThat(java.time.Instant.parse(field("validUntil"))).isEqualTo(validUntil);
+        assertThat(java.time.Instant.parse(fieldTime("validUntil"))).isEqualTo(validUntil);
         wait.until(d -> eventTypes().equals(List.of("ACCEPTED", "SCHEDULED", "EXPIRED")));
         assertThat(browser.findElements(By.cssSelector("[data-test=cancel]")))
                 .as("nothing left to cancel")
@@ -695,11 +732,16 @@ class ConsoleBrowserTest {
     // ---- page helpers ----
 
     private void signIn(String key, String role) {
-        browser.get(SERVICE.api().baseUrl() + "/console/");
+        signInAt(SERVICE.api().baseUrl() + "/console/", key, role);
+        wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("search-form")));
+    }
+
+    /** Opens the console at this address (a link someone shared) and signs in there. */
+    private void signInAt(String url, String key, String role) {
+        browser.get(url);
         type("key", key);
         click(By.id("sign-in"));
         wait.until(ExpectedConditions.textToBe(By.id("who"), "signed in as " + role));
-        wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("search-form")));
     }
 
     private void signOut() {
@@ -780,6 +822,13 @@ class ConsoleBrowserTest {
 
     /** A field of the open message; "" while the page has not shown it yet. */
     /** A field of the open message; read again when the page re-renders it under the test's hands. */
+    /** A time field of the open message as the API gave it (the page shows it in the browser's zone). */
+    private String fieldTime(String name) {
+        WebElement time = browser.findElement(By.cssSelector("#message-fields dd[data-field=" + name + "] time"));
+        assertThat(time.getAttribute("title")).isEqualTo(time.getAttribute("datetime") + " (UTC)");
+        return time.getAttribute("datetime");
+    }
+
     private String field(String name) {
         for (int i = 0; ; i++) {
             try {
