@@ -282,6 +282,7 @@
     }
     for (const tab of document.querySelectorAll("nav button")) {
       tab.setAttribute("aria-selected", String(tab.dataset.view === view));
+      tab.tabIndex = tab.dataset.view === view || (view === "message" && tab.dataset.view === state.listView) ? 0 : -1;
     }
   }
 
@@ -440,7 +441,8 @@
       el("button", { type: "button", "data-test": "suppression-history",
         onclick: () => act(() => loadSuppressionChanges(entry.recipient)) }, "History"));
     if (state.role === "admin") {
-      const why = el("input", { type: "text", "data-test": "unsuppress-reason", placeholder: "why (optional)", maxlength: 500 });
+      const why = el("input", { type: "text", "data-test": "unsuppress-reason", placeholder: "why (optional)", maxlength: 500,
+      "aria-label": "why it is removed (optional)" });
       const remove = el("button", { type: "button", "data-test": "unsuppress" }, "Remove");
       remove.addEventListener("click", () => act(async () => {
         remove.disabled = true;
@@ -576,8 +578,9 @@
     const status = el("select", { "data-test": "resolve-status", "aria-label": "status to apply" },
       ["DELIVERED", "UNDELIVERED", "UNKNOWN"].map((s) => el("option", {}, s)));
     const messageId = p.messageId ? null
-      : el("input", { type: "text", "data-test": "resolve-message", placeholder: "message id", spellcheck: "false" });
-    const note = el("input", { type: "text", "data-test": "resolve-note", placeholder: "note" });
+      : el("input", { type: "text", "data-test": "resolve-message", placeholder: "message id", spellcheck: "false",
+        "aria-label": "the message it is about" });
+    const note = el("input", { type: "text", "data-test": "resolve-note", placeholder: "note", "aria-label": "note" });
     const resolve = (body, button) => act(async () => {
       button.disabled = true;
       try {
@@ -617,6 +620,7 @@
     $("timeline").replaceChildren();
     $("lifebar").replaceChildren();
     show("message");
+    $("message-heading").focus();
     await loadMessage();
   }
 
@@ -872,6 +876,19 @@
     $("parked-reload").addEventListener("click", () => act(() => loadParked(false)));
     $("parked-all").addEventListener("change", () => act(() => loadParked(false)));
     $("parked-more").addEventListener("click", () => act(() => loadParked(true)));
+    // The tabs as a tab list: one of them in the Tab order, the arrow keys (and Home, End) move between them.
+    document.querySelector("nav").addEventListener("keydown", (event) => {
+      const tabs = [...document.querySelectorAll("nav button")].filter((tab) => !tab.hidden);
+      const at = tabs.indexOf(document.activeElement);
+      const to = { ArrowRight: at + 1, ArrowLeft: at - 1, Home: 0, End: tabs.length - 1 }[event.key];
+      if (at < 0 || to === undefined) {
+        return;
+      }
+      event.preventDefault();
+      const next = tabs[(to + tabs.length) % tabs.length];
+      next.focus();
+      next.click();
+    });
     $("message-back").addEventListener("click", () => { clearBanners(); show(state.listView); });
     $("message-refresh").addEventListener("click", () => act(loadMessage));
     $("message-copy").addEventListener("click", async () => {

@@ -188,6 +188,52 @@ class ConsoleBrowserTest {
         wait.until(d -> text("notice").equals("Copied " + id) || text("notice").startsWith("The id is selected"));
     }
 
+    /**
+     * Keyboard and screen-reader basics, in a phone-sized window: every form control has a name, the tabs move with
+     * the arrow keys, an opened message takes the focus to its heading, and no view is wider than the window (tables
+     * scroll on their own).
+     */
+    @Test
+    void aNarrowWindowAndTheKeyboardReachEverything() {
+        String to = Messages.recipient();
+        String id = Messages.submitOne(SERVICE, to);
+        Messages.awaitStatus(SERVICE, id, "SENT", WAIT);
+        browser.manage().window().setSize(new org.openqa.selenium.Dimension(390, 844));
+        signIn("admin-1", "admin");
+        org.openqa.selenium.JavascriptExecutor js = (org.openqa.selenium.JavascriptExecutor) browser;
+        assertThat((List<?>) js.executeScript("return [...document.querySelectorAll('input, select, textarea')]"
+                        + ".filter(e => !(e.labels && e.labels.length) && !e.getAttribute('aria-label'))"
+                        + ".map(e => e.id || e.outerHTML);"))
+                .as("form controls without a label")
+                .isEmpty();
+
+        browser.findElement(By.id("tab-search")).sendKeys(org.openqa.selenium.Keys.ARROW_RIGHT);
+        wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("view-dead")));
+        assertThat(browser.switchTo().activeElement().getAttribute("id")).isEqualTo("tab-dead");
+        assertThat(browser.findElement(By.id("tab-dead")).getAttribute("aria-selected"))
+                .isEqualTo("true");
+        browser.switchTo().activeElement().sendKeys(org.openqa.selenium.Keys.HOME);
+        wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("search-form")));
+
+        type("search-to", to);
+        click(By.id("search-submit"));
+        wait.until(ExpectedConditions.visibilityOfElementLocated(row("result-row", id)));
+        assertThat(notWiderThanTheWindow(js))
+                .as("the search results fit the window")
+                .isTrue();
+        browser.findElement(row("result-row", id))
+                .findElement(By.cssSelector("[data-test=open]"))
+                .click();
+        wait.until(d -> field("id").equals(id));
+        assertThat(browser.switchTo().activeElement().getAttribute("id")).isEqualTo("message-heading");
+        wait.until(d -> eventTypes().contains("PROVIDER_ACCEPTED"));
+        assertThat(notWiderThanTheWindow(js)).as("the message fits the window").isTrue();
+    }
+
+    private static boolean notWiderThanTheWindow(org.openqa.selenium.JavascriptExecutor js) {
+        return (Boolean) js.executeScript("return document.documentElement.scrollWidth <= window.innerWidth;");
+    }
+
     /** A search and a message are links: the address keeps the filters and the open message, and opens them again. */
     @Test
     void aSearchAndAMessageAreSharedAsLinks() {
