@@ -152,8 +152,23 @@
       $(tab).hidden = state.role === "client";
     }
     const wanted = window.location.hash; // before show() writes the search view's own
+    await loadTenants();
     show("search");
     await applyLocation(wanted);
+  }
+
+  /** Staff pick a tenant from those that hold a client key (any other can still be typed). */
+  async function loadTenants() {
+    $("tenant-list").replaceChildren();
+    if (state.role !== "support" && state.role !== "admin") {
+      return;
+    }
+    try {
+      const answer = await api("GET", "/v1/admin/tenants");
+      $("tenant-list").replaceChildren(...answer.tenants.map((tenant) => el("option", { value: tenant })));
+    } catch (e) {
+      showError(e); // the picker is a convenience: signed in all the same
+    }
   }
 
   // ---- the address: a search or a message can be shared as a link ----
@@ -246,6 +261,7 @@
     state.openId = null;
     state.search = { params: null, cursor: null };
     setLocation("");
+    $("tenant-list").replaceChildren();
     delete document.body.dataset.role;
     for (const id of ["search-rows", "dead-rows", "parked-rows", "webhooks-rows", "message-fields", "message-actions", "timeline",
       "suppressions-rows", "suppression-changes"]) {

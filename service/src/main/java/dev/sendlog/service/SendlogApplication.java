@@ -1190,7 +1190,8 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
                         new AdminActions(pools.dsl(PoolRole.API), events, reader, clock),
                         new ParkedStore(pools.dsl(PoolRole.API), events, reader, clock),
                         lanes,
-                        metrics));
+                        metrics,
+                        new ApiKeyStore(pools.dsl(PoolRole.API))));
     }
 
     private Pausable pausable(String component) {

@@ -6,6 +6,7 @@ import dev.sendlog.schema.jooq.tables.records.ApiKeysRecord;
 import java.util.Collection;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
@@ -77,6 +78,18 @@ public final class ApiKeyStore {
             }
             return new SyncResult(inserted, updated, revoked);
         });
+    }
+
+    /**
+     * The tenants that hold a client key, in order: what a staff member picks from (the console's tenant picker). Read
+     * from the key table, a few rows that every process already keeps equal to its configuration.
+     */
+    public List<String> clientTenants() {
+        return dsl.selectDistinct(API_KEYS.TENANT)
+                .from(API_KEYS)
+                .where(API_KEYS.ROLE.eq(roleName(Role.CLIENT)))
+                .orderBy(API_KEYS.TENANT)
+                .fetch(API_KEYS.TENANT);
     }
 
     public Optional<Caller> find(String key) {

@@ -6,6 +6,7 @@ import dev.sendlog.events.Lanes;
 import dev.sendlog.service.api.MessageView;
 import dev.sendlog.service.api.ResolveRequest;
 import dev.sendlog.service.api.SearchPage;
+import dev.sendlog.service.auth.ApiKeyStore;
 import dev.sendlog.service.auth.Caller;
 import dev.sendlog.service.auth.Role;
 import dev.sendlog.service.core.AdminActions;
@@ -39,14 +40,29 @@ public final class AdminResource {
     private final ParkedStore parked;
     private final Lanes lanes;
     private final MetricRegistry metrics;
+    private final ApiKeyStore keys;
 
     public AdminResource(
-            MessageReader reader, AdminActions actions, ParkedStore parked, Lanes lanes, MetricRegistry metrics) {
+            MessageReader reader,
+            AdminActions actions,
+            ParkedStore parked,
+            Lanes lanes,
+            MetricRegistry metrics,
+            ApiKeyStore keys) {
         this.reader = reader;
         this.actions = actions;
         this.parked = parked;
         this.lanes = lanes;
         this.metrics = metrics;
+        this.keys = keys;
+    }
+
+    /** The tenants that hold a client key, in order: {@code {"tenants": [...]}} (the console's tenant picker). */
+    @GET
+    @Path("/tenants")
+    @RolesAllowed({Role.SUPPORT_NAME, Role.ADMIN_NAME})
+    public Map<String, List<String>> tenants(@Auth Caller caller) {
+        return Map.of("tenants", keys.clientTenants());
     }
 
     /** The timing breakdown of the last minute per stage in this process, and its counters. */

@@ -162,6 +162,20 @@ class AccessControlTest {
     }
 
     @Test
+    void staffListTheTenantsThatHoldAClientKeyAndAClientMayNot() {
+        for (String staff : List.of("support-1", "admin-1")) {
+            ApiResponse r = SERVICE.api().get("/v1/admin/tenants", staff);
+            assertThat(r.status()).as(r.raw()).isEqualTo(200);
+            // test-config.yml: client keys for acme, globex and suspended; the staff keys' tenant (ops) is not one.
+            assertThat(r.json().get("tenants").toString()).isEqualTo("[\"acme\",\"globex\",\"suspended\"]");
+        }
+        ApiResponse client = SERVICE.api().get("/v1/admin/tenants", "client-a");
+        assertThat(client.status()).isEqualTo(403);
+        assertThat(client.contentType()).startsWith("application/problem+json");
+        assertThat(SERVICE.api().get("/v1/admin/tenants", null).status()).isEqualTo(401);
+    }
+
+    @Test
     void aSupportKeyReadsAdminListsButMayNotRedriveOrResolve() {
         assertThat(SERVICE.api().get("/v1/admin/dead", "support-1").status()).isEqualTo(200);
         assertThat(SERVICE.api().get("/v1/admin/parked", "support-1").status()).isEqualTo(200);

@@ -135,6 +135,11 @@ class ConsoleBrowserTest {
         String id = Messages.submitOne(SERVICE, to);
 
         signIn("support-1", "support");
+        assertThat(texts(By.cssSelector("#tenant-list option"), e -> e.getAttribute("value")))
+                .as("the tenant picker: the tenants that hold a client key")
+                .containsExactly("acme", "globex", "suspended");
+        assertThat(browser.findElement(By.id("search-tenant")).getAttribute("list"))
+                .isEqualTo("tenant-list");
         type("search-to", to);
         click(By.id("search-submit"));
         WebElement row = wait.until(ExpectedConditions.visibilityOfElementLocated(row("result-row", id)));
