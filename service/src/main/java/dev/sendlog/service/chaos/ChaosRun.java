@@ -91,6 +91,9 @@ public final class ChaosRun {
     public record Ha(boolean async, int primaryKills, int nodes) {}
 
     private static final long LAGGING_MS = 1500;
+    /** How long a killed primary may go without a successor before the run gives up on the formation. */
+    private static final Duration NO_NEW_PRIMARY = Duration.ofSeconds(180);
+
     private Formation formation;
     private String databaseUrl;
     private volatile int primaryKills;
@@ -411,8 +414,16 @@ public final class ChaosRun {
                                 "chaos: t+%.1fs Redis replaced by an empty one during the failover%n",
                                 (System.nanoTime() - start) / 1e9);
                     }
-                    while (formation.primary() == 0 || formation.primary() == node) {
+                    // Polls the monitor's view (a script call) until a standby has taken over; a formation that
+                    // promotes nobody ends the losses here, and the run fails for the kills that did not happen.
+                    long giveUpAt = killedAt + NO_NEW_PRIMARY.toNanos();
+                    for (int primary = formation.primary(); primary == 0 || primary == node; ) {
+                        if (System.nanoTime() > giveUpAt) {
+                            throw new java.io.IOException("no new primary " + NO_NEW_PRIMARY.toSeconds()
+                                    + " s after node " + node + " was killed");
+                        }
                         Thread.sleep(200);
+                        primary = formation.primary();
                     }
                     double failover = (System.nanoTime() - killedAt) / 1e9;
                     failoverSeconds.add(Math.round(failover * 10) / 10.0);
