@@ -33,7 +33,9 @@
     suppressions: { tenant: null, cursor: null },
     openId: null,
     follow: null,
+    pipeline: { timer: null, data: null, charts: {} },
   };
+  const PIPELINE_MS = 5000;
 
   /** A problem+json answer (RFC 9457), or a network failure shaped like one. */
   class Problem extends Error {
@@ -148,13 +150,18 @@
     $("app").hidden = false;
     document.body.dataset.role = state.role;
     // A client sees its own tenant's messages (search, a message's page, cancel): the staff lists are not its to read.
-    for (const tab of ["tab-dead", "tab-parked", "tab-webhooks", "tab-suppressions"]) {
+    for (const tab of ["tab-pipeline", "tab-dead", "tab-parked", "tab-webhooks", "tab-suppressions"]) {
       $(tab).hidden = state.role === "client";
     }
-    const wanted = window.location.hash; // before show() writes the search view's own
+    const wanted = window.location.hash; // before show() writes the first view's own
     await loadTenants();
-    show("search");
-    await applyLocation(wanted);
+    // Staff open on the pipeline view; a shared link (a search, a message, a list) opens what it names instead.
+    if (state.role === "client" || (wanted && wanted !== "#pipeline")) {
+      show("search");
+      await applyLocation(wanted);
+    } else {
+      await openPipeline();
+    }
   }
 
   /** Staff pick a tenant from those that hold a client key (any other can still be typed). */
@@ -194,7 +201,7 @@
       $("search-until").value = (params.get("until") || "").replace(/Z$/, "").slice(0, 16);
       $("search-tenant").value = params.get("tenant") || "";
       await search(false);
-    } else if (["dead", "parked", "webhooks", "suppressions"].includes(hash) && !$(`tab-${hash}`).hidden) {
+    } else if (["pipeline", "dead", "parked", "webhooks", "suppressions"].includes(hash) && !$(`tab-${hash}`).hidden) {
       $(`tab-${hash}`).click();
     }
   }
@@ -257,13 +264,15 @@
   function signOut() {
     sessionStorage.removeItem(KEY);
     stopFollowing();
+    stopPipeline();
+    state.pipeline.data = null;
     state.role = null;
     state.openId = null;
     state.search = { params: null, cursor: null };
     setLocation("");
     $("tenant-list").replaceChildren();
     delete document.body.dataset.role;
-    for (const id of ["search-rows", "dead-rows", "parked-rows", "webhooks-rows", "message-fields", "message-actions", "timeline",
+    for (const id of ["pipeline-stage-rows", "pipeline-gateway-rows", "pipeline-tenant-rows", "pipeline-health-rows", "search-rows", "dead-rows", "parked-rows", "webhooks-rows", "message-fields", "message-actions", "timeline",
       "suppressions-rows", "suppression-changes"]) {
       $(id).replaceChildren();
     }
@@ -287,13 +296,16 @@
 
   function show(view) {
     state.view = view;
+    if (view !== "pipeline") {
+      stopPipeline();
+    }
     if (view !== "message") {
       state.listView = view;
       stopFollowing();
       state.openId = null;
       setLocation(view === "search" ? (state.search.params ? `search?${state.search.params}` : "") : view);
     }
-    for (const name of ["search", "dead", "parked", "webhooks", "suppressions", "message"]) {
+    for (const name of ["pipeline", "search", "dead", "parked", "webhooks", "suppressions", "message"]) {
       $(`view-${name}`).hidden = name !== view;
     }
     for (const tab of document.querySelectorAll("nav button")) {
@@ -845,8 +857,142 @@
   }
 
   // The wording of one event, for the browser tests that check every type's sentence (read-only, no state).
+  // ---- the pipeline view ----
+
+  const THROUGHPUT = [["ACCEPTED", "accepted", "#1f5fa8"], ["PUBLISHED", "published", "#6a3fa0"], ["SENT", "sent", "#2e7d32"],
+    ["DELIVERED", "delivered", "#00838f"]];
+  const FAILURES = [["SEND_FAILED", "attempt failed", "#b26a00"], ["UNDELIVERED", "undelivered", "#a61b1b"],
+    ["UNKNOWN", "unknown", "#7a5500"], ["REJECTED", "rejected", "#ad1457"], ["DEAD", "dead", "#4e342e"],
+    ["EXPIRED", "expired", "#5c6670"], ["PARKED", "parked", "#283593"]];
+  const LATENCY = [["accept.commit", "accept commit", "#1f5fa8"], ["send.queue.wait", "in the send stream", "#6a3fa0"],
+    ["send.provider", "provider call", "#2e7d32"], ["send.accepted.to.sent", "accepted to sent", "#00838f"],
+    ["callbacks.record.commit", "callback recorded", "#b26a00"]];
+  const GATEWAY_COLUMNS = ["ACCEPTED", "SENT", "DELIVERED", "UNDELIVERED", "UNKNOWN", "REJECTED", "DEAD", "PARKED"];
+  const TENANT_COLUMNS = ["ACCEPTED", "SENT", "DELIVERED", "UNDELIVERED", "UNKNOWN", "REJECTED", "DEAD", "EXPIRED"];
+
+  async function openPipeline() {
+    show("pipeline");
+    await loadPipeline();
+    schedulePipeline();
+  }
+
+  function schedulePipeline() {
+    stopPipeline();
+    if (state.view === "pipeline" && $("pipeline-live").checked) {
+      state.pipeline.timer = window.setTimeout(async () => {
+        state.pipeline.timer = null;
+        try {
+          await loadPipeline();
+        } catch (e) {
+          showError(e);
+        }
+        schedulePipeline();
+      }, PIPELINE_MS);
+    }
+  }
+
+  function stopPipeline() {
+    if (state.pipeline.timer !== null) {
+      window.clearTimeout(state.pipeline.timer);
+      state.pipeline.timer = null;
+    }
+  }
+
+  async function loadPipeline() {
+    const data = await api("GET", "/v1/admin/overview");
+    if (state.view !== "pipeline" || !data) {
+      return;
+    }
+    state.pipeline.data = data;
+    $("pipeline-updated").replaceChildren("updated ", timeElement(data.at));
+    $("pipeline-stage-rows").replaceChildren(...data.stages.map((stage) => el("tr", { "data-test": "stage", "data-stage": stage.name },
+      el("th", { scope: "row" }, stage.label),
+      el("td", { class: "number", "data-test": "now" }, stage.now === null ? "—"
+        : `${stage.approximate ? "≈ " : ""}${stage.now.toLocaleString()}${stage.atLeast ? "+" : ""}`),
+      el("td", { class: "number" }, stage.perSecond.toLocaleString(undefined, { maximumFractionDigits: 2 })),
+      el("td", { class: "number" }, stage.p50Ms === null ? "—" : stageTime(stage.p50Ms)),
+      el("td", { class: "number" }, stage.p99Ms === null ? "—" : stageTime(stage.p99Ms)))));
+    $("pipeline-gateway-rows").replaceChildren(...countRows(data.gateways, GATEWAY_COLUMNS, "gateway"));
+    $("pipeline-tenant-rows").replaceChildren(...countRows(data.tenants, TENANT_COLUMNS, "tenant"));
+    const raised = Object.entries(data.alarms || {}).filter(([, alarm]) => alarm && alarm.raised);
+    const failing = data.health.filter((check) => !check.healthy || check.alarm);
+    $("pipeline-health-rows").replaceChildren(
+      ...data.health.map((check) => el("tr", { "data-test": "check", "data-check": check.name },
+        el("th", { scope: "row" }, check.name),
+        el("td", { class: check.healthy ? (check.alarm ? "state-alarm" : "state-ok") : "state-bad" },
+          check.healthy ? (check.alarm ? "alarm" : "healthy") : "unhealthy"),
+        el("td", {}, check.message))),
+      ...Object.entries(data.alarms || {}).map(([name, alarm]) => el("tr", { "data-test": "alarm", "data-alarm": name },
+        el("th", { scope: "row" }, `alarm: ${name}`),
+        el("td", { class: alarm.raised ? "state-alarm" : "state-ok" }, alarm.raised ? "raised" : "quiet"),
+        el("td", {}, `${alarm.lastMinute} in the last minute (limit ${alarm.limit})`))));
+    const banner = [...failing.map((check) => `${check.name}: ${check.message}`),
+      ...raised.map(([name, alarm]) => `alarm ${name}: ${alarm.lastMinute} in the last minute (limit ${alarm.limit})`)];
+    $("pipeline-alarm").textContent = banner.join(" · ");
+    $("pipeline-alarm").hidden = banner.length === 0;
+    drawCharts(data);
+  }
+
+  /** A stage's time: tenths of a millisecond below 10 ms (a commit, a queue read), else as durations are shown. */
+  function stageTime(ms) {
+    return ms < 10 ? `${ms.toFixed(1)} ms` : duration(ms);
+  }
+
+  function countRows(counts, columns, test) {
+    const names = Object.keys(counts || {});
+    if (names.length === 0) {
+      return [el("tr", {}, el("td", { colspan: String(columns.length + 1), class: "empty" }, "Nothing in the last hour."))];
+    }
+    return names.map((name) => el("tr", { "data-test": test, "data-name": name },
+      el("th", { scope: "row" }, name),
+      ...columns.map((column) => el("td", { class: "number", "data-count": column },
+        Number(counts[name][column] || 0).toLocaleString()))));
+  }
+
+  /** The minutes on the x axis (seconds, as uPlot takes them), then one series per line. */
+  function chartData(data, source, lines) {
+    return [data.minuteStarts, ...lines.map(([key]) => (source[key] || data.minuteStarts.map(() => null)))];
+  }
+
+  function drawCharts(data) {
+    if (typeof window.uPlot !== "function") {
+      throw new Problem(0, { title: "The charting library did not load", detail: "/console/vendor/uplot/uPlot.iife.min.js" });
+    }
+    const charts = [
+      ["chart-throughput", chartData(data, data.throughput, THROUGHPUT), THROUGHPUT, "per minute"],
+      ["chart-latency", chartData(data, data.latencyP99, LATENCY), LATENCY, "ms"],
+      ["chart-failures", chartData(data, data.throughput, FAILURES), FAILURES, "per minute"],
+    ];
+    for (const [id, series, lines, unit] of charts) {
+      const holder = $(id);
+      const width = Math.max(280, holder.clientWidth || 320);
+      let chart = state.pipeline.charts[id];
+      if (!chart) {
+        chart = new window.uPlot({
+          width,
+          height: 200,
+          series: [{}, ...lines.map(([, label, stroke]) => ({ label, stroke, width: 1.5, spanGaps: false }))],
+          axes: [{}, { label: unit, size: 60 }],
+          scales: { x: { time: true } },
+          legend: { live: false },
+        }, series, holder);
+        state.pipeline.charts[id] = chart;
+      } else {
+        if (Math.abs(chart.width - width) > 4) {
+          chart.setSize({ width, height: 200 });
+        }
+        chart.setData(series);
+      }
+    }
+  }
+
   window.sendlogConsole = Object.freeze({
     sentence: (e) => sentence(e, e && e.data && typeof e.data === "object" ? e.data : null, null),
+    /** The pipeline view's last answer and what each chart was given (for tests and for a curious operator). */
+    pipeline: () => ({
+      data: state.pipeline.data,
+      charts: Object.fromEntries(Object.entries(state.pipeline.charts).map(([id, chart]) => [id, chart.data])),
+    }),
   });
 
   // ---- wiring ----
@@ -858,6 +1004,13 @@
     });
     $("sign-out").addEventListener("click", signOut);
     $("error-close").addEventListener("click", () => { $("error").hidden = true; });
+    $("tab-pipeline").addEventListener("click", () => act(openPipeline));
+    $("pipeline-live").addEventListener("change", () => act(async () => {
+      if ($("pipeline-live").checked) {
+        await loadPipeline();
+      }
+      schedulePipeline();
+    }));
     $("tab-search").addEventListener("click", () => { clearBanners(); show("search"); });
     $("tab-dead").addEventListener("click", () => act(async () => { show("dead"); await loadDead(false); }));
     $("tab-parked").addEventListener("click", () => act(async () => { show("parked"); await loadParked(false); }));

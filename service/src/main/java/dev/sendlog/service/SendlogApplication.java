@@ -98,7 +98,9 @@ import dev.sendlog.service.http.RefusedWithoutBody;
 import dev.sendlog.service.http.ResponseHeaders;
 import dev.sendlog.service.lifecycle.ShutdownSequence;
 import dev.sendlog.service.lifecycle.Sigterm;
+import dev.sendlog.service.metrics.PipelineOverview;
 import dev.sendlog.service.metrics.PrometheusServlet;
+import dev.sendlog.service.metrics.Tallies;
 import dev.sendlog.service.provider.FairShares;
 import dev.sendlog.service.provider.GatewayRate;
 import dev.sendlog.service.provider.HttpProvider;
@@ -190,6 +192,14 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
     private ShutdownSequence shutdown;
     /** The lanes' shard layout, as the database keeps it (LaneLayout), loaded at start. */
     private Lanes lanes;
+    /** This process's per-minute counts and stage timings, shared through Redis (the console's pipeline view). */
+    private Tallies tallies = Tallies.DISABLED;
+    /** The failure alarms of this process (GET /alarms, and the console's pipeline view). */
+    private FailureRates failureRates;
+    /** The Redis clients of the pipeline view (stats and stream depths), closed at shutdown. */
+    private RedisConnections statsRedis;
+
+    private String callbackRedisUri;
 
     private record Pausable(Runnable pause, Runnable resume) {}
 
@@ -229,6 +239,12 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
                 .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
                 .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS);
         bootstrap.addBundle(new AssetsBundle("/console", "/console", "index.html", "console"));
+        // uPlot from its WebJar, at a path without its version (the console's page names it once).
+        bootstrap.addBundle(new AssetsBundle(
+                "/META-INF/resources/webjars/uplot/" + UPLOT_VERSION + "/dist",
+                "/console/vendor/uplot",
+                null,
+                "uplot"));
         bootstrap.addCommand(new DbCommand());
         bootstrap.addCommand(new SimulatorCommand());
         bootstrap.addCommand(new LoadTestCommand());
@@ -252,6 +268,11 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
                 "Runs timers, partitions, compaction and expiry only",
                 EnumSet.of(Components.MAINTENANCE)));
     }
+
+    /** How often each process sends its counts and timings to Redis (the pipeline view's freshness). */
+    private static final long TALLY_FLUSH_SECONDS = 2;
+    /** The uPlot WebJar's version (pom.xml: uplot.version): its files sit under a folder of that name. */
+    private static final String UPLOT_VERSION = "1.6.30";
 
     private static double processCpuSeconds() {
         return java.lang.management.ManagementFactory.getOperatingSystemMXBean()
@@ -318,6 +339,20 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
                         .map(Map.Entry::getKey)
                         .toList(),
                 config.pipeline.tenantShards);
+        callbackRedisUri = local.callbackRedisUri();
+        statsRedis = new RedisConnections(local.sendRedisUri(), Duration.ofSeconds(2), config.redis.cluster);
+        shutdown.closeLast(statsRedis::close);
+        String statsKey = config.redis.keyPrefix + "{stats}:counts";
+        // Wall time, not the application's clock: these are minutes of operation, like the metrics' own windows (a
+        // test that moves the application's clock by hand does not move them).
+        tallies = new Tallies(
+                statsRedis.connect(statsKey), config.redis.keyPrefix, instance, metrics, InstantSource.system());
+        // Flushed every few seconds by a thread of its own: the pipeline's threads only add to counters in memory.
+        env.lifecycle()
+                .scheduledExecutorService("tallies-%d")
+                .threads(1)
+                .build()
+                .scheduleWithFixedDelay(tallies::flush, TALLY_FLUSH_SECONDS, TALLY_FLUSH_SECONDS, TimeUnit.SECONDS);
         EventCodec codec = new EventCodec();
         EventStore events =
                 new EventStore(new Histories(new RowCodec(codec)), new Actors(pools.dataSource(PoolRole.MAINTENANCE)));
@@ -364,7 +399,7 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
                                 pools.dsl(PoolRole.MAINTENANCE),
                                 Duration.ofMillis(h.maxTransactionAge.toMilliseconds()),
                                 metrics));
-        FailureRates failureRates =
+        failureRates =
                 new FailureRates(metrics, clock, h.maxDeadPerMinute, h.maxUnknownPerMinute, h.maxParkedPerMinute);
         env.lifecycle()
                 .scheduledExecutorService("alarms-%d")
@@ -608,7 +643,8 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
         if (config.components.contains(Components.CALLBACK_WORKER)) {
             Map<String, Vocabulary> vocabularies = new HashMap<>();
             config.gateways.forEach((name, g) -> vocabularies.put(name, Vocabulary.named(g.vocabulary, g.statusMap)));
-            CallbackRecorder recorder = new CallbackRecorder(pools.dsl(PoolRole.CALLBACKS), events, clock, 2, metrics);
+            CallbackRecorder recorder =
+                    new CallbackRecorder(pools.dsl(PoolRole.CALLBACKS), events, clock, 2, metrics, tallies);
             env.lifecycle().manage(recorder);
             // Batches on platform threads of their own: enough for every batch the bound admits to run at once.
             int batchThreads = (callbackBound + r.batchSize - 1) / r.batchSize;
@@ -729,11 +765,12 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
         }
         SendStreams streams = new SendStreams(lanes, laneStreams);
         EventAppender appender =
-                new EventAppender(pools.dsl(PoolRole.PIPELINE), events, p.appendWriters, metrics, "append");
+                new EventAppender(pools.dsl(PoolRole.PIPELINE), events, p.appendWriters, metrics, "append", tallies);
         env.lifecycle().manage(appender);
         // The high lane's claims and results have a group-commit writer of their own: behind the normal lane's queue at
         // full rate, a high message's claim would wait for the commits of hundreds of normal ones ahead of it.
-        EventAppender highAppender = new EventAppender(pools.dsl(PoolRole.PIPELINE), events, 1, metrics, "append-high");
+        EventAppender highAppender =
+                new EventAppender(pools.dsl(PoolRole.PIPELINE), events, 1, metrics, "append-high", tallies);
         env.lifecycle().manage(highAppender);
 
         if (config.components.contains(Components.POLLER)) {
@@ -771,7 +808,8 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
                         "poller-" + instance,
                         faults,
                         metrics,
-                        lane.equals(lanes.high()) ? highWork : null));
+                        lane.equals(lanes.high()) ? highWork : null,
+                        tallies));
             }
             CdcFeed cdcFeed = null;
             if (p.feed == PipelineSettings.Feed.CDC) {
@@ -791,7 +829,8 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
                                 "poller-" + instance,
                                 faults,
                                 true,
-                                metrics),
+                                metrics,
+                                tallies),
                         p.cdc,
                         "poller-" + instance,
                         Duration.ofMillis(p.leaseTtl.toMilliseconds()),
@@ -943,8 +982,8 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
      * normal lane's writers at a flood's rate, its claims would wait for the commits of the flood's jobs ahead of them.
      */
     private EventAppender laneAppender(Environment env, Pools pools, EventStore events, Lanes.Lane lane) {
-        EventAppender appender =
-                new EventAppender(pools.dsl(PoolRole.PIPELINE), events, 1, env.metrics(), "append-" + lane.name());
+        EventAppender appender = new EventAppender(
+                pools.dsl(PoolRole.PIPELINE), events, 1, env.metrics(), "append-" + lane.name(), tallies);
         env.lifecycle().manage(appender);
         return appender;
     }
@@ -1117,7 +1156,8 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
                 new MessageIds(clock),
                 clock,
                 lanes,
-                Duration.ofMillis(config.accept.idempotencyTtl.toMilliseconds()));
+                Duration.ofMillis(config.accept.idempotencyTtl.toMilliseconds()),
+                tallies);
         GroupCommit<Submission> groupCommitter = null;
         if (config.accept.groupCommit) {
             groupCommitter = new GroupCommit<>(
@@ -1191,7 +1231,35 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
                         new ParkedStore(pools.dsl(PoolRole.API), events, reader, clock),
                         lanes,
                         metrics,
-                        new ApiKeyStore(pools.dsl(PoolRole.API))));
+                        new ApiKeyStore(pools.dsl(PoolRole.API)),
+                        pipelineOverview(config, env, pools)));
+    }
+
+    /**
+     * The pipeline view's reader: the stats Redis, each send lane's stream and the callback stream (each on the node of
+     * its hash tag), the owed webhook deliveries, and this process's health checks and alarms.
+     */
+    private PipelineOverview pipelineOverview(SendlogConfiguration config, Environment env, Pools pools) {
+        String prefix = config.redis.keyPrefix;
+        List<PipelineOverview.Stream> send = new ArrayList<>();
+        for (Lanes.Lane lane : lanes.all()) {
+            String key = StreamKeys.sendLane(prefix, lane);
+            send.add(new PipelineOverview.Stream(statsRedis.connect(key), key, StreamKeys.SEND_GROUP));
+        }
+        RedisConnections callbackRedis =
+                new RedisConnections(callbackRedisUri, Duration.ofSeconds(2), config.redis.cluster);
+        shutdown.closeLast(callbackRedis::close);
+        String callbackKey = StreamKeys.callback(prefix);
+        return new PipelineOverview(
+                statsRedis.connect(prefix + "{stats}:counts"),
+                prefix,
+                pools.dsl(PoolRole.API),
+                send,
+                new PipelineOverview.Stream(callbackRedis.connect(callbackKey), callbackKey, StreamKeys.CALLBACK_GROUP),
+                new WebhookDeliveries(pools.dsl(PoolRole.API)),
+                env.healthChecks(),
+                failureRates::alarms,
+                InstantSource.system());
     }
 
     private Pausable pausable(String component) {

@@ -9,6 +9,7 @@ import dev.sendlog.events.Priority;
 import dev.sendlog.log.Histories;
 import dev.sendlog.service.db.SqlFailures;
 import dev.sendlog.service.errors.FieldError;
+import dev.sendlog.service.metrics.Tallies;
 import java.sql.PreparedStatement;
 import java.time.Duration;
 import java.time.Instant;
@@ -51,13 +52,37 @@ public final class AcceptWriter {
     private final InstantSource clock;
     private final Lanes lanes;
     private final Duration idempotencyTtl;
+    private final Tallies tallies;
 
     public AcceptWriter(DSLContext dsl, MessageIds ids, InstantSource clock, Lanes lanes, Duration idempotencyTtl) {
+        this(dsl, ids, clock, lanes, idempotencyTtl, Tallies.DISABLED);
+    }
+
+    /** {@code tallies} counts the messages accepted, per gateway and tenant (the console's pipeline view). */
+    public AcceptWriter(
+            DSLContext dsl,
+            MessageIds ids,
+            InstantSource clock,
+            Lanes lanes,
+            Duration idempotencyTtl,
+            Tallies tallies) {
+        this.tallies = tallies;
         this.dsl = dsl;
         this.ids = ids;
         this.clock = clock;
         this.lanes = lanes;
         this.idempotencyTtl = idempotencyTtl;
+    }
+
+    private void tally(Submission submission, SubmissionOutcome outcome) {
+        if (outcome instanceof SubmissionOutcome.Committed c) {
+            for (int i = 0; i < c.items().size() && i < submission.drafts().size(); i++) {
+                if (!c.items().get(i).replayed()) {
+                    tallies.add(
+                            Tallies.Kind.ACCEPTED, submission.drafts().get(i).gateway(), submission.tenant(), 1);
+                }
+            }
+        }
     }
 
     /** Writes the submissions together; on an unexpected failure of several, retries each alone. */
@@ -67,6 +92,7 @@ public final class AcceptWriter {
                 Map<Submission, SubmissionOutcome> outcomes =
                         dsl.transactionResult(cfg -> writeInTransaction(cfg.dsl(), submissions));
                 outcomes.forEach((s, o) -> s.outcome().complete(o));
+                outcomes.forEach(this::tally);
                 return;
             } catch (RuntimeException e) {
                 if (SqlFailures.isRetryable(e) && attempt < MAX_RETRIES) {

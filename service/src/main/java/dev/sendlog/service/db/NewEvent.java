@@ -19,6 +19,8 @@ import java.util.UUID;
  *                    null when the event leaves the message in flight or in the final status it already had
  * @param statusAfter the status this event moves the message to, when it changes it (null otherwise): a status webhook
  *                    delivery is owed for it, in the same statement, if the tenant's registration asks for that status
+ * @param gateway     the message's gateway after this event, known when {@code statusAfter} is (the console's counts
+ *                    per gateway); not stored in the row
  */
 public record NewEvent(
         UUID messageId,
@@ -30,7 +32,8 @@ public record NewEvent(
         Long publication,
         FinalStatus finalStatus,
         String tenant,
-        MessageStatus statusAfter) {
+        MessageStatus statusAfter,
+        String gateway) {
     public NewEvent {
         Objects.requireNonNull(messageId, "messageId");
         Objects.requireNonNull(event, "event");
@@ -40,15 +43,30 @@ public record NewEvent(
     }
 
     public NewEvent(UUID messageId, int seq, short shard, String actor, Instant at, MessageEvent event) {
-        this(messageId, seq, shard, actor, at, event, null, null, null, null);
+        this(messageId, seq, shard, actor, at, event, null, null, null, null, null);
+    }
+
+    public NewEvent(
+            UUID messageId,
+            int seq,
+            short shard,
+            String actor,
+            Instant at,
+            MessageEvent event,
+            Long publication,
+            FinalStatus finalStatus,
+            String tenant,
+            MessageStatus statusAfter) {
+        this(messageId, seq, shard, actor, at, event, publication, finalStatus, tenant, statusAfter, null);
     }
 
     public NewEvent withPublication(Long id) {
-        return new NewEvent(messageId, seq, shard, actor, at, event, id, finalStatus, tenant, statusAfter);
+        return new NewEvent(messageId, seq, shard, actor, at, event, id, finalStatus, tenant, statusAfter, gateway);
     }
 
     public NewEvent withFinal(FinalStatus status, String tenantOfMessage) {
-        return new NewEvent(messageId, seq, shard, actor, at, event, publication, status, tenantOfMessage, statusAfter);
+        return new NewEvent(
+                messageId, seq, shard, actor, at, event, publication, status, tenantOfMessage, statusAfter, gateway);
     }
 
     /**
@@ -57,12 +75,14 @@ public record NewEvent(
      * status (for search by status). An event that leaves the status as it was carries neither.
      */
     public NewEvent deciding(MessageState before, String tenantOfMessage) {
-        MessageStatus after = MessageFold.evolve(before, stored()).status();
+        MessageState next = MessageFold.evolve(before, stored());
+        MessageStatus after = next.status();
         if (before.phase() != Phase.NONE && before.status() == after) {
             return this;
         }
         FinalStatus ends = after.isFinal() ? FinalStatus.ofName(after.name()) : finalStatus;
-        return new NewEvent(messageId, seq, shard, actor, at, event, publication, ends, tenantOfMessage, after);
+        return new NewEvent(
+                messageId, seq, shard, actor, at, event, publication, ends, tenantOfMessage, after, next.gateway());
     }
 
     /** The event as the log will hold it. */

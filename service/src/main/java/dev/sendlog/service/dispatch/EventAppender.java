@@ -8,6 +8,7 @@ import dev.sendlog.service.core.GroupCommit;
 import dev.sendlog.service.db.AppendKey;
 import dev.sendlog.service.db.EventStore;
 import dev.sendlog.service.db.NewEvent;
+import dev.sendlog.service.metrics.Tallies;
 import io.dropwizard.lifecycle.Managed;
 import java.sql.PreparedStatement;
 import java.util.ArrayList;
@@ -56,8 +57,16 @@ public final class EventAppender implements Managed {
     private final GroupCommit<AppendRequest> commits;
     private final Counter duplicateCharges;
     private final Counter rewrites;
+    private final Tallies tallies;
 
     public EventAppender(DSLContext dsl, EventStore store, int writers, MetricRegistry metrics, String name) {
+        this(dsl, store, writers, metrics, name, Tallies.DISABLED);
+    }
+
+    /** {@code tallies} counts the status changes committed (the console's pipeline view). */
+    public EventAppender(
+            DSLContext dsl, EventStore store, int writers, MetricRegistry metrics, String name, Tallies tallies) {
+        this.tallies = tallies;
         this.dsl = dsl;
         this.store = store;
         this.commits = new GroupCommit<>(name, this::write, writers, 1000, 0, 100_000, metrics);
@@ -105,6 +114,13 @@ public final class EventAppender implements Managed {
                 Map<AppendRequest, Set<AppendKey>> results =
                         dsl.transactionResult(cfg -> writeInTransaction(cfg.dsl(), batch, skip, newOnly));
                 results.forEach((r, keys) -> r.result().complete(keys));
+                if (tallies.enabled()) {
+                    List<NewEvent> won = new ArrayList<>();
+                    results.forEach((r, keys) -> r.events().stream()
+                            .filter(e -> keys.contains(e.key()))
+                            .forEach(won::add));
+                    tallies.committed(won);
+                }
                 return;
             } catch (RuntimeException e) {
                 if (round < MAX_REWRITES && EventStore.isSeqTaken(e)) {

@@ -9,6 +9,7 @@ import dev.sendlog.log.Actors;
 import dev.sendlog.service.config.PipelineSettings;
 import dev.sendlog.service.core.Faults;
 import dev.sendlog.service.core.Metrics;
+import dev.sendlog.service.metrics.Tallies;
 import java.sql.SQLException;
 import java.time.InstantSource;
 import java.util.ArrayList;
@@ -94,6 +95,37 @@ public final class Poller {
             Faults faults,
             MetricRegistry metrics,
             HighWorkSignal signal) {
+        this(
+                leases,
+                tail,
+                dsl,
+                actors,
+                streams,
+                polled,
+                settings,
+                clock,
+                actor,
+                faults,
+                metrics,
+                signal,
+                Tallies.DISABLED);
+    }
+
+    /** @param tallies counts the messages published (the console's pipeline view) */
+    public Poller(
+            ShardLeases leases,
+            LogTail tail,
+            DSLContext dsl,
+            Actors actors,
+            SendStreams streams,
+            Set<Lanes.Lane> polled,
+            PipelineSettings settings,
+            InstantSource clock,
+            String actor,
+            Faults faults,
+            MetricRegistry metrics,
+            HighWorkSignal signal,
+            Tallies tallies) {
         this.signal = signal;
         this.leases = leases;
         this.tail = tail;
@@ -103,8 +135,8 @@ public final class Poller {
         // its latency must not be the oldest open transaction's age (the normal lane's full-rate commits). A tenant
         // lane may itself be a flood, so it waits for the fence like the normal lane.
         this.readAhead = this.polled.equals(Set.of(streams.lanes().high()));
-        this.publisher =
-                new WorkPublisher(dsl, actors, streams, polled, settings, clock, actor, faults, false, metrics);
+        this.publisher = new WorkPublisher(
+                dsl, actors, streams, polled, settings, clock, actor, faults, false, metrics, tallies);
         this.settings = settings;
         this.dsl = dsl;
         this.claimTimer = Metrics.timer(metrics, "poller.claim");

@@ -10,6 +10,7 @@ import dev.sendlog.service.core.FaultPoint;
 import dev.sendlog.service.core.Faults;
 import dev.sendlog.service.core.Metrics;
 import dev.sendlog.service.db.IdBlocks;
+import dev.sendlog.service.metrics.Tallies;
 import dev.sendlog.service.queue.JobStream;
 import dev.sendlog.service.queue.SendJob;
 import java.time.Instant;
@@ -36,6 +37,7 @@ import org.jooq.DSLContext;
  * messages from its confirm deadline on (see {@link PublicationChecker}).
  */
 public final class WorkPublisher {
+    private final Tallies tallies;
     private final DSLContext dsl;
     private final boolean checkVisibility;
     private final SendStreams streams;
@@ -70,6 +72,34 @@ public final class WorkPublisher {
             Faults faults,
             boolean checkVisibility,
             MetricRegistry metrics) {
+        this(
+                dsl,
+                actors,
+                streams,
+                lanesPublished,
+                settings,
+                clock,
+                actor,
+                faults,
+                checkVisibility,
+                metrics,
+                Tallies.DISABLED);
+    }
+
+    /** {@code tallies} counts the messages published (the console's pipeline view). */
+    public WorkPublisher(
+            DSLContext dsl,
+            Actors actors,
+            SendStreams streams,
+            java.util.Set<Lanes.Lane> lanesPublished,
+            PipelineSettings settings,
+            InstantSource clock,
+            String actor,
+            Faults faults,
+            boolean checkVisibility,
+            MetricRegistry metrics,
+            Tallies tallies) {
+        this.tallies = tallies;
         this.dsl = dsl;
         this.checkVisibility = checkVisibility;
         this.actors = actors;
@@ -194,6 +224,7 @@ public final class WorkPublisher {
         publishTimer.update(sent - started + waited[0], TimeUnit.NANOSECONDS);
         appendTimer.update(ended - sent - waited[0], TimeUnit.NANOSECONDS);
         published.inc(jobs.size());
+        tallies.add(Tallies.Kind.PUBLISHED, null, null, jobs.size());
         return jobs.size();
     }
 

@@ -5,6 +5,7 @@ import dev.sendlog.service.core.GroupCommit;
 import dev.sendlog.service.db.AppendKey;
 import dev.sendlog.service.db.EventStore;
 import dev.sendlog.service.db.NewEvent;
+import dev.sendlog.service.metrics.Tallies;
 import io.dropwizard.lifecycle.Managed;
 import java.sql.PreparedStatement;
 import java.time.Instant;
@@ -37,7 +38,8 @@ public final class CallbackRecorder implements Managed {
             INSERT INTO parked_input (inbox_id, gateway, reason, message_id, parked_at)
             SELECT p.i, p.g, p.r, p.m, ?::timestamptz
             FROM unnest(?::int8[], ?::text[], ?::text[], ?::uuid[]) AS p(i, g, r, m)
-            JOIN o ON o.inbox_id = p.i AND o.outcome = 'parked'""";
+            JOIN o ON o.inbox_id = p.i AND o.outcome = 'parked'
+            RETURNING gateway""";
 
     private static final int MAX_REWRITES = 5;
 
@@ -45,9 +47,22 @@ public final class CallbackRecorder implements Managed {
     private final EventStore store;
     private final InstantSource clock;
     private final GroupCommit<RecordItem> commits;
+    private final Tallies tallies;
 
     public CallbackRecorder(
             DSLContext dsl, EventStore store, InstantSource clock, int writers, MetricRegistry metrics) {
+        this(dsl, store, clock, writers, metrics, Tallies.DISABLED);
+    }
+
+    /** {@code tallies} counts the status changes and the parked rows committed (the console's pipeline view). */
+    public CallbackRecorder(
+            DSLContext dsl,
+            EventStore store,
+            InstantSource clock,
+            int writers,
+            MetricRegistry metrics,
+            Tallies tallies) {
+        this.tallies = tallies;
         this.dsl = dsl;
         this.store = store;
         this.clock = clock;
@@ -80,9 +95,10 @@ public final class CallbackRecorder implements Managed {
         for (int round = 0; ; round++) {
             try {
                 Set<AppendKey> skip = Set.copyOf(lost);
-                Map<RecordItem, Boolean> results =
-                        dsl.transactionResult(cfg -> writeInTransaction(cfg.dsl(), batch, skip));
-                results.forEach((item, ok) -> item.done().complete(ok));
+                Written written = dsl.transactionResult(cfg -> writeInTransaction(cfg.dsl(), batch, skip));
+                written.results().forEach((item, ok) -> item.done().complete(ok));
+                tallies.committed(written.appended());
+                written.parkedGateways().forEach(g -> tallies.add(Tallies.Kind.PARKED, g, null, 1));
                 return;
             } catch (RuntimeException e) {
                 if (round < MAX_REWRITES && EventStore.isSeqTaken(e)) {
@@ -102,7 +118,10 @@ public final class CallbackRecorder implements Managed {
         }
     }
 
-    private Map<RecordItem, Boolean> writeInTransaction(DSLContext tx, List<RecordItem> batch, Set<AppendKey> lost) {
+    /** What a transaction wrote: each item's answer, the receipts appended, the gateway of each row parked. */
+    private record Written(Map<RecordItem, Boolean> results, List<NewEvent> appended, List<String> parkedGateways) {}
+
+    private Written writeInTransaction(DSLContext tx, List<RecordItem> batch, Set<AppendKey> lost) {
         List<NewEvent> events = new ArrayList<>();
         for (RecordItem item : batch) {
             if (item.decision() instanceof CallbackDecision.AppendReceipt a
@@ -152,6 +171,7 @@ public final class CallbackRecorder implements Managed {
                 }
             }
         }
+        List<String> parked = new ArrayList<>();
         if (!inbox.isEmpty()) {
             String now = Instant.from(clock.instant()).toString();
             tx.connection(c -> {
@@ -166,11 +186,15 @@ public final class CallbackRecorder implements Managed {
                     ps.setArray(8, c.createArrayOf("text", parkGateway.toArray(String[]::new)));
                     ps.setArray(9, c.createArrayOf("text", parkReason.toArray(String[]::new)));
                     ps.setArray(10, c.createArrayOf("uuid", parkMessage.toArray(UUID[]::new)));
-                    ps.executeUpdate();
+                    try (java.sql.ResultSet rs = ps.executeQuery()) {
+                        while (rs.next()) {
+                            parked.add(rs.getString(1));
+                        }
+                    }
                 }
             });
         }
-        return results;
+        return new Written(results, events, parked);
     }
 
     @Override

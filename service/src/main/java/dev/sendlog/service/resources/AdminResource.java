@@ -14,6 +14,7 @@ import dev.sendlog.service.core.MessageReader;
 import dev.sendlog.service.core.SearchResult;
 import dev.sendlog.service.errors.ApiProblem;
 import dev.sendlog.service.metrics.PipelineBreakdown;
+import dev.sendlog.service.metrics.PipelineOverview;
 import dev.sendlog.service.receipts.ParkedStore;
 import dev.sendlog.service.receipts.ParkedView;
 import io.dropwizard.auth.Auth;
@@ -41,6 +42,7 @@ public final class AdminResource {
     private final Lanes lanes;
     private final MetricRegistry metrics;
     private final ApiKeyStore keys;
+    private final PipelineOverview overview;
 
     public AdminResource(
             MessageReader reader,
@@ -48,7 +50,9 @@ public final class AdminResource {
             ParkedStore parked,
             Lanes lanes,
             MetricRegistry metrics,
-            ApiKeyStore keys) {
+            ApiKeyStore keys,
+            PipelineOverview overview) {
+        this.overview = overview;
         this.reader = reader;
         this.actions = actions;
         this.parked = parked;
@@ -71,6 +75,18 @@ public final class AdminResource {
     @RolesAllowed({Role.SUPPORT_NAME, Role.ADMIN_NAME})
     public PipelineBreakdown.Breakdown pipeline(@Auth Caller caller) {
         return PipelineBreakdown.of(metrics);
+    }
+
+    /**
+     * The pipeline view: where messages are now, per stage, the last hour per minute (throughput, p50 and p99 per
+     * stage), per gateway and tenant the last hour's outcomes, the health checks and alarms. Across every process; at
+     * most one computation per 2 s per process, however many consoles poll.
+     */
+    @GET
+    @Path("/overview")
+    @RolesAllowed({Role.SUPPORT_NAME, Role.ADMIN_NAME})
+    public PipelineOverview.Overview overview(@Auth Caller caller) {
+        return overview.get();
     }
 
     /** Parked provider input, newest first: raw body, gateway, reason, time. {@code all=true} includes resolved rows. */

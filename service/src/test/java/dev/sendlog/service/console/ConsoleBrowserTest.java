@@ -198,6 +198,98 @@ class ConsoleBrowserTest {
      * the arrow keys, an opened message takes the focus to its heading, and no view is wider than the window (tables
      * scroll on their own).
      */
+    /**
+     * Issue 31: staff open on the pipeline view; a known load (N messages, each with a DELIVRD receipt) shows as N
+     * accepted and N delivered more in the charts' own data, for the tenant and the gateway too; the charts are drawn
+     * (pixels on their canvases); every stage, the health checks and the alarms are listed.
+     */
+    @Test
+    void thePipelineViewShowsAKnownLoadInItsTablesAndCharts() {
+        signInAt(SERVICE.api().baseUrl() + "/console/", "support-1", "support");
+        wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("pipeline-stages")));
+        org.openqa.selenium.JavascriptExecutor js = (org.openqa.selenium.JavascriptExecutor) browser;
+        wait.until(d -> chartSum(js, "chart-throughput", 4) >= 0);
+        long acceptedBefore = chartSum(js, "chart-throughput", 1);
+        long deliveredBefore = chartSum(js, "chart-throughput", 4);
+        long tenantDeliveredBefore = overviewCount(js, "tenants", "acme", "DELIVERED");
+
+        SERVICE.simulator()
+                .updateConfig(NORMAL.toBuilder()
+                        .receiptMode(ReceiptMode.FINAL)
+                        .undeliveredRate(0)
+                        .build());
+        int n = 25;
+        List<String> ids = Messages.submit(SERVICE, n);
+        for (String id : ids) {
+            Messages.awaitStatus(SERVICE, id, "DELIVERED", WAIT);
+        }
+        // The console reads again every 5 s; the processes send their counts every 2 s.
+        new WebDriverWait(browser, Duration.ofSeconds(60))
+                .withMessage(() -> "the pipeline view's data: "
+                        + js.executeScript("return JSON.stringify(window.sendlogConsole.pipeline());"))
+                .until(d -> chartSum(js, "chart-throughput", 4) - deliveredBefore >= n
+                        && chartSum(js, "chart-throughput", 1) - acceptedBefore >= n);
+        assertThat(chartSum(js, "chart-throughput", 1) - acceptedBefore)
+                .as("accepted, in the throughput chart's data")
+                .isEqualTo(n);
+        assertThat(chartSum(js, "chart-throughput", 4) - deliveredBefore)
+                .as("delivered, in the throughput chart's data")
+                .isEqualTo(n);
+        assertThat(chartSum(js, "chart-throughput", 3)).as("sent").isGreaterThanOrEqualTo(n);
+        assertThat(overviewCount(js, "tenants", "acme", "DELIVERED") - tenantDeliveredBefore)
+                .as("the tenant's delivered count")
+                .isEqualTo(n);
+        assertThat(browser.findElement(By.cssSelector("[data-test=gateway][data-name=sim] [data-count=DELIVERED]"))
+                        .getText()
+                        .replaceAll("[^0-9]", ""))
+                .as("the gateway's row")
+                .isNotEmpty();
+        assertThat(texts(By.cssSelector("[data-test=stage]"), e -> e.getAttribute("data-stage")))
+                .containsExactly(
+                        "accepted", "send-stream", "at-provider", "awaiting-receipt", "callbacks", "webhooks-owed");
+        assertThat(texts(By.cssSelector("[data-test=check]"), e -> e.getAttribute("data-check")))
+                .contains("database", "pollers", "redis-send", "workers-send");
+        assertThat(texts(By.cssSelector("[data-test=alarm]"), e -> e.getAttribute("data-alarm")))
+                .isNotEmpty();
+        for (String chart : List.of("chart-throughput", "chart-latency", "chart-failures")) {
+            assertThat((Boolean) js.executeScript("""
+                            const canvas = document.querySelector('#' + arguments[0] + ' canvas');
+                            if (!canvas || canvas.width === 0 || canvas.height === 0) { return false; }
+                            const pixels = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
+                            for (let i = 3; i < pixels.length; i += 4) { if (pixels[i] !== 0) { return true; } }
+                            return false;""", chart))
+                    .as("%s is drawn", chart)
+                    .isTrue();
+        }
+        List<?> latency = (List<?>) js.executeScript(
+                "return window.sendlogConsole.pipeline().charts['chart-latency'][3].filter(v => v !== null);");
+        assertThat(latency)
+                .as("the provider call's p99 of the minutes with calls")
+                .isNotEmpty();
+    }
+
+    /** The sum of a chart's series (1 = its first line) as uPlot holds it. */
+    private static long chartSum(org.openqa.selenium.JavascriptExecutor js, String chart, int series) {
+        Object sum = js.executeScript(
+                "const p = window.sendlogConsole && window.sendlogConsole.pipeline();"
+                        + "const c = p && p.charts[arguments[0]];"
+                        + "return c ? c[arguments[1]].reduce((a, v) => a + (v || 0), 0) : -1;",
+                chart,
+                series);
+        return ((Number) sum).longValue();
+    }
+
+    private static long overviewCount(
+            org.openqa.selenium.JavascriptExecutor js, String table, String name, String kind) {
+        Object n = js.executeScript(
+                "const d = window.sendlogConsole.pipeline().data;"
+                        + "return d && d[arguments[0]][arguments[1]] ? d[arguments[0]][arguments[1]][arguments[2]] : 0;",
+                table,
+                name,
+                kind);
+        return ((Number) n).longValue();
+    }
+
     @Test
     void aNarrowWindowAndTheKeyboardReachEverything() {
         String to = Messages.recipient();
@@ -218,6 +310,13 @@ class ConsoleBrowserTest {
         assertThat(browser.findElement(By.id("tab-dead")).getAttribute("aria-selected"))
                 .isEqualTo("true");
         browser.switchTo().activeElement().sendKeys(org.openqa.selenium.Keys.HOME);
+        wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("view-pipeline")));
+        wait.until(
+                d -> !d.findElements(By.cssSelector("#chart-throughput canvas")).isEmpty());
+        assertThat(notWiderThanTheWindow(js))
+                .as("the pipeline view and its charts fit the window")
+                .isTrue();
+        browser.switchTo().activeElement().sendKeys(org.openqa.selenium.Keys.ARROW_RIGHT);
         wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("search-form")));
 
         type("search-to", to);
@@ -782,8 +881,13 @@ class ConsoleBrowserTest {
 
     // ---- page helpers ----
 
+    /** Signs in and goes to the search view (staff open on the pipeline view, a client on its search). */
     private void signIn(String key, String role) {
         signInAt(SERVICE.api().baseUrl() + "/console/", key, role);
+        if (!role.equals("client")) {
+            wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("pipeline-stages")));
+            click(By.id("tab-search"));
+        }
         wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("search-form")));
     }
 
