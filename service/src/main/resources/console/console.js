@@ -191,6 +191,8 @@
     const hash = decodeURIComponent(fragment.slice(1));
     if (hash.startsWith("message/")) {
       await openMessage(hash.slice("message/".length));
+    } else if (/^parked\/[0-9]+$/.test(hash) && !$("tab-parked").hidden) {
+      await openParked(Number(hash.slice("parked/".length)));
     } else if (hash.startsWith("search?")) {
       const params = new URLSearchParams(fragment.slice("#search?".length));
       $("search-to").value = params.get("to") || "";
@@ -518,13 +520,19 @@
 
   // ---- parked ----
 
-  async function loadParked(more) {
+  /**
+   * {@code from}: a parked row's id to start the list at (a link from a RESOLVED event): the list is newest first and
+   * its cursor is "ids below", so it starts at that row, resolved ones included.
+   */
+  async function loadParked(more, from) {
     const params = new URLSearchParams({ limit: String(PAGE_SIZE) });
     if ($("parked-all").checked) {
       params.set("all", "true");
     }
     if (more) {
       params.set("cursor", state.parked.cursor);
+    } else if (from !== undefined) {
+      params.set("cursor", String(from + 1));
     }
     const page = await api("GET", `/v1/admin/parked?${params}`);
     const rows = page.items.map(parkedRow);
@@ -536,6 +544,23 @@
     state.parked.cursor = page.nextCursor;
     $("parked-more").hidden = !page.nextCursor;
     $("parked-empty").hidden = $("parked-rows").children.length > 0;
+    $("parked-newest").hidden = from === undefined;
+  }
+
+  /** The parked list from one row on, that row marked and focused: where a RESOLVED event's link leads. */
+  async function openParked(id) {
+    $("parked-all").checked = true;
+    show("parked");
+    setLocation(`parked/${id}`);
+    await loadParked(false, id);
+    const row = document.querySelector(`#parked-rows tr[data-id="${id}"]`);
+    if (row) {
+      row.classList.add("marked");
+      row.tabIndex = -1;
+      row.focus();
+    } else {
+      notice(`Parked input #${id} is not in the list.`);
+    }
   }
 
   // ---- dead webhook deliveries ----
@@ -707,6 +732,11 @@
         el("span", { class: "since", "data-test": "since" }, since(previous, e)),
         el("span", { class: "actor" }, text(e.actor))),
       el("p", { class: "sentence", "data-test": "sentence" }, sentence(e, data, previous)));
+    if (e.type === "RESOLVED" && data && data.parkedId !== undefined && state.role !== "client") {
+      const parkedId = Number(data.parkedId);
+      item.append(el("p", {}, el("button", { type: "button", class: "small", "data-test": "open-parked",
+        "data-id": String(parkedId), onclick: () => act(() => openParked(parkedId)) }, `Open parked input #${parkedId}`)));
+    }
     if (e.type === "COMPACTED" && data && Array.isArray(data.events)) {
       item.append(el("ol", { class: "folded-events" },
         data.events.map((inner, i) => eventItem(inner, true, i > 0 ? data.events[i - 1] : previous))));
@@ -972,7 +1002,9 @@
           width,
           height: 200,
           series: [{}, ...lines.map(([, label, stroke]) => ({ label, stroke, width: 1.5, spanGaps: false }))],
-          axes: [{}, { label: unit, size: 60 }],
+          // Hours and minutes in the browser's zone, spaced so the labels never run together.
+          axes: [{ space: 80, values: (u, ticks) => ticks.map((t) => new Date(t * 1000).toLocaleTimeString([],
+            { hour: "2-digit", minute: "2-digit" })) }, { label: unit, size: 60 }],
           scales: { x: { time: true } },
           legend: { live: false },
         }, series, holder);
@@ -1045,6 +1077,7 @@
     $("parked-reload").addEventListener("click", () => act(() => loadParked(false)));
     $("parked-all").addEventListener("change", () => act(() => loadParked(false)));
     $("parked-more").addEventListener("click", () => act(() => loadParked(true)));
+    $("parked-newest").addEventListener("click", () => act(async () => { setLocation("parked"); await loadParked(false); }));
     // The tabs as a tab list: one of them in the Tab order, the arrow keys (and Home, End) move between them.
     document.querySelector("nav").addEventListener("keydown", (event) => {
       const tabs = [...document.querySelectorAll("nav button")].filter((tab) => !tab.hidden);

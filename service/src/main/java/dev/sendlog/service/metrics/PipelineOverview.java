@@ -128,8 +128,9 @@ public final class PipelineOverview {
         for (Map<String, String> minute : counts) {
             Map<String, Long> perKind = new LinkedHashMap<>();
             minute.forEach((field, value) -> {
-                String[] parts = field.split("\\|", 3);
-                if (parts.length != 3) {
+                // kind|gateway|tenant|process: every process's totals are added up.
+                String[] parts = field.split("\\|", 4);
+                if (parts.length != 4) {
                     return;
                 }
                 long n = parse(value);

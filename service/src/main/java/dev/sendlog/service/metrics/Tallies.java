@@ -23,15 +23,15 @@ import org.slf4j.LoggerFactory;
 
 /**
  * What every process of the pipeline did, minute by minute, shared through Redis so the console's pipeline view sees
- * the whole cluster without reading the log: per minute one hash of counts ({@code kind|gateway|tenant}) that every
- * process adds its own to, and one hash of stage timings ({@code stage|process} = count, p50, p99 of the process's
+ * the whole cluster without reading the log: per minute one hash of counts ({@code kind|gateway|tenant|process}, each
+ * process writing its own totals), and one hash of stage timings ({@code stage|process} = count, p50, p99 of the process's
  * last minute). Both expire after {@link #KEEP_SECONDS}; a reader merges the minutes it wants ({@link
  * PipelineOverview}).
  *
  * <p>Counts are taken after the commit that made them true (an acceptance, a status change, a parked callback), so a
- * rolled-back batch is never counted. They are buffered in the process and flushed every few seconds; a flush that
- * fails keeps them for the next one, up to {@link #MAX_PENDING_MINUTES} minutes back (older ones are dropped and counted
- * in {@code tallies.dropped}): the figures are a window on the pipeline, the log stays the truth.
+ * rolled-back batch is never counted. They are kept in the process and written every few seconds as totals; a write
+ * that fails is simply made again, for up to {@link #MAX_PENDING_MINUTES} minutes back (older minutes are dropped and
+ * counted in {@code tallies.dropped}): the figures are a window on the pipeline, the log stays the truth.
  */
 public final class Tallies {
     private static final Logger LOG = LoggerFactory.getLogger(Tallies.class);
@@ -163,17 +163,18 @@ public final class Tallies {
     }
 
     /**
-     * Sends what is counted so far, and this process's stage timings of the last minute, to Redis. Called every few
-     * seconds by one scheduled thread; never throws.
+     * Writes this process's totals of every minute not yet written for good, and its stage timings of the last minute,
+     * to Redis. Each process owns its fields ({@code kind|gateway|tenant|process}) and writes absolute totals, so a
+     * write repeated after a timeout (that may have reached Redis after all) adds nothing twice. A past minute is
+     * forgotten once written. Called every few seconds by one scheduled thread; never throws.
      */
     public void flush() {
         if (redis == null) {
             return;
         }
         long now = clock.millis() / 60_000;
-        List<Long> minutes = new ArrayList<>(pending.keySet());
-        Map<Long, Map<String, Long>> taken = new HashMap<>();
-        for (Long minute : minutes) {
+        Map<Long, Map<String, String>> totals = new HashMap<>();
+        for (Long minute : new ArrayList<>(pending.keySet())) {
             ConcurrentHashMap<String, LongAdder> counts = pending.get(minute);
             if (counts == null) {
                 continue;
@@ -183,36 +184,19 @@ public final class Tallies {
                 counts.values().forEach(a -> dropped.inc(a.sum()));
                 continue;
             }
-            Map<String, Long> values = new HashMap<>();
-            counts.forEach((field, adder) -> {
-                long n = adder.sumThenReset();
-                if (n > 0) {
-                    values.put(field, n);
-                }
-            });
-            if (minute < now) {
-                // No writer counts into a past minute after this read but one that read the clock just before it
-                // rolled over; that one's count stays in the removed map's adder and is lost, a count or two per
-                // minute at most. Removing keeps the map to the current minute and those not yet flushed.
-                pending.remove(minute, counts);
-                counts.forEach((field, adder) -> {
-                    long late = adder.sumThenReset();
-                    if (late > 0) {
-                        values.merge(field, late, Long::sum);
-                    }
-                });
-            }
+            Map<String, String> values = new HashMap<>();
+            counts.forEach((field, adder) -> values.put(field + "|" + process, Long.toString(adder.sum())));
             if (!values.isEmpty()) {
-                taken.put(minute, values);
+                totals.put(minute, values);
             }
         }
         Map<String, String> timings = timings();
         RedisClusterAsyncCommands<String, String> async = redis.async();
         List<RedisFuture<?>> sent = new ArrayList<>();
         try {
-            taken.forEach((minute, values) -> {
+            totals.forEach((minute, values) -> {
                 String key = countsKey(prefix, minute);
-                values.forEach((field, n) -> sent.add(async.hincrby(key, field, n)));
+                sent.add(async.hset(key, values));
                 sent.add(async.expire(key, KEEP_SECONDS));
             });
             if (!timings.isEmpty()) {
@@ -227,21 +211,19 @@ public final class Tallies {
             if (e instanceof InterruptedException) {
                 Thread.currentThread().interrupt();
             }
-            // Put back what may not have been written: a count may then be added twice if its HINCRBY did reach
-            // Redis. A window on the pipeline prefers that to a hole.
-            taken.forEach((minute, values) ->
-                    values.forEach((field, n) -> pending.computeIfAbsent(minute, m -> new ConcurrentHashMap<>())
-                            .computeIfAbsent(field, k -> new LongAdder())
-                            .add(n)));
             flushFailures.inc();
-            // Redis down is told by its health checks; here once, then every 100th failure.
+            // Redis down is told by its health checks; here once, then every 100th failure. The totals stay.
             if (flushFailures.getCount() % 100 == 1) {
                 LOG.warn(
                         "pipeline counts not sent to Redis, kept for the next try failures={} error=\"{}\"",
                         flushFailures.getCount(),
                         e.toString());
             }
+            return;
         }
+        // Written for good: a past minute's totals are final (a count added between the read above and here, by a
+        // thread that read the clock just before it rolled over, is lost: one or two per minute at most).
+        totals.keySet().stream().filter(m -> m < now).forEach(pending::remove);
     }
 
     /** This process's last minute per shared stage: {@code stage|process} = {@code count p50ms p99ms}. */

@@ -35,11 +35,15 @@ public final class ParkedStore {
         this.clock = clock;
     }
 
-    /** Unresolved parked rows, newest first, with one more than asked when there is a next page. */
+    /**
+     * Unresolved parked rows, newest first, with one more than asked when there is a next page. A row's message is the
+     * one it named when parked, or else the one an admin applied it to.
+     */
     public List<ParkedView> list(int limit, Long before, boolean includeResolved) {
         List<ParkedView> views = new ArrayList<>();
         for (Record r : dsl.fetch("""
-                SELECT p.id, p.gateway, p.reason, p.parked_at, p.message_id, i.body, r.action, r.status, r.note, r.actor
+                SELECT p.id, p.gateway, p.reason, p.parked_at, coalesce(p.message_id, r.message_id), i.body, r.action, r.status,
+                       r.note, r.actor
                 FROM parked_input p
                 JOIN callback_inbox i ON i.id = p.inbox_id
                 LEFT JOIN parked_resolutions r ON r.parked_id = p.id

@@ -735,6 +735,51 @@ class ConsoleBrowserTest {
     }
 
     /**
+     * Issue 31: a RESOLVED event links to the parked row it came from (the list starts there, the row marked and
+     * focused, the address shareable), and that row links back to the message.
+     */
+    @Test
+    void aResolvedEventLinksToItsParkedRowAndTheRowBackToItsMessage() {
+        String id = Messages.submitOne(SERVICE, Messages.recipient());
+        Messages.awaitStatus(SERVICE, id, "SENT", WAIT);
+        String raw = "stat:DELIVRD, a receipt only a person can read " + UUID.randomUUID();
+        byte[] bytes = raw.getBytes(StandardCharsets.UTF_8);
+        ApiResponse stored = SERVICE.api()
+                .postBytes(
+                        "/v1/callbacks/sim",
+                        null,
+                        "text/plain",
+                        bytes,
+                        "X-Signature",
+                        CallbackSignature.sign("sim-secret", bytes));
+        assertThat(stored.status()).as(stored.raw()).isEqualTo(200);
+        long parkedId = await().atMost(WAIT).until(() -> parkedIdOf(raw), n -> n > 0);
+        ApiResponse resolved = SERVICE.api()
+                .post(
+                        "/v1/admin/parked/" + parkedId + "/resolve",
+                        "admin-1",
+                        "{\"action\":\"apply\",\"status\":\"DELIVERED\",\"messageId\":\"" + id
+                                + "\",\"note\":\"read by hand\"}");
+        assertThat(resolved.status()).as(resolved.raw()).isEqualTo(200);
+
+        signInAt(SERVICE.api().baseUrl() + "/console/#message/" + id, "support-1", "support");
+        wait.until(d -> eventTypes().contains("RESOLVED"));
+        click(By.cssSelector("[data-test=open-parked][data-id='" + parkedId + "']"));
+        WebElement row =
+                wait.until(ExpectedConditions.visibilityOfElementLocated(row("parked-row", Long.toString(parkedId))));
+        assertThat(row.getAttribute("class")).contains("marked");
+        assertThat(browser.switchTo().activeElement().getAttribute("data-id")).isEqualTo(Long.toString(parkedId));
+        assertThat(browser.getCurrentUrl()).endsWith("#parked/" + parkedId);
+        assertThat(browser.findElement(By.cssSelector("[data-test=parked-row]")).getAttribute("data-id"))
+                .as("the list starts at the row")
+                .isEqualTo(Long.toString(parkedId));
+
+        row.findElement(By.cssSelector("[data-test=open]")).click();
+        wait.until(d -> field("id").equals(id));
+        assertThat(field("status")).isEqualTo("DELIVERED");
+    }
+
+    /**
      * A dead status webhook delivery (issue 27) is listed with its last outcome for support, who cannot re-drive it; an
      * admin re-drives it and it is owed again. The delivery is made dead here by writing its row as the worker would
      * after 24 h of failures: the worker's own path is WebhookDeliveryTest's; this one is the console's.
