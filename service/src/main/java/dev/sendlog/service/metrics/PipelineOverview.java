@@ -33,7 +33,7 @@ public final class PipelineOverview {
     /** The minutes a rate is taken over. */
     static final int RATE_MINUTES = 5;
     /** Work counted past one shard's cursor at most: the count says "at least" beyond it. */
-    static final int WAITING_CAP = 10_000;
+    static final int WAITING_CAP = 1_000;
 
     static final long CACHE_MS = 2_000;
 
