@@ -4,25 +4,19 @@ import com.codahale.metrics.MetricRegistry;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.SerializationFeature;
-import dev.sendlog.compactor.Compactor;
 import dev.sendlog.compactor.PartitionManager;
 import dev.sendlog.events.EventCodec;
 import dev.sendlog.events.Lanes;
-import dev.sendlog.events.MessageIds;
 import dev.sendlog.events.RowCodec;
 import dev.sendlog.log.Actors;
 import dev.sendlog.log.Histories;
 import dev.sendlog.projections.Limits;
 import dev.sendlog.projections.QuerySchedule;
 import dev.sendlog.schema.Migrations;
-import dev.sendlog.service.api.SubmitParser;
 import dev.sendlog.service.auth.AdminPortGuard;
 import dev.sendlog.service.auth.ApiKeyAuthenticator;
 import dev.sendlog.service.auth.ApiKeyStore;
-import dev.sendlog.service.auth.BearerHeaderAuthFilter;
 import dev.sendlog.service.auth.Caller;
-import dev.sendlog.service.auth.CallerAuthorizer;
-import dev.sendlog.service.auth.ProblemUnauthorizedHandler;
 import dev.sendlog.service.auth.Role;
 import dev.sendlog.service.cli.ChaosCommand;
 import dev.sendlog.service.cli.ComponentCommand;
@@ -35,22 +29,13 @@ import dev.sendlog.service.cli.StatusCommand;
 import dev.sendlog.service.config.AuthSettings;
 import dev.sendlog.service.config.Components;
 import dev.sendlog.service.config.GatewaySettings;
-import dev.sendlog.service.config.HealthSettings;
 import dev.sendlog.service.config.PipelineSettings;
 import dev.sendlog.service.config.ReceiptSettings;
 import dev.sendlog.service.config.SendlogConfiguration;
 import dev.sendlog.service.config.TenantSettings;
-import dev.sendlog.service.core.AcceptService;
-import dev.sendlog.service.core.AcceptWriter;
-import dev.sendlog.service.core.AdminActions;
-import dev.sendlog.service.core.Cancellation;
 import dev.sendlog.service.core.Faults;
-import dev.sendlog.service.core.GroupCommit;
 import dev.sendlog.service.core.MessageReader;
-import dev.sendlog.service.core.ProjectionRebuild;
 import dev.sendlog.service.core.Routes;
-import dev.sendlog.service.core.SenderPolicy;
-import dev.sendlog.service.core.Submission;
 import dev.sendlog.service.core.SuppressionStore;
 import dev.sendlog.service.db.DatabaseTarget;
 import dev.sendlog.service.db.EventStore;
@@ -76,30 +61,12 @@ import dev.sendlog.service.dispatch.ShardOwner;
 import dev.sendlog.service.dispatch.SuppressionCache;
 import dev.sendlog.service.dispatch.Timers;
 import dev.sendlog.service.dispatch.WorkPublisher;
-import dev.sendlog.service.errors.BodyLimitFilter;
-import dev.sendlog.service.errors.HeaderSyntaxFilter;
-import dev.sendlog.service.errors.ProblemErrorHandler;
-import dev.sendlog.service.errors.ProblemMappers;
-import dev.sendlog.service.health.AlarmsServlet;
-import dev.sendlog.service.health.DatabaseHealthCheck;
-import dev.sendlog.service.health.FailureRateHealthCheck;
 import dev.sendlog.service.health.FailureRates;
 import dev.sendlog.service.health.FeedSlotHealthCheck;
-import dev.sendlog.service.health.PartitionsHealthCheck;
-import dev.sendlog.service.health.PollersHealthCheck;
 import dev.sendlog.service.health.QueueHealthCheck;
 import dev.sendlog.service.health.RedisHealthCheck;
-import dev.sendlog.service.health.TimerLagHealthCheck;
-import dev.sendlog.service.health.TransactionAgeHealthCheck;
-import dev.sendlog.service.health.WebhookHealthCheck;
-import dev.sendlog.service.http.AccessLog;
-import dev.sendlog.service.http.EagerBody;
-import dev.sendlog.service.http.RefusedWithoutBody;
-import dev.sendlog.service.http.ResponseHeaders;
 import dev.sendlog.service.lifecycle.ShutdownSequence;
 import dev.sendlog.service.lifecycle.Sigterm;
-import dev.sendlog.service.metrics.PipelineOverview;
-import dev.sendlog.service.metrics.PrometheusServlet;
 import dev.sendlog.service.metrics.Tallies;
 import dev.sendlog.service.provider.FairShares;
 import dev.sendlog.service.provider.GatewayRate;
@@ -116,26 +83,14 @@ import dev.sendlog.service.receipts.CallbackWorker;
 import dev.sendlog.service.receipts.Inbox;
 import dev.sendlog.service.receipts.InboxSweeper;
 import dev.sendlog.service.receipts.IntakeBound;
-import dev.sendlog.service.receipts.ParkedStore;
 import dev.sendlog.service.receipts.ReceiptMatcher;
 import dev.sendlog.service.receipts.Vocabulary;
 import dev.sendlog.service.reconcile.Reconciler;
-import dev.sendlog.service.resources.AdminResource;
 import dev.sendlog.service.resources.CallbackResource;
 import dev.sendlog.service.resources.DirectCallback;
-import dev.sendlog.service.resources.DirectSubmit;
-import dev.sendlog.service.resources.MessagesResource;
-import dev.sendlog.service.resources.OpenApiResource;
-import dev.sendlog.service.resources.SuppressionsResource;
-import dev.sendlog.service.resources.WebhookAdminResource;
-import dev.sendlog.service.resources.WebhookResource;
-import dev.sendlog.service.tasks.CompactionJob;
 import dev.sendlog.service.tasks.ComponentTask;
-import dev.sendlog.service.tasks.DeadRowVacuum;
-import dev.sendlog.service.tasks.IdempotencyKeyPurge;
 import dev.sendlog.service.tasks.PartitionJob;
 import dev.sendlog.service.tasks.RunNowTask;
-import dev.sendlog.service.tasks.StatisticsRefresh;
 import dev.sendlog.service.tasks.TaskArguments;
 import dev.sendlog.service.webhooks.SecretBox;
 import dev.sendlog.service.webhooks.WebhookDeliveries;
@@ -147,8 +102,6 @@ import dev.sendlog.service.webhooks.WebhookTargets;
 import dev.sendlog.service.webhooks.WebhookWorker;
 import dev.sendlog.simulator.ProviderSimulator;
 import io.dropwizard.assets.AssetsBundle;
-import io.dropwizard.auth.AuthDynamicFeature;
-import io.dropwizard.auth.AuthValueFactoryProvider;
 import io.dropwizard.auth.CachingAuthenticator;
 import io.dropwizard.configuration.EnvironmentVariableSubstitutor;
 import io.dropwizard.configuration.SubstitutingSourceProvider;
@@ -170,7 +123,6 @@ import java.util.Set;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
-import org.glassfish.jersey.server.filter.RolesAllowedDynamicFeature;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -361,104 +313,11 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
         PartitionJob partitionJob = new PartitionJob(partitionManager, clock, config.partitions.daysAhead, metrics);
         partitionJob.ensure();
 
-        env.admin().addServlet("prometheus", new PrometheusServlet(metrics)).addMapping("/metrics/prometheus");
-        env.healthChecks()
-                .register(
-                        "database",
-                        new DatabaseHealthCheck(
-                                pools.pool(PoolRole.MAINTENANCE),
-                                List.of(
-                                        pools.pool(PoolRole.API),
-                                        pools.pool(PoolRole.PIPELINE),
-                                        pools.pool(PoolRole.CALLBACKS),
-                                        pools.pool(PoolRole.MAINTENANCE),
-                                        pools.pool(PoolRole.WEBHOOKS))));
-        env.healthChecks()
-                .register(
-                        "partitions",
-                        new PartitionsHealthCheck(partitionManager, clock, config.partitions.minDaysAhead));
-        HealthSettings h = config.alarms;
-        env.healthChecks()
-                .register(
-                        "pollers",
-                        new PollersHealthCheck(
-                                pools.dsl(PoolRole.MAINTENANCE),
-                                Duration.ofMillis(h.maxUnownedShard.toMilliseconds()),
-                                Duration.ofMillis(h.maxUnpublishedAge.toMilliseconds())));
-        env.healthChecks()
-                .register(
-                        "timers",
-                        new TimerLagHealthCheck(
-                                pools.dsl(PoolRole.MAINTENANCE),
-                                Duration.ofMillis(h.maxTimerLag.toMilliseconds()),
-                                metrics));
-        env.healthChecks()
-                .register(
-                        "transactions",
-                        new TransactionAgeHealthCheck(
-                                pools.dsl(PoolRole.MAINTENANCE),
-                                Duration.ofMillis(h.maxTransactionAge.toMilliseconds()),
-                                metrics));
-        failureRates =
-                new FailureRates(metrics, clock, h.maxDeadPerMinute, h.maxUnknownPerMinute, h.maxParkedPerMinute);
-        env.lifecycle()
-                .scheduledExecutorService("alarms-%d")
-                .threads(1)
-                .build()
-                .scheduleWithFixedDelay(failureRates::sample, 1, 1, TimeUnit.SECONDS);
-        env.healthChecks().register("failures", new FailureRateHealthCheck(failureRates));
-        env.healthChecks()
-                .register(
-                        "webhooks",
-                        new WebhookHealthCheck(
-                                new WebhookDeliveries(pools.dsl(PoolRole.MAINTENANCE)),
-                                clock,
-                                config.webhooks.maxOwedAge.toJavaDuration()));
-        env.admin()
-                .addServlet("alarms", new AlarmsServlet(failureRates, env.getObjectMapper()))
-                .addMapping("/alarms");
+        Parts parts = new Parts(config, env, pools, events, codec, clock, faults, shutdown, lanes, tallies, instance);
+        failureRates = HealthWiring.wire(parts, partitionManager);
 
         if (config.components.contains(Components.MAINTENANCE)) {
-            ScheduledExecutorService maintenance = env.lifecycle()
-                    .scheduledExecutorService("maintenance-%d")
-                    .threads(3)
-                    .build();
-            long partitionEveryMs = config.partitions.checkEvery.toMilliseconds();
-            maintenance.scheduleWithFixedDelay(partitionJob, partitionEveryMs, partitionEveryMs, TimeUnit.MILLISECONDS);
-            IdempotencyKeyPurge purge = new IdempotencyKeyPurge(
-                    pools.dsl(PoolRole.MAINTENANCE), clock, config.accept.idempotencyPurgeBatch, metrics);
-            maintenance.scheduleWithFixedDelay(purge, 1, 60, TimeUnit.SECONDS);
-            env.admin().addTask(new RunNowTask("purge-idempotency-keys", purge::purge));
-            env.admin().addTask(new RunNowTask("ensure-partitions", partitionJob::ensure));
-            StatisticsRefresh statistics = new StatisticsRefresh(
-                    pools.dataSource(PoolRole.MAINTENANCE),
-                    Duration.ofSeconds(2),
-                    config.partitions.statisticsTarget,
-                    metrics);
-            long analyzeEveryMs = config.partitions.analyzeEvery.toMilliseconds();
-            maintenance.scheduleWithFixedDelay(statistics, analyzeEveryMs, analyzeEveryMs, TimeUnit.MILLISECONDS);
-            env.admin().addTask(new RunNowTask("analyze", statistics::refresh));
-            DeadRowVacuum vacuum = new DeadRowVacuum(pools.dataSource(PoolRole.MAINTENANCE), metrics);
-            long vacuumEveryMs = config.partitions.vacuumEvery.toMilliseconds();
-            maintenance.scheduleWithFixedDelay(vacuum, vacuumEveryMs, vacuumEveryMs, TimeUnit.MILLISECONDS);
-            env.admin().addTask(new RunNowTask("vacuum", vacuum::vacuum));
-            CompactionJob compaction = new CompactionJob(
-                    new Compactor(
-                            pools.dataSource(PoolRole.MAINTENANCE),
-                            codec,
-                            Duration.ofMillis(config.compaction.lockTimeout.toMilliseconds()),
-                            step -> {}),
-                    clock,
-                    config.compaction.retentionDays,
-                    metrics);
-            long compactEveryMs = config.compaction.checkEvery.toMilliseconds();
-            maintenance.scheduleWithFixedDelay(compaction, compactEveryMs, compactEveryMs, TimeUnit.MILLISECONDS);
-            env.admin().addTask(new RunNowTask("compact", compaction::compact));
-            MessageReader maintenanceReader = new MessageReader(pools.dsl(PoolRole.MAINTENANCE), events);
-            env.admin()
-                    .addTask(new RunNowTask(
-                            "rebuild-projection",
-                            () -> ProjectionRebuild.rebuild(pools.dsl(PoolRole.MAINTENANCE), maintenanceReader)));
+            MaintenanceWiring.wire(parts, partitionJob);
         }
 
         List<ComponentTask> componentTasks = List.of(
@@ -495,7 +354,7 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
                 .addMappingForUrlPatterns(EnumSet.of(DispatcherType.REQUEST), true, "/tasks/*");
         syncKeys(config.auth, keys, authenticator);
         if (config.components.contains(Components.API)) {
-            wireApi(config, env, pools, events, codec, authenticator);
+            ApiWiring.wire(parts, authenticator, failureRates, statsRedis, callbackRedisUri);
         }
         // Each job type has its own bound; sharedWorkerBound (for measuring only) makes callbacks use the send bound.
         // The send bound counts jobs in progress; provider calls have their own, smaller bound inside the worker.
@@ -1106,160 +965,6 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
                         "reconcile",
                         new dev.sendlog.service.health.ReconcileHealthCheck(env.metrics(), asked.keySet()));
         return reconciler;
-    }
-
-    private void wireApi(
-            SendlogConfiguration config,
-            Environment env,
-            Pools pools,
-            EventStore events,
-            EventCodec codec,
-            CachingAuthenticator<String, Caller> authenticator) {
-        MetricRegistry metrics = env.metrics();
-        // Ahead of every other filter: security headers on every answer, and one access-log line per request.
-        env.servlets()
-                .addFilter("response-headers", new ResponseHeaders())
-                .addMappingForUrlPatterns(EnumSet.of(DispatcherType.REQUEST), true, "/*");
-        env.servlets()
-                .addFilter("access-log", new AccessLog())
-                .addMappingForUrlPatterns(EnumSet.of(DispatcherType.REQUEST), true, "/*");
-        // Bodies are received before a request thread takes the request (slow clients hold no thread).
-        EagerBody.install(
-                env,
-                MAX_BODY_BYTES,
-                config.http.minBodyBytesPerSecond.toBytes(),
-                config.http.bodyGrace.toJavaDuration(),
-                new RefusedWithoutBody(config.gateways.keySet(), authenticator));
-        ProblemMappers.register(env.jersey(), metrics);
-        // Ahead of every other filter (the direct paths included): once shutdown begins, new requests get 503.
-        env.servlets()
-                .addFilter("intake", shutdown.intake().filter(env.getObjectMapper()))
-                .addMappingForUrlPatterns(EnumSet.of(DispatcherType.REQUEST), false, "/*");
-        env.jersey().register(new BodyLimitFilter(MAX_BODY_BYTES));
-        env.jersey().register(new HeaderSyntaxFilter());
-        ProblemErrorHandler.install(env);
-
-        env.jersey()
-                .register(new AuthDynamicFeature(new BearerHeaderAuthFilter.Builder<Caller>()
-                        .setAuthenticator(authenticator)
-                        .setAuthorizer(new CallerAuthorizer())
-                        .setPrefix("Bearer")
-                        .setRealm("sendlog")
-                        .setUnauthorizedHandler(new ProblemUnauthorizedHandler())
-                        .buildAuthFilter()));
-        env.jersey().register(RolesAllowedDynamicFeature.class);
-        env.jersey().register(new AuthValueFactoryProvider.Binder<>(Caller.class));
-
-        Lanes lanes = this.lanes;
-        AcceptWriter writer = new AcceptWriter(
-                pools.dsl(PoolRole.API),
-                new MessageIds(clock),
-                clock,
-                lanes,
-                Duration.ofMillis(config.accept.idempotencyTtl.toMilliseconds()),
-                tallies);
-        GroupCommit<Submission> groupCommitter = null;
-        if (config.accept.groupCommit) {
-            groupCommitter = new GroupCommit<>(
-                    "accept",
-                    writer::write,
-                    config.accept.writers,
-                    config.accept.maxBatchMessages,
-                    config.accept.maxWaitMs,
-                    config.accept.queueCapacity,
-                    metrics);
-            env.lifecycle().manage(groupCommitter);
-        }
-        Routes routes = new Routes(config.routes, config.gateways.keySet(), config.defaultGateway);
-        AcceptService accept = new AcceptService(
-                writer,
-                groupCommitter,
-                config.database.connectionTimeoutMs + 10_000L,
-                faults,
-                new SenderPolicy(config.tenants),
-                routes);
-        SubmitParser parser =
-                new SubmitParser(config.gateways.keySet(), config.pipeline.checks.recipientPattern, clock);
-        MessageReader reader = new MessageReader(pools.dsl(PoolRole.API), events);
-        env.jersey()
-                .register(new MessagesResource(
-                        parser,
-                        accept,
-                        reader,
-                        codec,
-                        config.publicBaseUrl,
-                        new Cancellation(pools.dsl(PoolRole.API), events, reader, clock),
-                        lanes,
-                        new WebhookDeliveries(pools.dsl(PoolRole.API))));
-        env.jersey().register(new OpenApiResource());
-        env.jersey()
-                .register(new SuppressionsResource(
-                        new SuppressionStore(pools.dsl(PoolRole.API), clock), config.pipeline.checks.recipientPattern));
-        if (config.webhooks.secretKey.isBlank()) {
-            throw new IllegalStateException(
-                    "refusing to start the API: webhooks.secretKey is not set (base64 of 32 random "
-                            + "bytes, e.g. SENDLOG_WEBHOOK_SECRET_KEY=$(openssl rand -base64 32)); webhook secrets are stored under it");
-        }
-        config.webhooks.devKeyWarnings().forEach(LOG::warn);
-        env.jersey()
-                .register(new WebhookResource(
-                        new WebhookStore(
-                                pools.dsl(PoolRole.API), SecretBox.fromBase64(config.webhooks.secretKey), clock),
-                        new WebhookTargets(
-                                config.webhooks.allowPrivateTargets,
-                                WebhookTargets.bounded(WebhookTargets.SYSTEM, WebhookTargets.RESOLVE_TIMEOUT))));
-        if (config.accept.directSubmit) {
-            env.servlets()
-                    .addFilter(
-                            "direct-submit",
-                            new DirectSubmit(
-                                    authenticator,
-                                    parser,
-                                    accept,
-                                    MAX_BODY_BYTES,
-                                    env.getObjectMapper(),
-                                    config.publicBaseUrl,
-                                    metrics))
-                    .addMappingForUrlPatterns(
-                            EnumSet.of(DispatcherType.REQUEST), true, DirectSubmit.PATH, DirectSubmit.BATCH_PATH);
-        }
-        env.jersey().register(new WebhookAdminResource(new WebhookDeliveries(pools.dsl(PoolRole.API)), clock));
-        env.jersey()
-                .register(new AdminResource(
-                        reader,
-                        new AdminActions(pools.dsl(PoolRole.API), events, reader, clock),
-                        new ParkedStore(pools.dsl(PoolRole.API), events, reader, clock),
-                        lanes,
-                        metrics,
-                        new ApiKeyStore(pools.dsl(PoolRole.API)),
-                        pipelineOverview(config, env, pools)));
-    }
-
-    /**
-     * The pipeline view's reader: the stats Redis, each send lane's stream and the callback stream (each on the node of
-     * its hash tag), the owed webhook deliveries, and this process's health checks and alarms.
-     */
-    private PipelineOverview pipelineOverview(SendlogConfiguration config, Environment env, Pools pools) {
-        String prefix = config.redis.keyPrefix;
-        List<PipelineOverview.Stream> send = new ArrayList<>();
-        for (Lanes.Lane lane : lanes.all()) {
-            String key = StreamKeys.sendLane(prefix, lane);
-            send.add(new PipelineOverview.Stream(statsRedis.connect(key), key, StreamKeys.SEND_GROUP));
-        }
-        RedisConnections callbackRedis =
-                new RedisConnections(callbackRedisUri, Duration.ofSeconds(2), config.redis.cluster);
-        shutdown.closeLast(callbackRedis::close);
-        String callbackKey = StreamKeys.callback(prefix);
-        return new PipelineOverview(
-                statsRedis.connect(prefix + "{stats}:counts"),
-                prefix,
-                pools.dsl(PoolRole.API),
-                send,
-                new PipelineOverview.Stream(callbackRedis.connect(callbackKey), callbackKey, StreamKeys.CALLBACK_GROUP),
-                new WebhookDeliveries(pools.dsl(PoolRole.API)),
-                env.healthChecks(),
-                failureRates::alarms,
-                InstantSource.system());
     }
 
     private Pausable pausable(String component) {
