@@ -11,11 +11,13 @@ import dev.sendlog.service.lifecycle.ShutdownSequence;
 import dev.sendlog.service.metrics.Tallies;
 import io.dropwizard.core.setup.Environment;
 import java.time.InstantSource;
+import java.util.Map;
 
 /**
  * What the wiring of every component shares, made once by {@link SendlogApplication#run} before any component is
  * wired: the configuration, the pools, the log's store, the clock and faults (tests pass their own), the shutdown
- * sequence each component registers with, the lanes' layout, the per-minute tallies, and this process's name.
+ * sequence each component registers with, the lanes' layout, the per-minute tallies, this process's name, and the components an
+ * operator may pause and resume (admin tasks {@code pause} and {@code resume}), which each component adds itself to.
  */
 record Parts(
         SendlogConfiguration config,
@@ -28,7 +30,8 @@ record Parts(
         ShutdownSequence shutdown,
         Lanes lanes,
         Tallies tallies,
-        String instance) {
+        String instance,
+        Map<String, Pausable> pausables) {
     MetricRegistry metrics() {
         return env.metrics();
     }
