@@ -226,7 +226,7 @@ final class ApiWiring {
             send.add(new PipelineOverview.Stream(statsRedis.connect(key), key, StreamKeys.SEND_GROUP));
         }
         RedisConnections callbackRedis =
-                new RedisConnections(callbackRedisUri, Duration.ofSeconds(2), config.redis.cluster);
+                new RedisConnections(callbackRedisUri, ComponentWiring.STATS_REDIS_TIMEOUT, config.redis.cluster);
         shutdown.closeLast(callbackRedis::close);
         String callbackKey = StreamKeys.callback(prefix);
         return new PipelineOverview(

@@ -24,6 +24,16 @@ import org.slf4j.LoggerFactory;
  * the job stores each job type opens.
  */
 abstract class ComponentWiring {
+    /** A job stream's Redis command timeout: publishes and reads wait this long before the job is left for later. */
+    static final Duration JOB_REDIS_TIMEOUT = Duration.ofSeconds(5);
+    /**
+     * The Redis command timeout of state shared between processes (a gateway's rate, the query rate): short, as the
+     * caller falls back to a lower rate rather than wait.
+     */
+    static final Duration SHARED_STATE_REDIS_TIMEOUT = Duration.ofSeconds(1);
+    /** The pipeline view's Redis command timeout (its counts and the streams' depths): a slow Redis shows as gaps. */
+    static final Duration STATS_REDIS_TIMEOUT = Duration.ofSeconds(2);
+
     private static final Logger LOG = LoggerFactory.getLogger(ComponentWiring.class);
 
     protected final InstantSource clock;
@@ -56,7 +66,7 @@ abstract class ComponentWiring {
             String group,
             String instance) {
         MetricRegistry metrics = env.metrics();
-        RedisConnections redis = new RedisConnections(uri, Duration.ofSeconds(5), config.redis.cluster);
+        RedisConnections redis = new RedisConnections(uri, JOB_REDIS_TIMEOUT, config.redis.cluster);
         shutdown.closeLast(redis::close);
         JobStream stream = new JobStream(redis, streamKey, group, instance);
         String probe = config.redis.keyPrefix + "{" + jobType + "}:health:" + instance;

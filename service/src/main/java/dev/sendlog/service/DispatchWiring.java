@@ -364,7 +364,7 @@ final class DispatchWiring extends ComponentWiring {
             return rates;
         }
         RedisConnections redis =
-                new RedisConnections(local.sendRedisUri(), Duration.ofSeconds(1), config.redis.cluster);
+                new RedisConnections(local.sendRedisUri(), SHARED_STATE_REDIS_TIMEOUT, config.redis.cluster);
         shutdown.closeLast(redis::close);
         var store = redis.bucketStore();
         config.gateways.forEach((name, g) -> {
@@ -406,7 +406,7 @@ final class DispatchWiring extends ComponentWiring {
             return null;
         }
         RedisConnections redis =
-                new RedisConnections(local.sendRedisUri(), Duration.ofSeconds(1), config.redis.cluster);
+                new RedisConnections(local.sendRedisUri(), SHARED_STATE_REDIS_TIMEOUT, config.redis.cluster);
         shutdown.closeLast(redis::close);
         var store = redis.bucketStore();
         Map<String, Reconciler.Gateway> asked = new HashMap<>();

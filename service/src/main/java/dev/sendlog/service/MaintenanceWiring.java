@@ -26,6 +26,13 @@ import java.util.concurrent.TimeUnit;
  * compaction, and their run-now tasks on the admin port.
  */
 final class MaintenanceWiring {
+    /** Threads of the maintenance jobs: partitions and purge, statistics and vacuum, compaction. */
+    private static final int THREADS = 3;
+    /** How often expired idempotency keys are purged (each run bounded by {@code accept.idempotencyPurgeBatch}). */
+    private static final Duration PURGE_EVERY = Duration.ofMinutes(1);
+    /** How long DDL and ANALYZE wait for a lock before they give up until their next run (they never queue behind writes). */
+    static final Duration DDL_LOCK_TIMEOUT = Duration.ofSeconds(2);
+
     private MaintenanceWiring() {}
 
     static void wire(Parts parts, PartitionJob partitionJob) {
@@ -39,20 +46,17 @@ final class MaintenanceWiring {
 
         ScheduledExecutorService maintenance = env.lifecycle()
                 .scheduledExecutorService("maintenance-%d")
-                .threads(3)
+                .threads(THREADS)
                 .build();
         long partitionEveryMs = config.partitions.checkEvery.toMilliseconds();
         maintenance.scheduleWithFixedDelay(partitionJob, partitionEveryMs, partitionEveryMs, TimeUnit.MILLISECONDS);
         IdempotencyKeyPurge purge = new IdempotencyKeyPurge(
                 pools.dsl(PoolRole.MAINTENANCE), clock, config.accept.idempotencyPurgeBatch, metrics);
-        maintenance.scheduleWithFixedDelay(purge, 1, 60, TimeUnit.SECONDS);
+        maintenance.scheduleWithFixedDelay(purge, PURGE_EVERY.toSeconds(), PURGE_EVERY.toSeconds(), TimeUnit.SECONDS);
         env.admin().addTask(new RunNowTask("purge-idempotency-keys", purge::purge));
         env.admin().addTask(new RunNowTask("ensure-partitions", partitionJob::ensure));
         StatisticsRefresh statistics = new StatisticsRefresh(
-                pools.dataSource(PoolRole.MAINTENANCE),
-                Duration.ofSeconds(2),
-                config.partitions.statisticsTarget,
-                metrics);
+                pools.dataSource(PoolRole.MAINTENANCE), DDL_LOCK_TIMEOUT, config.partitions.statisticsTarget, metrics);
         long analyzeEveryMs = config.partitions.analyzeEvery.toMilliseconds();
         maintenance.scheduleWithFixedDelay(statistics, analyzeEveryMs, analyzeEveryMs, TimeUnit.MILLISECONDS);
         env.admin().addTask(new RunNowTask("analyze", statistics::refresh));

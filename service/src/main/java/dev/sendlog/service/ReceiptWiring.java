@@ -34,6 +34,8 @@ import java.util.concurrent.TimeUnit;
 
 /** Receipts: the callback inbox, its stream, the callback workers and the sweeper of the inbox. */
 final class ReceiptWiring extends ComponentWiring {
+    /** Threads that commit callback decisions (each a group commit of many). */
+    private static final int RECORD_WRITERS = 2;
 
     ReceiptWiring(Parts parts) {
         super(parts);
@@ -92,8 +94,8 @@ final class ReceiptWiring extends ComponentWiring {
         if (config.components.contains(Components.CALLBACK_WORKER)) {
             Map<String, Vocabulary> vocabularies = new HashMap<>();
             config.gateways.forEach((name, g) -> vocabularies.put(name, Vocabulary.named(g.vocabulary, g.statusMap)));
-            CallbackRecorder recorder =
-                    new CallbackRecorder(pools.dsl(PoolRole.CALLBACKS), events, clock, 2, metrics, tallies);
+            CallbackRecorder recorder = new CallbackRecorder(
+                    pools.dsl(PoolRole.CALLBACKS), events, clock, RECORD_WRITERS, metrics, tallies);
             env.lifecycle().manage(recorder);
             // Batches on platform threads of their own: enough for every batch the bound admits to run at once.
             int batchThreads = (callbackBound + r.batchSize - 1) / r.batchSize;

@@ -76,6 +76,10 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
     private static final Logger LOG = LoggerFactory.getLogger(SendlogApplication.class);
     /** API.md: a body over 64 KiB answers 413. */
     public static final long MAX_BODY_BYTES = 64 * 1024;
+    /** Keys whose check a process remembers at once (for {@code auth.cacheSeconds}). */
+    private static final int AUTH_CACHE_KEYS = 10_000;
+    /** The wait for provider calls in flight at shutdown when the server factory names no grace of its own. */
+    private static final Duration DEFAULT_SHUTDOWN_GRACE = Duration.ofSeconds(30);
 
     private final InstantSource clock;
     private final Faults faults;
@@ -233,7 +237,8 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
                         .toList(),
                 config.pipeline.tenantShards);
         callbackRedisUri = local.callbackRedisUri();
-        statsRedis = new RedisConnections(local.sendRedisUri(), Duration.ofSeconds(2), config.redis.cluster);
+        statsRedis =
+                new RedisConnections(local.sendRedisUri(), ComponentWiring.STATS_REDIS_TIMEOUT, config.redis.cluster);
         shutdown.closeLast(statsRedis::close);
         String statsKey = config.redis.keyPrefix + "{stats}:counts";
         // Wall time, not the application's clock: these are minutes of operation, like the metrics' own windows (a
@@ -250,7 +255,7 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
         EventStore events =
                 new EventStore(new Histories(new RowCodec(codec)), new Actors(pools.dataSource(PoolRole.MAINTENANCE)));
         PartitionManager partitionManager =
-                new PartitionManager(pools.dataSource(PoolRole.MAINTENANCE), Duration.ofSeconds(2));
+                new PartitionManager(pools.dataSource(PoolRole.MAINTENANCE), MaintenanceWiring.DDL_LOCK_TIMEOUT);
         PartitionJob partitionJob = new PartitionJob(partitionManager, clock, config.partitions.daysAhead, metrics);
         partitionJob.ensure();
 
@@ -279,7 +284,7 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
                 metrics,
                 new ApiKeyAuthenticator(keys),
                 com.github.benmanes.caffeine.cache.Caffeine.newBuilder()
-                        .maximumSize(10_000)
+                        .maximumSize(AUTH_CACHE_KEYS)
                         .expireAfterWrite(Duration.ofSeconds(config.auth.cacheSeconds)));
         env.admin()
                 .addFilter(
@@ -332,7 +337,7 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
     private static Duration shutdownGrace(SendlogConfiguration config) {
         return config.getServerFactory() instanceof io.dropwizard.core.server.AbstractServerFactory server
                 ? Duration.ofMillis(server.getShutdownGracePeriod().toMilliseconds())
-                : Duration.ofSeconds(30);
+                : DEFAULT_SHUTDOWN_GRACE;
     }
 
     private Pausable pausable(String component) {
