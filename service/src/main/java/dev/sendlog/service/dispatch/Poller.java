@@ -62,56 +62,12 @@ public final class Poller {
     private final Map<String, Short> publishedAhead = new HashMap<>();
 
     /**
-     * @param polled the lanes whose work this poller publishes (one each, on a thread of its own): with the
-     *               change-data-capture feed every lane but the normal one, whose work the slot publishes (its slot is
-     *               one ordered stream that a full normal stream holds back; {@link #follow} keeps the normal cursors)
+     * @param polled  the lanes whose work this poller publishes (one each, on a thread of its own): with the
+     *                change-data-capture feed every lane but the normal one, whose work the slot publishes (its slot is
+     *                one ordered stream that a full normal stream holds back; {@link #follow} keeps the normal cursors)
+     * @param signal  what wakes this poller when its tail is empty; null: it reads again after {@code idlePollMs}
+     * @param tallies counts the messages published (the console's pipeline view)
      */
-    public Poller(
-            ShardLeases leases,
-            LogTail tail,
-            DSLContext dsl,
-            Actors actors,
-            SendStreams streams,
-            Set<Lanes.Lane> polled,
-            PipelineSettings settings,
-            InstantSource clock,
-            String actor,
-            Faults faults,
-            MetricRegistry metrics) {
-        this(leases, tail, dsl, actors, streams, polled, settings, clock, actor, faults, metrics, null);
-    }
-
-    /** @param signal what wakes this poller when its tail is empty; null: it reads again after {@code idlePollMs} */
-    public Poller(
-            ShardLeases leases,
-            LogTail tail,
-            DSLContext dsl,
-            Actors actors,
-            SendStreams streams,
-            Set<Lanes.Lane> polled,
-            PipelineSettings settings,
-            InstantSource clock,
-            String actor,
-            Faults faults,
-            MetricRegistry metrics,
-            HighWorkSignal signal) {
-        this(
-                leases,
-                tail,
-                dsl,
-                actors,
-                streams,
-                polled,
-                settings,
-                clock,
-                actor,
-                faults,
-                metrics,
-                signal,
-                Tallies.DISABLED);
-    }
-
-    /** @param tallies counts the messages published (the console's pipeline view) */
     public Poller(
             ShardLeases leases,
             LogTail tail,

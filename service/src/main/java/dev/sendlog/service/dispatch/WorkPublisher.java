@@ -60,33 +60,8 @@ public final class WorkPublisher {
      *                        {@link ShardOwner})
      * @param checkVisibility whether the rows may not be visible to this session yet (they come from a replication
      *                        slot): then each message's row is read too, and a batch with one not visible is refused
+     * @param tallies         counts the messages published (the console's pipeline view)
      */
-    public WorkPublisher(
-            DSLContext dsl,
-            Actors actors,
-            SendStreams streams,
-            java.util.Set<Lanes.Lane> lanesPublished,
-            PipelineSettings settings,
-            InstantSource clock,
-            String actor,
-            Faults faults,
-            boolean checkVisibility,
-            MetricRegistry metrics) {
-        this(
-                dsl,
-                actors,
-                streams,
-                lanesPublished,
-                settings,
-                clock,
-                actor,
-                faults,
-                checkVisibility,
-                metrics,
-                Tallies.DISABLED);
-    }
-
-    /** {@code tallies} counts the messages published (the console's pipeline view). */
     public WorkPublisher(
             DSLContext dsl,
             Actors actors,

@@ -685,17 +685,7 @@ class ConsoleBrowserTest {
     void parkedInputShowsItsRawBodyAsTextAndAnAdminDiscardsIt() {
         String raw = "stat:DELIVRD <b id=\"injected\">not json</b> & <script>document.title='x'</script> "
                 + UUID.randomUUID();
-        byte[] bytes = raw.getBytes(StandardCharsets.UTF_8);
-        ApiResponse stored = SERVICE.api()
-                .postBytes(
-                        "/v1/callbacks/sim",
-                        null,
-                        "application/json",
-                        bytes,
-                        "X-Signature",
-                        CallbackSignature.sign("sim-secret", bytes));
-        assertThat(stored.status()).as(stored.raw()).isEqualTo(200);
-        long parkedId = await().atMost(WAIT).until(() -> parkedIdOf(raw), n -> n > 0);
+        long parkedId = parkSignedCallback(raw, "application/json");
 
         signIn("support-1", "support");
         click(By.id("tab-parked"));
@@ -743,17 +733,7 @@ class ConsoleBrowserTest {
         String id = Messages.submitOne(SERVICE, Messages.recipient());
         Messages.awaitStatus(SERVICE, id, "SENT", WAIT);
         String raw = "stat:DELIVRD, a receipt only a person can read " + UUID.randomUUID();
-        byte[] bytes = raw.getBytes(StandardCharsets.UTF_8);
-        ApiResponse stored = SERVICE.api()
-                .postBytes(
-                        "/v1/callbacks/sim",
-                        null,
-                        "text/plain",
-                        bytes,
-                        "X-Signature",
-                        CallbackSignature.sign("sim-secret", bytes));
-        assertThat(stored.status()).as(stored.raw()).isEqualTo(200);
-        long parkedId = await().atMost(WAIT).until(() -> parkedIdOf(raw), n -> n > 0);
+        long parkedId = parkSignedCallback(raw, "text/plain");
         ApiResponse resolved = SERVICE.api()
                 .post(
                         "/v1/admin/parked/" + parkedId + "/resolve",
@@ -1086,6 +1066,21 @@ class ConsoleBrowserTest {
     }
 
     // ---- data helpers ----
+
+    /** Posts {@code raw} as sim's signed callback, which the service cannot read, and returns the row it parked. */
+    private static long parkSignedCallback(String raw, String contentType) {
+        byte[] bytes = raw.getBytes(StandardCharsets.UTF_8);
+        ApiResponse stored = SERVICE.api()
+                .postBytes(
+                        "/v1/callbacks/sim",
+                        null,
+                        contentType,
+                        bytes,
+                        "X-Signature",
+                        CallbackSignature.sign("sim-secret", bytes));
+        assertThat(stored.status()).as(stored.raw()).isEqualTo(200);
+        return await().atMost(WAIT).until(() -> parkedIdOf(raw), n -> n > 0);
+    }
 
     private static long parkedIdOf(String raw) {
         for (JsonNode p : SERVICE.api()

@@ -89,7 +89,8 @@ class SendWorkerTest {
                 "test-poller",
                 Faults.NONE,
                 true,
-                new MetricRegistry());
+                new MetricRegistry(),
+                dev.sendlog.service.metrics.Tallies.DISABLED);
         logged = Logged.attach();
     }
 

@@ -69,7 +69,8 @@ class WorkPublisherTest {
                 "test-poller",
                 Faults.NONE,
                 true,
-                new MetricRegistry());
+                new MetricRegistry(),
+                dev.sendlog.service.metrics.Tallies.DISABLED);
     }
 
     @AfterEach
