@@ -8,7 +8,7 @@ import dev.sendlog.service.core.Faults;
 import dev.sendlog.service.db.EventStore;
 import dev.sendlog.service.db.Pools;
 import dev.sendlog.service.lifecycle.ShutdownSequence;
-import dev.sendlog.service.metrics.Tallies;
+import dev.sendlog.service.stats.Tallies;
 import io.dropwizard.core.setup.Environment;
 import java.time.InstantSource;
 import java.util.Map;

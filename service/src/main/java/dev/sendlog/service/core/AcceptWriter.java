@@ -9,7 +9,7 @@ import dev.sendlog.events.Priority;
 import dev.sendlog.log.Histories;
 import dev.sendlog.service.db.SqlFailures;
 import dev.sendlog.service.errors.FieldError;
-import dev.sendlog.service.metrics.Tallies;
+import dev.sendlog.service.stats.Tallies;
 import java.sql.PreparedStatement;
 import java.time.Duration;
 import java.time.Instant;

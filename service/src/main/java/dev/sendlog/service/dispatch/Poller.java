@@ -9,7 +9,7 @@ import dev.sendlog.log.Actors;
 import dev.sendlog.service.config.PipelineSettings;
 import dev.sendlog.service.core.Faults;
 import dev.sendlog.service.core.Metrics;
-import dev.sendlog.service.metrics.Tallies;
+import dev.sendlog.service.stats.Tallies;
 import java.sql.SQLException;
 import java.time.InstantSource;
 import java.util.ArrayList;

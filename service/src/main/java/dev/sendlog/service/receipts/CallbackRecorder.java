@@ -5,7 +5,7 @@ import dev.sendlog.service.core.GroupCommit;
 import dev.sendlog.service.db.AppendKey;
 import dev.sendlog.service.db.EventStore;
 import dev.sendlog.service.db.NewEvent;
-import dev.sendlog.service.metrics.Tallies;
+import dev.sendlog.service.stats.Tallies;
 import io.dropwizard.lifecycle.Managed;
 import java.sql.PreparedStatement;
 import java.time.Instant;

@@ -14,7 +14,7 @@ import dev.sendlog.service.core.MessageReader;
 import dev.sendlog.service.core.SearchResult;
 import dev.sendlog.service.errors.ApiProblem;
 import dev.sendlog.service.metrics.PipelineBreakdown;
-import dev.sendlog.service.metrics.PipelineOverview;
+import dev.sendlog.service.overview.PipelineOverview;
 import dev.sendlog.service.receipts.ParkedStore;
 import dev.sendlog.service.receipts.ParkedView;
 import io.dropwizard.auth.Auth;

@@ -90,7 +90,7 @@ class SendWorkerTest {
                 Faults.NONE,
                 true,
                 new MetricRegistry(),
-                dev.sendlog.service.metrics.Tallies.DISABLED);
+                dev.sendlog.service.stats.Tallies.DISABLED);
         logged = Logged.attach();
     }
 

@@ -79,15 +79,21 @@ abstract class TenThousandMessages {
             List<String> keys = redis.sync()
                     .scan(ScanArgs.Builder.matches(service.redisPrefix() + "*").limit(1000))
                     .getKeys();
-            // The job streams (both send lanes' and the callbacks') and one health-probe key per process and store; no
-            // key per message.
+            // The job streams (both send lanes' and the callbacks'), one health-probe key per process and store, and
+            // the pipeline view's per-minute hashes, each with its expiry; no key per message.
+            String stats = service.redisPrefix() + "{stats}:";
             assertThat(keys)
                     .allMatch(k -> k.equals(stream)
                             || k.equals(high)
                             || k.equals(callbacks)
+                            || k.startsWith(stats)
                             || k.startsWith(service.redisPrefix() + "health:")
                             || k.startsWith(service.redisPrefix() + "{callback}:health:")
                             || k.startsWith(service.redisPrefix() + "{send-high}:health:"));
+            assertThat(keys.stream().filter(k -> k.startsWith(stats)))
+                    .as("the pipeline view's minutes")
+                    .isNotEmpty()
+                    .allMatch(k -> redis.sync().ttl(k) > 0);
         }
     }
 }

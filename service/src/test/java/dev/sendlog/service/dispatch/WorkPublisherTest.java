@@ -70,7 +70,7 @@ class WorkPublisherTest {
                 Faults.NONE,
                 true,
                 new MetricRegistry(),
-                dev.sendlog.service.metrics.Tallies.DISABLED);
+                dev.sendlog.service.stats.Tallies.DISABLED);
     }
 
     @AfterEach

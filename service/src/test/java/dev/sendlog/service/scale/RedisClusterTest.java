@@ -20,7 +20,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /**
  * The queue stores on a three-node Redis Cluster through Lettuce's cluster client: messages go out and their
  * receipts come back, and every key of a job type (its stream, its health probe) sits on the one node that serves
- * the job type's hash tag, whose memory the job type's alarm watches.
+ * the job type's hash tag, whose memory the job type's alarm watches; the pipeline view's minutes share one tag too.
  */
 class RedisClusterTest {
     @RegisterExtension
@@ -50,10 +50,12 @@ class RedisClusterTest {
                             ? "send"
                             : key.contains("{send-high}")
                                     ? "send-high"
-                                    : key.contains("{callback}") ? "callback" : "untagged: " + key;
+                                    : key.contains("{callback}")
+                                            ? "callback"
+                                            : key.contains("{stats}") ? "stats" : "untagged: " + key;
                     nodesByTag.computeIfAbsent(tag, t -> new TreeSet<>()).add(i);
                 }
-                for (String tag : List.of("send", "send-high", "callback")) {
+                for (String tag : List.of("send", "send-high", "callback", "stats")) {
                     int slot = node.commands().clusterKeyslot("{" + tag + "}").intValue();
                     if (node.commands().clusterCountKeysInSlot(slot) > 0) {
                         slotNodeByTag.put(tag, i);
@@ -63,7 +65,7 @@ class RedisClusterTest {
         }
         assertThat(nodesByTag.keySet())
                 .as("every key carries its job type's hash tag")
-                .containsExactlyInAnyOrder("send", "send-high", "callback");
+                .containsExactlyInAnyOrder("send", "send-high", "callback", "stats");
         assertThat(nodesByTag.get("send")).as("nodes holding send keys").containsExactly(slotNodeByTag.get("send"));
         assertThat(nodesByTag.get("send-high"))
                 .as("nodes holding the high lane's send keys")
@@ -71,6 +73,9 @@ class RedisClusterTest {
         assertThat(nodesByTag.get("callback"))
                 .as("nodes holding callback keys")
                 .containsExactly(slotNodeByTag.get("callback"));
+        assertThat(nodesByTag.get("stats"))
+                .as("nodes holding the pipeline view's minutes")
+                .containsExactly(slotNodeByTag.get("stats"));
 
         for (String check : List.of(
                 "redis-send",

@@ -1,4 +1,4 @@
-package dev.sendlog.service.metrics;
+package dev.sendlog.service.stats;
 
 import com.codahale.metrics.Counter;
 import com.codahale.metrics.MetricRegistry;
@@ -25,8 +25,8 @@ import org.slf4j.LoggerFactory;
  * What every process of the pipeline did, minute by minute, shared through Redis so the console's pipeline view sees
  * the whole cluster without reading the log: per minute one hash of counts ({@code kind|gateway|tenant|process}, each
  * process writing its own totals), and one hash of stage timings ({@code stage|process} = count, p50, p99 of the process's
- * last minute). Both expire after {@link #KEEP_SECONDS}; a reader merges the minutes it wants ({@link
- * PipelineOverview}).
+ * last minute). Both expire after {@link #KEEP_SECONDS}; a reader merges the minutes it wants ({@code
+ * overview.PipelineOverview}).
  *
  * <p>Counts are taken after the commit that made them true (an acceptance, a status change, a parked callback), so a
  * rolled-back batch is never counted. They are kept in the process and written every few seconds as totals; a write
@@ -43,7 +43,7 @@ public final class Tallies {
     static final int MAX_TENANTS_PER_MINUTE = 500;
 
     static final String OTHER = "(other)";
-    static final String NONE = "-";
+    public static final String NONE = "-";
 
     /** What is counted. */
     public enum Kind {
@@ -77,7 +77,7 @@ public final class Tallies {
         }
     }
 
-    /** Stages whose timers are shared, in the order a message meets them (a subset of {@link PipelineBreakdown}). */
+    /** Stages whose timers are shared, in the order a message meets them (a subset of {@code metrics.PipelineBreakdown}). */
     public static final List<String> TIMED_STAGES = List.of(
             "accept.commit",
             "poller.publish.round.trip",
@@ -113,11 +113,11 @@ public final class Tallies {
         this.flushFailures = metrics == null ? new Counter() : metrics.counter("tallies.flush.failures");
     }
 
-    static String countsKey(String prefix, long minute) {
+    public static String countsKey(String prefix, long minute) {
         return prefix + "{stats}:counts:" + minute;
     }
 
-    static String timingsKey(String prefix, long minute) {
+    public static String timingsKey(String prefix, long minute) {
         return prefix + "{stats}:timings:" + minute;
     }
 

@@ -1,8 +1,9 @@
-package dev.sendlog.service.metrics;
+package dev.sendlog.service.overview;
 
 import com.codahale.metrics.health.HealthCheckRegistry;
 import dev.sendlog.service.health.FailureRates;
 import dev.sendlog.service.queue.QueueConnection;
+import dev.sendlog.service.stats.Tallies;
 import dev.sendlog.service.webhooks.WebhookDeliveries;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;

@@ -1,4 +1,4 @@
-package dev.sendlog.service.metrics;
+package dev.sendlog.service.overview;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
