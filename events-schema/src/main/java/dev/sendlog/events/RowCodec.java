@@ -93,7 +93,7 @@ public final class RowCodec {
             }
             case OutcomeUnknown u -> r.detail = u.reason();
             case Resolved rs -> {
-                r.code = Resolved.APPLY.equals(rs.action()) ? ACTION_APPLY : ACTION_DISCARD;
+                r.code = rs.action() == Resolved.Action.APPLY ? ACTION_APPLY : ACTION_DISCARD;
                 r.kind = rs.status() == null ? null : (short) (rs.status().ordinal() + 1);
                 r.ref = rs.parkedId();
                 r.detail = rs.note();
@@ -166,7 +166,7 @@ public final class RowCodec {
                 case RESOLVED ->
                     new Resolved(
                             r.ref(),
-                            r.code() == ACTION_APPLY ? Resolved.APPLY : Resolved.DISCARD,
+                            r.code() == ACTION_APPLY ? Resolved.Action.APPLY : Resolved.Action.DISCARD,
                             r.kind() == null ? null : ReceiptKind.values()[r.kind() - 1],
                             r.detail());
                 case COMPACTED -> codec.unpackSnapshot(r.messageId(), r.packed());

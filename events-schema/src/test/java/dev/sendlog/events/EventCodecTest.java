@@ -25,7 +25,7 @@ class EventCodecTest {
                 new Dead(5, "attempt limit 5 reached"),
                 new Receipt(ReceiptKind.DELIVERED, "sim", "p42", "DELIVRD", T, null, 12),
                 new OutcomeUnknown("no final receipt within PT48H"),
-                new Resolved(9, Resolved.APPLY, ReceiptKind.DELIVERED, "confirmed by phone"),
+                new Resolved(9, Resolved.Action.APPLY, ReceiptKind.DELIVERED, "confirmed by phone"),
                 new Expired(),
                 new Cancelled(),
                 new Scheduled(T),

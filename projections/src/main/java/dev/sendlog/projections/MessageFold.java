@@ -169,7 +169,7 @@ public final class MessageFold {
                 d.to(Phase.UNKNOWN, null);
             }
             case Resolved r -> {
-                if (Resolved.APPLY.equals(r.action())) {
+                if (r.action() == Resolved.Action.APPLY) {
                     require(
                             s.providerId() != null && r.status() != ReceiptKind.INTERMEDIATE,
                             s,

@@ -143,8 +143,8 @@ public final class Histories {
             options.add(() -> append(
                     "support:alice",
                     applied == null
-                            ? new Resolved(events.size(), Resolved.DISCARD, null, "noise")
-                            : new Resolved(events.size(), Resolved.APPLY, applied, null)));
+                            ? new Resolved(events.size(), Resolved.Action.DISCARD, null, "noise")
+                            : new Resolved(events.size(), Resolved.Action.APPLY, applied, null)));
         }
         Optional.of(state)
                 .flatMap(Decisions::adminRedrive)

@@ -115,7 +115,7 @@ class MessageFoldProperties {
                                     : MessageStatus.valueOf(r.kind().name());
                     };
                 case Resolved r -> {
-                    if (Resolved.APPLY.equals(r.action()) && !finalAnswer) {
+                    if (r.action() == Resolved.Action.APPLY && !finalAnswer) {
                         status = MessageStatus.valueOf(r.status().name());
                     }
                 }
@@ -164,7 +164,7 @@ class MessageFoldProperties {
                 for (ReceiptKind applied :
                         List.of(ReceiptKind.DELIVERED, ReceiptKind.UNDELIVERED, ReceiptKind.UNKNOWN)) {
                     MessageState after = MessageFold.evolve(
-                            s, next(last, "admin:ops-admin", new Resolved(1, Resolved.APPLY, applied, null)));
+                            s, next(last, "admin:ops-admin", new Resolved(1, Resolved.Action.APPLY, applied, null)));
                     MessageStatus expected = finalBefore ? s.status() : MessageStatus.valueOf(applied.name());
                     assertThat(after.status())
                             .as("%s applied to %s", applied, s.phase())
@@ -195,7 +195,7 @@ class MessageFoldProperties {
                                 next(
                                         last,
                                         "admin:ops-admin",
-                                        new Resolved(1, Resolved.APPLY, ReceiptKind.INTERMEDIATE, null))))
+                                        new Resolved(1, Resolved.Action.APPLY, ReceiptKind.INTERMEDIATE, null))))
                         .isInstanceOf(InvalidTransitionException.class);
             }
         });

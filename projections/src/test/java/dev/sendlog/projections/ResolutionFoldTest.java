@@ -45,7 +45,7 @@ class ResolutionFoldTest {
     }
 
     private MessageState resolve(ReceiptKind status, String note) {
-        return append("admin:ops-admin", new Resolved(7, Resolved.APPLY, status, note));
+        return append("admin:ops-admin", new Resolved(7, Resolved.Action.APPLY, status, note));
     }
 
     private MessageState receipt(ReceiptKind kind, String providerStatus) {
@@ -143,7 +143,7 @@ class ResolutionFoldTest {
                 before.nextSeq(),
                 T0.plusSeconds(99),
                 "admin:ops-admin",
-                new Resolved(7, Resolved.APPLY, ReceiptKind.INTERMEDIATE, null));
+                new Resolved(7, Resolved.Action.APPLY, ReceiptKind.INTERMEDIATE, null));
         assertThatThrownBy(() -> MessageFold.evolve(before, intermediate))
                 .isInstanceOf(InvalidTransitionException.class);
     }
@@ -151,7 +151,7 @@ class ResolutionFoldTest {
     @Test
     void aDiscardChangesNoStatus() {
         sent();
-        MessageState s = append("admin:ops-admin", new Resolved(7, Resolved.DISCARD, null, "test noise"));
+        MessageState s = append("admin:ops-admin", new Resolved(7, Resolved.Action.DISCARD, null, "test noise"));
         assertThat(s.status()).isEqualTo(MessageStatus.SENT);
     }
 }

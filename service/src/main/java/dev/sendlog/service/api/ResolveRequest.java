@@ -1,6 +1,7 @@
 package dev.sendlog.service.api;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.sendlog.events.Resolved;
 import dev.sendlog.service.db.StorableText;
 import dev.sendlog.service.errors.ApiProblem;
 import dev.sendlog.service.errors.FieldError;
@@ -16,7 +17,7 @@ import java.util.UUID;
  * or text PostgreSQL cannot keep as sent (a NUL, a lone surrogate) is refused with 400 naming the field, never dropped,
  * stored as "" or changed.
  */
-public record ResolveRequest(String action, String status, String note, UUID messageId) {
+public record ResolveRequest(Resolved.Action action, String status, String note, UUID messageId) {
     private static final Set<String> FIELDS = Set.of("action", "status", "note", "messageId");
 
     public static ResolveRequest parse(JsonNode body) {
@@ -35,7 +36,9 @@ public record ResolveRequest(String action, String status, String note, UUID mes
         String action = text(body, "action", errors);
         if (action == null && !errors.stream().anyMatch(e -> e.field().equals("action"))) {
             errors.add(new FieldError("action", "is required: apply or discard"));
-        } else if (action != null && !action.equals("apply") && !action.equals("discard")) {
+        } else if (action != null
+                && java.util.Arrays.stream(Resolved.Action.values())
+                        .noneMatch(a -> a.wire().equals(action))) {
             errors.add(new FieldError("action", "must be apply or discard"));
         }
         String status = text(body, "status", errors);
@@ -57,7 +60,7 @@ public record ResolveRequest(String action, String status, String note, UUID mes
                             : "the resolution has " + errors.size() + " invalid fields",
                     errors);
         }
-        return new ResolveRequest(action, status, note, messageId);
+        return new ResolveRequest(Resolved.Action.ofWire(action), status, note, messageId);
     }
 
     /** The field's text; null when absent or null; an error when it is another type or cannot be stored as sent. */

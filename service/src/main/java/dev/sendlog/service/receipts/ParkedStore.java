@@ -72,7 +72,8 @@ public final class ParkedStore {
      * Resolves a parked row: {@code apply} records the status on its message (a RESOLVED event), {@code discard}
      * records the note (and, when a message was matched, a RESOLVED event on it). Once per row: 409 after.
      */
-    public void resolve(long parkedId, String action, String status, String note, UUID messageOverride, String actor) {
+    public void resolve(
+            long parkedId, Resolved.Action action, String status, String note, UUID messageOverride, String actor) {
         Record p = dsl.fetchOne("""
                 SELECT p.message_id, r.parked_id FROM parked_input p LEFT JOIN parked_resolutions r ON r.parked_id = p.id
                 WHERE p.id = ?""", parkedId);
@@ -84,7 +85,7 @@ public final class ParkedStore {
         }
         UUID messageId = messageOverride != null ? messageOverride : p.get(0, UUID.class);
         ReceiptKind kind = null;
-        if (Resolved.APPLY.equals(action)) {
+        if (action == Resolved.Action.APPLY) {
             if (messageId == null) {
                 throw ApiProblem.conflict(
                         "no message was matched to parked input " + parkedId + "; give messageId, or discard it",
@@ -103,7 +104,9 @@ public final class ParkedStore {
         MessageDetails message = messageId == null
                 ? null
                 : reader.find(messageId).orElseThrow(() -> ApiProblem.notFound("no message " + messageOverride));
-        if (message != null && Resolved.APPLY.equals(action) && message.state().providerId() == null) {
+        if (message != null
+                && action == Resolved.Action.APPLY
+                && message.state().providerId() == null) {
             throw ApiProblem.conflict(
                     "message " + messageId + " was never accepted by a provider; a status cannot be applied",
                     List.of());
@@ -129,7 +132,7 @@ public final class ParkedStore {
                         INSERT INTO parked_resolutions (parked_id, action, status, note, actor, message_id, resolved_at)
                         VALUES (?, ?, ?, ?, ?, ?, ?::timestamptz) ON CONFLICT (parked_id) DO NOTHING""",
                                 parkedId,
-                                action,
+                                action.wire(),
                                 applied == null ? null : applied.name(),
                                 note,
                                 actor,

@@ -124,7 +124,7 @@ class SendWorkerTest {
                         Shards.of(id, SHARDS),
                         "support-1",
                         Instant.now(),
-                        new Resolved(taken.size() + 1, Resolved.DISCARD, null, "a late callback nobody needs"));
+                        new Resolved(taken.size() + 1, Resolved.Action.DISCARD, null, "a late callback nobody needs"));
                 dsl.transaction(cfg -> store.append(cfg.dsl(), List.of(discard)));
                 taken.add(event.seq());
             }
