@@ -9,7 +9,6 @@ import dev.sendlog.service.support.ServiceHarness;
 import dev.sendlog.service.support.Sql;
 import dev.sendlog.simulator.ReceiptMode;
 import dev.sendlog.simulator.SimulatorConfig;
-import java.net.ConnectException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -109,25 +108,28 @@ class ShutdownHandOverTest {
             HttpResponse<String> refused = null;
             HttpResponse<String> notReady = null;
             long probeUntil = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+            // Both asked at once each round: the two servers stop listening together, and on a busy machine a request
+            // to one may land just before that moment while a second, sent after it, would find nothing listening.
             while ((refused == null || notReady == null) && System.nanoTime() < probeUntil) {
-                try {
-                    if (refused == null) {
-                        HttpResponse<String> r = http.send(
-                                HttpRequest.newBuilder(URI.create(stopped.apiUrl() + "/v1/messages/" + someId))
-                                        .header("Authorization", "Bearer client-a")
-                                        .build(),
-                                HttpResponse.BodyHandlers.ofString());
-                        refused = r.statusCode() == 503 ? r : null;
-                    }
-                    if (notReady == null) {
-                        HttpResponse<String> r = http.send(
-                                HttpRequest.newBuilder(URI.create(stopped.adminUrl() + "/ready"))
-                                        .build(),
-                                HttpResponse.BodyHandlers.ofString());
-                        notReady = r.statusCode() == 503 ? r : null;
-                    }
-                } catch (ConnectException gone) {
-                    break;
+                var api = http.sendAsync(
+                        HttpRequest.newBuilder(URI.create(stopped.apiUrl() + "/v1/messages/" + someId))
+                                .header("Authorization", "Bearer client-a")
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString());
+                var ready = http.sendAsync(
+                        HttpRequest.newBuilder(URI.create(stopped.adminUrl() + "/ready"))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString());
+                HttpResponse<String> a = answered(api);
+                HttpResponse<String> r = answered(ready);
+                if (refused == null && a != null && a.statusCode() == 503) {
+                    refused = a;
+                }
+                if (notReady == null && r != null && r.statusCode() == 503) {
+                    notReady = r;
+                }
+                if (a == null && r == null) {
+                    break; // nothing listens any more
                 }
             }
             await().atMost(Duration.ofSeconds(10))
@@ -228,5 +230,15 @@ class ShutdownHandOverTest {
             throw new IllegalStateException(e);
         }
         return shards;
+    }
+
+    /** The answer, or null when the connection was refused or cut (the server stopped listening). */
+    private static HttpResponse<String> answered(java.util.concurrent.CompletableFuture<HttpResponse<String>> call)
+            throws InterruptedException {
+        try {
+            return call.get(10, java.util.concurrent.TimeUnit.SECONDS);
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+            return null;
+        }
     }
 }
