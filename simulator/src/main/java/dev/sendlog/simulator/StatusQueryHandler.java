@@ -36,39 +36,37 @@ final class StatusQueryHandler {
         }
         SimulatorState current = state.get();
         current.counters().statusQueries.increment();
+        Reply reply;
         current.counters().queriesInFlight.started();
         try {
-            answer(exchange, idempotencyKey, active, config, current);
+            reply = answer(exchange, idempotencyKey, active, config, current);
         } finally {
             current.counters().queriesInFlight.ended();
         }
+        reply.send(exchange);
     }
 
-    private void answer(
+    private Reply answer(
             HttpExchange exchange,
             String idempotencyKey,
             ActiveConfig active,
             SimulatorConfig config,
-            SimulatorState current)
-            throws IOException {
+            SimulatorState current) {
         if (config.queryLatencyMs() > 0) {
             try {
                 Thread.sleep(config.queryLatencyMs()); // the provider's lookup time, as configured
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                HttpResponses.text(exchange, 503, "interrupted");
-                return;
+                return out -> HttpResponses.text(out, 503, "interrupted");
             }
         }
         if (config.queryErrorRate() > 0 && active.random().roll(config.queryErrorRate())) {
             exchange.getResponseHeaders().set("Retry-After", "1");
-            HttpResponses.text(exchange, 503, "temporarily unavailable, retry later");
-            return;
+            return e -> HttpResponses.text(e, 503, "temporarily unavailable, retry later");
         }
         SubmitRecord record = current.find(idempotencyKey);
         if (record == null) {
-            HttpResponses.text(exchange, 404, "no submit with this idempotency key was accepted");
-            return;
+            return e -> HttpResponses.text(e, 404, "no submit with this idempotency key was accepted");
         }
         Vocabulary vocabulary = config.vocabulary();
         Receipt status = record.statusAt(Instant.now())
@@ -81,6 +79,6 @@ final class StatusQueryHandler {
         if (status.errorCode() != null) {
             answer.put("errorCode", status.errorCode());
         }
-        HttpResponses.json(exchange, 200, answer);
+        return e -> HttpResponses.json(e, 200, answer);
     }
 }

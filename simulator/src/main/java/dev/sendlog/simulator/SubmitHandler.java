@@ -84,12 +84,6 @@ final class SubmitHandler {
         reply.send(exchange);
     }
 
-    /** Writes the decided answer. */
-    @FunctionalInterface
-    private interface Reply {
-        void send(HttpExchange exchange) throws IOException;
-    }
-
     private Reply decide(
             ActiveConfig active,
             SimulatorConfig config,
