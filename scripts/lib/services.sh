@@ -1,5 +1,7 @@
 # Helpers for the benchmark scripts: start sendlog processes in the background and wait for them.
 SENDLOG_JAR=service/target/sendlog.jar
+# The tools (loadtest, simulator, chaos): they start servers from SENDLOG_JAR.
+TOOLS_JAR=tools/target/sendlog-tools.jar
 SENDLOG_PIDS=()
 # Every logger at WARN in the benchmarks, the access log too (one line per request would weigh in the CPU figures).
 export SENDLOG_ACCESS_LOG=WARN

@@ -16,13 +16,10 @@ import dev.sendlog.service.auth.ApiKeyAuthenticator;
 import dev.sendlog.service.auth.ApiKeyStore;
 import dev.sendlog.service.auth.Caller;
 import dev.sendlog.service.auth.Role;
-import dev.sendlog.service.cli.ChaosCommand;
 import dev.sendlog.service.cli.ComponentCommand;
 import dev.sendlog.service.cli.DbCommand;
 import dev.sendlog.service.cli.DropFeedSlotCommand;
-import dev.sendlog.service.cli.LoadTestCommand;
 import dev.sendlog.service.cli.MaintenanceCommand;
-import dev.sendlog.service.cli.SimulatorCommand;
 import dev.sendlog.service.cli.StatusCommand;
 import dev.sendlog.service.config.AuthSettings;
 import dev.sendlog.service.config.Components;
@@ -143,10 +140,7 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
                 null,
                 "uplot"));
         bootstrap.addCommand(new DbCommand());
-        bootstrap.addCommand(new SimulatorCommand());
-        bootstrap.addCommand(new LoadTestCommand());
         bootstrap.addCommand(new StatusCommand());
-        bootstrap.addCommand(new ChaosCommand());
         bootstrap.addCommand(MaintenanceCommand.compact());
         bootstrap.addCommand(new DropFeedSlotCommand());
         bootstrap.addCommand(MaintenanceCommand.rebuildProjection());

@@ -1,6 +1,6 @@
 package dev.sendlog.bench.harness;
 
-import dev.sendlog.service.loadtest.RawHttpConnection;
+import dev.sendlog.tools.http.Http1Connection;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.net.URI;
@@ -50,7 +50,7 @@ final class LoadGenerator {
         try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
             for (int c = 0; c < clients; c++) {
                 threads.submit(() -> {
-                    try (RawHttpConnection connection = new RawHttpConnection(baseUrl)) {
+                    try (Http1Connection connection = new Http1Connection(baseUrl, 30_000)) {
                         ByteArrayOutputStream answer = new ByteArrayOutputStream(128);
                         for (int i = next.getAndIncrement(); i < messages; i = next.getAndIncrement()) {
                             byte[] payload = payload(tag, i);

@@ -1,5 +1,6 @@
 package dev.sendlog.bench.harness;
 
+import dev.sendlog.tools.http.Http1Connection;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.net.URI;

@@ -2,6 +2,7 @@ package dev.sendlog.bench.harness;
 
 import dev.sendlog.infra.RedisEndpoint;
 import dev.sendlog.testkit.TestRedis;
+import dev.sendlog.tools.cpu.ProcCpu;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.URI;

@@ -184,27 +184,6 @@ class ReportAndRunArithmeticTest {
     }
 
     @Test
-    void procStatTicksAreUtimePlusStimeEvenWithParenthesesInTheName() {
-        String stat = "4242 (java (x) y) S 1 4242 4242 0 -1 4194560 100 0 0 0 1234 567 0 0 20 0 40 0 1000 0 0";
-        assertThat(ProcCpu.parseTicks(stat)).isEqualTo(1234 + 567);
-        assertThat(ProcCpu.secondsBetween(Map.of(1L, 100L, 2L, 50L), Map.of(1L, 250L, 3L, 30L)))
-                .isEqualTo(1.8);
-        assertThat(ProcCpu.ticks(ProcessHandle.current().pid())).isPositive();
-    }
-
-    @Test
-    void threadsAreGroupedByNameWithoutDigitsAndTheJitIsItsCompilerThreads() {
-        Map<String, Long> before = Map.of("C CompilerThre", 100L, "pool--thread-", 40L);
-        Map<String, Long> after = Map.of("C CompilerThre", 160L, "pool--thread-", 140L, "ForkJoinPool--", 20L);
-        assertThat(ProcCpu.jitSeconds(before, after)).isEqualTo(0.6);
-        assertThat(ProcCpu.topGroups(before, after, 2))
-                .isEqualTo("1.8 CPU s by thread group: pool--thread- 1.0 (56%); C CompilerThre 0.6 (33%);");
-        // This JVM has its compiler threads by those names too, and some CPU already.
-        Map<String, Long> own = ProcCpu.threadGroups(ProcessHandle.current().pid());
-        assertThat(own).containsKey("C CompilerThre");
-    }
-
-    @Test
     void theIdIsReadFromEachSystemsAcceptAnswer() {
         assertThat(LoadGenerator.idOf("{\"id\":\"0192f0e4-7b1c-7000-8000-000000000001\",\"status\":\"ACCEPTED\"}"))
                 .isEqualTo("0192f0e4-7b1c-7000-8000-000000000001");

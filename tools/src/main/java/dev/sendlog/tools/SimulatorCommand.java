@@ -1,0 +1,78 @@
+package dev.sendlog.tools;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.sendlog.simulator.ProviderSimulator;
+import dev.sendlog.simulator.SimulatorConfig;
+import io.dropwizard.core.cli.Command;
+import io.dropwizard.core.setup.Bootstrap;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.CountDownLatch;
+import net.sourceforge.argparse4j.inf.Namespace;
+import net.sourceforge.argparse4j.inf.Subparser;
+
+/**
+ * {@code simulator [--port 9090] [--config simulator.json] [--smpp-port 2775] [--smpp-config smsc.json]}: the provider
+ * simulator alone (and the SMSC simulator, with a port), until killed.
+ */
+public final class SimulatorCommand extends Command {
+    public SimulatorCommand() {
+        super("simulator", "Runs the provider simulator (API.md, provider contract) until killed");
+    }
+
+    @Override
+    public void configure(Subparser subparser) {
+        subparser.addArgument("--port").type(Integer.class).setDefault(9090).help("port on 127.0.0.1");
+        subparser.addArgument("--config").help("a SimulatorConfig as JSON (absent fields keep their defaults)");
+        subparser
+                .addArgument("--smpp-port")
+                .type(Integer.class)
+                .setDefault(0)
+                .help("also runs the SMSC simulator (SMPP 3.4) on this port of 127.0.0.1 (0: not)");
+        subparser.addArgument("--smpp-config").help("an SmscConfig as JSON (absent fields keep their defaults)");
+        subparser
+                .addArgument("--smpp-journal")
+                .help("appends every submit the SMSC accepts to this file, a JSON line each");
+    }
+
+    @Override
+    public void run(Bootstrap<?> bootstrap, Namespace namespace) throws Exception {
+        ObjectMapper mapper = bootstrap.getObjectMapper();
+        String configPath = namespace.getString("config");
+        SimulatorConfig config = configPath == null
+                ? SimulatorConfig.defaults()
+                : mapper.readValue(Files.readAllBytes(Path.of(configPath)), SimulatorConfig.class);
+        ProviderSimulator simulator = ProviderSimulator.start(config, namespace.getInt("port"));
+        int smppPort = namespace.getInt("smpp_port");
+        String smppPath = namespace.getString("smpp_config");
+        dev.sendlog.simulator.smpp.SmscSimulator smsc = smppPort <= 0
+                ? null
+                : dev.sendlog.simulator.smpp.SmscSimulator.start(
+                        smppPath == null
+                                ? dev.sendlog.simulator.smpp.SmscConfig.defaults()
+                                : mapper.readValue(
+                                        Files.readAllBytes(Path.of(smppPath)),
+                                        dev.sendlog.simulator.smpp.SmscConfig.class),
+                        smppPort);
+        String journal = namespace.getString("smpp_journal");
+        if (smsc != null && journal != null) {
+            smsc.journalTo(Path.of(journal));
+        }
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime()
+                .addShutdownHook(new Thread(
+                        () -> {
+                            simulator.close();
+                            if (smsc != null) {
+                                smsc.close();
+                            }
+                            stopped.countDown();
+                        },
+                        "simulator-shutdown"));
+        System.out.println("simulator listening on " + simulator.baseUrl());
+        if (smsc != null) {
+            System.out.println("smpp listening on 127.0.0.1:" + smsc.port());
+        }
+        stopped.await();
+    }
+}
