@@ -42,7 +42,6 @@ import dev.sendlog.service.stats.Tallies;
 import dev.sendlog.service.tasks.ComponentTask;
 import dev.sendlog.service.tasks.PartitionJob;
 import dev.sendlog.service.tasks.TaskArguments;
-import dev.sendlog.simulator.ProviderSimulator;
 import io.dropwizard.assets.AssetsBundle;
 import io.dropwizard.auth.CachingAuthenticator;
 import io.dropwizard.configuration.EnvironmentVariableSubstitutor;
@@ -181,17 +180,6 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
         env.lifecycle().manage(local);
         DatabaseTarget target = local.database();
         migrate(target);
-        if (config.simulator.enabled) {
-            ProviderSimulator simulator = ProviderSimulator.start(config.simulator.config, config.simulator.port);
-            env.lifecycle().manage(ComponentWiring.managed(simulator::close));
-            LOG.info("provider simulator listening on {}", simulator.baseUrl());
-            if (config.simulator.smppPort > 0) {
-                dev.sendlog.simulator.smpp.SmscSimulator smsc = dev.sendlog.simulator.smpp.SmscSimulator.start(
-                        config.simulator.smpp, config.simulator.smppPort);
-                env.lifecycle().manage(ComponentWiring.managed(smsc::close));
-                LOG.info("SMSC simulator listening on 127.0.0.1:{}", smsc.port());
-            }
-        }
         env.lifecycle()
                 .addServerLifecycleListener(server -> LOG.info(
                         "sendlog started components={} api=http://127.0.0.1:{} admin=http://127.0.0.1:{} database={}",

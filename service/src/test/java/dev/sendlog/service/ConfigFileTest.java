@@ -59,24 +59,22 @@ class ConfigFileTest {
         assertThat(config.database.url).isEmpty();
         assertThat(config.redis.keyPrefix).isEqualTo("sendlog:");
         assertThat(config.accept.groupCommit).isTrue();
-        assertThat(config.simulator.enabled).isTrue();
         assertThat(config.gateways).containsKey(config.defaultGateway);
         assertThat(config.auth.keys)
                 .extracting(k -> k.key)
                 .containsExactlyInAnyOrder("demo-client-key", "demo-support-key", "demo-admin-key");
     }
 
-    /** Issue 28: scripts/run sends through both gateways, so the shipped smsc gateway binds to the in-process SMSC. */
+    /** Issue 28: scripts/run sends through both gateways, so the shipped smsc gateway binds to simulator.yml's SMSC. */
     @Test
     void theShippedSmppGatewayBindsToTheBuiltInSmscWithItsCredentials() throws Exception {
         SendlogConfiguration shipped = withEnvironment(Map.of());
         dev.sendlog.service.config.GatewaySettings smsc = shipped.gateways.get("smsc");
         assertThat(smsc.isSmpp()).isTrue();
         assertThat(smsc.isComplete()).isTrue();
-        assertThat(smsc.smpp.port).isEqualTo(shipped.simulator.smppPort);
+        assertThat(smsc.smpp.port).isEqualTo(2775);
         assertThat(smsc.smpp.host).isEqualTo("127.0.0.1");
-        assertThat(smsc.smpp.systemId).isEqualTo(shipped.simulator.smpp.systemId());
-        assertThat(smsc.smpp.password).isEqualTo(shipped.simulator.smpp.password());
+        // that it is what simulator.yml's SMSC listens on with: tools' ShippedSimulatorFileTest
         assertThat(smsc.smpp.longMessages).isEqualTo("udh");
         assertThat(smsc.smpp.resubmitAfterTimeout).isFalse();
     }
@@ -111,11 +109,7 @@ class ConfigFileTest {
                 "pw-1234"));
         assertThat(real.gateways.get("sim").token).isEqualTo("tok-4711");
         assertThat(real.gateways.get("sim").callbackSecret).isEqualTo("sec-0815");
-        // The built-in simulator reads the same variables, so the demo still works with them set.
-        assertThat(real.simulator.config.token()).isEqualTo("tok-4711");
-        assertThat(real.simulator.config.callbackSecret()).isEqualTo("sec-0815");
         assertThat(real.gateways.get("smsc").smpp.password).isEqualTo("pw-1234");
-        assertThat(real.simulator.smpp.password()).isEqualTo("pw-1234");
         assertThat(GatewaySettings.demoValueWarnings(real.gateways)).isEmpty();
 
         SendlogConfiguration half = withEnvironment(

@@ -51,4 +51,17 @@ class PackageGraphTest {
                         "org.glassfish.jersey..")
                 .check(SERVICE);
     }
+
+    /**
+     * sendlog.jar is the product: the simulators and the tools that test and measure it (chaos, load, benchmarks) are
+     * not in it (the simulator is a test dependency of this module; tools/ depends on it, never the other way).
+     */
+    @Test
+    void theProductCarriesNoSimulatorAndNoTool() {
+        noClasses()
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage("dev.sendlog.simulator..", "dev.sendlog.tools..", "dev.sendlog.bench..")
+                .check(SERVICE);
+    }
 }

@@ -3,6 +3,9 @@ package dev.sendlog.tools;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.sendlog.simulator.ProviderSimulator;
 import dev.sendlog.simulator.SimulatorConfig;
+import dev.sendlog.simulator.smpp.SmscConfig;
+import dev.sendlog.simulator.smpp.SmscSimulator;
+import io.dropwizard.configuration.EnvironmentVariableSubstitutor;
 import io.dropwizard.core.cli.Command;
 import io.dropwizard.core.setup.Bootstrap;
 import java.nio.file.Files;
@@ -12,8 +15,10 @@ import net.sourceforge.argparse4j.inf.Namespace;
 import net.sourceforge.argparse4j.inf.Subparser;
 
 /**
- * {@code simulator [--port 9090] [--config simulator.json] [--smpp-port 2775] [--smpp-config smsc.json]}: the provider
- * simulator alone (and the SMSC simulator, with a port), until killed.
+ * {@code simulator [--file simulator.yml] [--port 9090] [--config simulator.json] [--smpp-port 2775] [--smpp-config
+ * smsc.json]}: the provider simulator (and the SMSC simulator, with a port), until killed. {@code --file} gives all four
+ * in one YAML file ({@link SimulatorFile}; {@code scripts/run} starts the demo's from the project's
+ * {@code simulator.yml}); a flag given as well wins over the file.
  */
 public final class SimulatorCommand extends Command {
     public SimulatorCommand() {
@@ -22,12 +27,15 @@ public final class SimulatorCommand extends Command {
 
     @Override
     public void configure(Subparser subparser) {
-        subparser.addArgument("--port").type(Integer.class).setDefault(9090).help("port on 127.0.0.1");
+        subparser
+                .addArgument("--file")
+                .help("simulator.yml: port, config, smppPort and smpp in one YAML file, ${NAME:-default} from the"
+                        + " environment");
+        subparser.addArgument("--port").type(Integer.class).help("port on 127.0.0.1 (default 9090)");
         subparser.addArgument("--config").help("a SimulatorConfig as JSON (absent fields keep their defaults)");
         subparser
                 .addArgument("--smpp-port")
                 .type(Integer.class)
-                .setDefault(0)
                 .help("also runs the SMSC simulator (SMPP 3.4) on this port of 127.0.0.1 (0: not)");
         subparser.addArgument("--smpp-config").help("an SmscConfig as JSON (absent fields keep their defaults)");
         subparser
@@ -38,21 +46,25 @@ public final class SimulatorCommand extends Command {
     @Override
     public void run(Bootstrap<?> bootstrap, Namespace namespace) throws Exception {
         ObjectMapper mapper = bootstrap.getObjectMapper();
+        String filePath = namespace.getString("file");
+        SimulatorFile file = filePath == null
+                ? new SimulatorFile()
+                : SimulatorFile.read(Path.of(filePath), new EnvironmentVariableSubstitutor(false));
         String configPath = namespace.getString("config");
         SimulatorConfig config = configPath == null
-                ? SimulatorConfig.defaults()
+                ? file.config
                 : mapper.readValue(Files.readAllBytes(Path.of(configPath)), SimulatorConfig.class);
-        ProviderSimulator simulator = ProviderSimulator.start(config, namespace.getInt("port"));
-        int smppPort = namespace.getInt("smpp_port");
+        Integer port = namespace.getInt("port");
+        ProviderSimulator simulator = ProviderSimulator.start(config, port == null ? file.port : port);
+        Integer smppFlag = namespace.getInt("smpp_port");
+        int smppPort = smppFlag == null ? file.smppPort : smppFlag;
         String smppPath = namespace.getString("smpp_config");
-        dev.sendlog.simulator.smpp.SmscSimulator smsc = smppPort <= 0
+        SmscSimulator smsc = smppPort <= 0
                 ? null
-                : dev.sendlog.simulator.smpp.SmscSimulator.start(
+                : SmscSimulator.start(
                         smppPath == null
-                                ? dev.sendlog.simulator.smpp.SmscConfig.defaults()
-                                : mapper.readValue(
-                                        Files.readAllBytes(Path.of(smppPath)),
-                                        dev.sendlog.simulator.smpp.SmscConfig.class),
+                                ? file.smpp
+                                : mapper.readValue(Files.readAllBytes(Path.of(smppPath)), SmscConfig.class),
                         smppPort);
         String journal = namespace.getString("smpp_journal");
         if (smsc != null && journal != null) {

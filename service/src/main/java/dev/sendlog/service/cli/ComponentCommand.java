@@ -30,7 +30,6 @@ public final class ComponentCommand extends ServerCommand<SendlogConfiguration> 
             Bootstrap<SendlogConfiguration> bootstrap, Namespace namespace, SendlogConfiguration configuration)
             throws Exception {
         configuration.components = EnumSet.copyOf(components);
-        configuration.simulator.enabled = false;
         super.run(bootstrap, namespace, configuration);
     }
 }

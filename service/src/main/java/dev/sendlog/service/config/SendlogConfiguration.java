@@ -97,11 +97,6 @@ public class SendlogConfiguration extends Configuration {
     @JsonProperty
     public Map<String, TenantSettings> tenants = new LinkedHashMap<>();
 
-    @Valid
-    @NotNull
-    @JsonProperty
-    public SimulatorSettings simulator = new SimulatorSettings();
-
     /** Which parts of the pipeline this process runs; the per-part commands (api, poller...) override it. */
     @NotNull
     @JsonProperty

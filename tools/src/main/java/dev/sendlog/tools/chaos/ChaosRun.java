@@ -686,8 +686,6 @@ public final class ChaosRun {
                 redis.endpoint().uri(),
                 "SENDLOG_REDIS_PREFIX",
                 "chaos:",
-                "SENDLOG_SIMULATOR",
-                "false",
                 "SENDLOG_FEED",
                 feed,
                 "SENDLOG_ACCESS_LOG",

@@ -145,8 +145,6 @@ final class BenchServers implements AutoCloseable {
                 redis.endpoint().uri(),
                 "SENDLOG_REDIS_PREFIX",
                 prefix,
-                "SENDLOG_SIMULATOR",
-                "false",
                 "SENDLOG_SIM_URL",
                 "http://127.0.0.1:" + simulatorPort,
                 "SENDLOG_FEED",

@@ -120,8 +120,6 @@ sealed interface SystemUnderTest {
                     run.redisUri(),
                     "SENDLOG_REDIS_PREFIX",
                     run.redisPrefix(),
-                    "SENDLOG_SIMULATOR",
-                    "false",
                     "SENDLOG_SIM_URL",
                     run.simulatorUrl(),
                     "SENDLOG_PUBLIC_URL",
