@@ -1,25 +1,19 @@
 package dev.sendlog.tools.loadtest;
 
-import dev.sendlog.tools.http.Http1Connection;
-import java.io.IOException;
-import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * A closed-loop load of submits: {@code concurrency} clients, each sending its next request as soon as
- * the previous one is answered, for a fixed time. Single messages or batches of {@code batchSize}.
+ * The accept benchmark's load: {@link ClosedLoop} for a fixed time, single messages or batches of {@code batchSize}.
  */
 final class AcceptLoad {
-    private final URI baseUrl;
-    private final String authorization;
+    private final String baseUrl;
+    private final String key;
 
     AcceptLoad(String baseUrl, String key) {
-        this.baseUrl = URI.create(baseUrl);
-        this.authorization = "Bearer " + key;
+        this.baseUrl = baseUrl;
+        this.key = key;
     }
 
     record Result(
@@ -53,32 +47,24 @@ final class AcceptLoad {
             AtomicLong errors)
             throws InterruptedException {
         long end = System.nanoTime() + duration.toNanos();
-        AtomicLong sequence = new AtomicLong();
-        try (ExecutorService clients = Executors.newVirtualThreadPerTaskExecutor()) {
-            for (int c = 0; c < concurrency; c++) {
-                clients.submit(() -> {
-                    try (Http1Connection connection = new Http1Connection(baseUrl, 30_000)) {
-                        while (System.nanoTime() < end) {
-                            long n = sequence.incrementAndGet();
-                            String path = batchSize == 0 ? "/v1/messages" : "/v1/messages/batch";
-                            byte[] payload = payload(n, batchSize);
-                            long t0 = System.nanoTime();
-                            try {
-                                int status = connection.post(path, authorization, payload, null);
-                                latencies.record(System.nanoTime() - t0);
-                                if (status == 202) {
-                                    accepted.addAndGet(batchSize == 0 ? 1 : batchSize);
-                                } else {
-                                    errors.incrementAndGet();
-                                }
-                            } catch (IOException e) {
+        String path = batchSize == 0 ? "/v1/messages" : "/v1/messages/batch";
+        new ClosedLoop(baseUrl, key)
+                .run(
+                        concurrency,
+                        false,
+                        n -> System.nanoTime() < end ? new ClosedLoop.Request(path, payload(n + 1, batchSize)) : null,
+                        (n, startMicros, roundTripNanos, status, body) -> {
+                            if (status < 0) {
+                                errors.incrementAndGet();
+                                return;
+                            }
+                            latencies.record(roundTripNanos);
+                            if (status == 202) {
+                                accepted.addAndGet(batchSize == 0 ? 1 : batchSize);
+                            } else {
                                 errors.incrementAndGet();
                             }
-                        }
-                    }
-                });
-            }
-        }
+                        });
     }
 
     private static byte[] payload(long n, int batchSize) {

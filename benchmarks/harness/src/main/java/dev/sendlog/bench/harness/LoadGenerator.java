@@ -1,30 +1,22 @@
 package dev.sendlog.bench.harness;
 
-import dev.sendlog.tools.http.Http1Connection;
-import java.io.ByteArrayOutputStream;
-import java.io.IOException;
-import java.net.URI;
+import dev.sendlog.tools.loadtest.ClosedLoop;
 import java.nio.charset.StandardCharsets;
-import java.time.Instant;
-import java.time.temporal.ChronoUnit;
 import java.util.Locale;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The one closed-loop load every system gets: {@code clients} keep-alive connections, each submitting its next
- * message ({@code POST /v1/messages}) as soon as the previous one is answered, until {@code messages} were sent.
+ * The one closed-loop load every system gets, the tools' {@link ClosedLoop}: {@code clients} keep-alive connections,
+ * each submitting its next message ({@code POST /v1/messages}) as soon as the previous one is answered, until
+ * {@code messages} were sent.
  * For each message it keeps the wall-clock start (epoch microseconds, to meet the simulator's clock), the round
  * trip, and the id from the 202 answer, which every system forwards to the provider as the reference.
  */
 final class LoadGenerator {
-    private final URI baseUrl;
-    private final String authorization;
+    private final ClosedLoop loop;
 
     LoadGenerator(String baseUrl, String key) {
-        this.baseUrl = URI.create(baseUrl);
-        this.authorization = "Bearer " + key;
+        this.loop = new ClosedLoop(baseUrl, key);
     }
 
     /** What one load produced, indexed by message number; {@code ids[i]} is null for a refused message. */
@@ -44,34 +36,21 @@ final class LoadGenerator {
         String[] ids = new String[messages];
         long[] startMicros = new long[messages];
         long[] roundTrips = new long[messages];
-        AtomicInteger next = new AtomicInteger();
         AtomicInteger errors = new AtomicInteger();
         long first = now();
-        try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
-            for (int c = 0; c < clients; c++) {
-                threads.submit(() -> {
-                    try (Http1Connection connection = new Http1Connection(baseUrl, 30_000)) {
-                        ByteArrayOutputStream answer = new ByteArrayOutputStream(128);
-                        for (int i = next.getAndIncrement(); i < messages; i = next.getAndIncrement()) {
-                            byte[] payload = payload(tag, i);
-                            answer.reset();
-                            startMicros[i] = now();
-                            long t0 = System.nanoTime();
-                            try {
-                                int status = connection.post("/v1/messages", authorization, payload, answer);
-                                roundTrips[i] = System.nanoTime() - t0;
-                                ids[i] = status == 202 ? idOf(answer.toString(StandardCharsets.UTF_8)) : null;
-                            } catch (IOException e) {
-                                roundTrips[i] = System.nanoTime() - t0;
-                            }
-                            if (ids[i] == null) {
-                                errors.incrementAndGet();
-                            }
-                        }
+        loop.run(
+                clients,
+                true,
+                n -> n < messages ? new ClosedLoop.Request("/v1/messages", payload(tag, (int) n)) : null,
+                (n, start, roundTrip, status, body) -> {
+                    int i = (int) n;
+                    startMicros[i] = start;
+                    roundTrips[i] = roundTrip;
+                    ids[i] = status == 202 ? idOf(body.toString(StandardCharsets.UTF_8)) : null;
+                    if (ids[i] == null) {
+                        errors.incrementAndGet();
                     }
                 });
-            }
-        }
         return new Load(ids, startMicros, roundTrips, first, now(), errors.get());
     }
 
@@ -92,6 +71,6 @@ final class LoadGenerator {
     }
 
     static long now() {
-        return ChronoUnit.MICROS.between(Instant.EPOCH, Instant.now());
+        return ClosedLoop.nowMicros();
     }
 }
