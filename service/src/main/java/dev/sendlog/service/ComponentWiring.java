@@ -3,7 +3,7 @@ package dev.sendlog.service;
 import com.codahale.metrics.MetricRegistry;
 import dev.sendlog.events.Lanes;
 import dev.sendlog.service.config.SendlogConfiguration;
-import dev.sendlog.service.core.Faults;
+import dev.sendlog.service.faults.Faults;
 import dev.sendlog.service.health.QueueHealthCheck;
 import dev.sendlog.service.health.RedisHealthCheck;
 import dev.sendlog.service.lifecycle.ShutdownSequence;

@@ -4,41 +4,28 @@ import com.codahale.metrics.MetricRegistry;
 import dev.sendlog.events.Lanes;
 import dev.sendlog.projections.Limits;
 import dev.sendlog.projections.QuerySchedule;
+import dev.sendlog.service.accept.Routes;
+import dev.sendlog.service.accept.SuppressionStore;
 import dev.sendlog.service.config.Components;
 import dev.sendlog.service.config.PipelineSettings;
 import dev.sendlog.service.config.SendlogConfiguration;
 import dev.sendlog.service.config.TenantSettings;
-import dev.sendlog.service.core.MessageReader;
-import dev.sendlog.service.core.Routes;
-import dev.sendlog.service.core.SuppressionStore;
-import dev.sendlog.service.db.EventStore;
 import dev.sendlog.service.db.LocalInfrastructure;
 import dev.sendlog.service.db.PoolRole;
 import dev.sendlog.service.db.Pools;
-import dev.sendlog.service.dispatch.Backoff;
-import dev.sendlog.service.dispatch.CdcFeed;
-import dev.sendlog.service.dispatch.Checks;
-import dev.sendlog.service.dispatch.EventAppender;
-import dev.sendlog.service.dispatch.Failover;
-import dev.sendlog.service.dispatch.FeedSlot;
-import dev.sendlog.service.dispatch.HighWorkSignal;
-import dev.sendlog.service.dispatch.LogTail;
-import dev.sendlog.service.dispatch.Poller;
-import dev.sendlog.service.dispatch.Publications;
-import dev.sendlog.service.dispatch.SendStreams;
-import dev.sendlog.service.dispatch.SendWorker;
-import dev.sendlog.service.dispatch.ShardLeases;
-import dev.sendlog.service.dispatch.ShardOwner;
-import dev.sendlog.service.dispatch.SuppressionCache;
-import dev.sendlog.service.dispatch.Timers;
-import dev.sendlog.service.dispatch.WorkPublisher;
 import dev.sendlog.service.health.FeedSlotHealthCheck;
-import dev.sendlog.service.provider.FairShares;
-import dev.sendlog.service.provider.GatewayRate;
-import dev.sendlog.service.provider.HttpProvider;
-import dev.sendlog.service.provider.Provider;
-import dev.sendlog.service.provider.SendRate;
-import dev.sendlog.service.provider.smpp.SmppGateway;
+import dev.sendlog.service.log.EventAppender;
+import dev.sendlog.service.log.EventStore;
+import dev.sendlog.service.log.MessageReader;
+import dev.sendlog.service.log.Publications;
+import dev.sendlog.service.publish.CdcFeed;
+import dev.sendlog.service.publish.FeedSlot;
+import dev.sendlog.service.publish.HighWorkSignal;
+import dev.sendlog.service.publish.LogTail;
+import dev.sendlog.service.publish.Poller;
+import dev.sendlog.service.publish.ShardLeases;
+import dev.sendlog.service.publish.ShardOwner;
+import dev.sendlog.service.publish.WorkPublisher;
 import dev.sendlog.service.queue.JobStream;
 import dev.sendlog.service.queue.RedisConnections;
 import dev.sendlog.service.queue.StreamConsumer;
@@ -46,6 +33,19 @@ import dev.sendlog.service.queue.StreamKeys;
 import dev.sendlog.service.receipts.Inbox;
 import dev.sendlog.service.receipts.Vocabulary;
 import dev.sendlog.service.reconcile.Reconciler;
+import dev.sendlog.service.send.Backoff;
+import dev.sendlog.service.send.Checks;
+import dev.sendlog.service.send.Failover;
+import dev.sendlog.service.send.SendStreams;
+import dev.sendlog.service.send.SendWorker;
+import dev.sendlog.service.send.SuppressionCache;
+import dev.sendlog.service.send.provider.FairShares;
+import dev.sendlog.service.send.provider.GatewayRate;
+import dev.sendlog.service.send.provider.HttpProvider;
+import dev.sendlog.service.send.provider.Provider;
+import dev.sendlog.service.send.provider.SendRate;
+import dev.sendlog.service.send.provider.smpp.SmppGateway;
+import dev.sendlog.service.timers.Timers;
 import io.dropwizard.core.setup.Environment;
 import io.dropwizard.lifecycle.Managed;
 import java.time.Duration;
@@ -208,7 +208,7 @@ final class DispatchWiring extends ComponentWiring {
                     leases,
                     pollers,
                     cdcFeed,
-                    timers,
+                    timers::fireSome,
                     Duration.ofMillis(p.leaseTtl.toMilliseconds()),
                     p.maxBatchesPerRound,
                     p.idlePollMs,

@@ -1,6 +1,7 @@
 package dev.sendlog.service;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.Architectures.layeredArchitecture;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
 import com.tngtech.archunit.core.domain.JavaClasses;
@@ -31,13 +32,18 @@ class PackageGraphTest {
         noClasses()
                 .that()
                 .resideInAnyPackage(
-                        "..service.core..",
                         "..service.db..",
-                        "..service.dispatch..",
+                        "..service.queue..",
+                        "..service.log..",
+                        "..service.stats..",
+                        "..service.accept..",
+                        "..service.controls..",
+                        "..service.projection..",
+                        "..service.publish..",
+                        "..service.send..",
+                        "..service.timers..",
                         "..service.receipts..",
                         "..service.reconcile..",
-                        "..service.queue..",
-                        "..service.provider..",
                         "..service.webhooks..")
                 .should()
                 .dependOnClassesThat()
@@ -49,6 +55,66 @@ class PackageGraphTest {
                         "jakarta.servlet..",
                         "org.eclipse.jetty..",
                         "org.glassfish.jersey..")
+                .check(SERVICE);
+    }
+
+    /**
+     * The floors of the service, each using only the floors below it: the infrastructure (configuration, pools, the
+     * Redis streams, metrics, log lines, fault points); the log (its store, appends and reads, and the counts of what
+     * was committed); the problem types; the stages of a message's life (accept, publish, send, timers, receipts,
+     * reconcile, controls, projection, webhooks); and the surface (HTTP, auth, health, tasks, commands, lifecycle and
+     * the wiring in the root package). A stage may use another stage (send reads the routes accept keeps): the slices
+     * test above keeps those without a cycle.
+     */
+    @Test
+    void noImportRunsBackUpAFloor() {
+        layeredArchitecture()
+                .consideringOnlyDependenciesInLayers()
+                .layer("infrastructure")
+                .definedBy(
+                        "..service.config..",
+                        "..service.db..",
+                        "..service.queue..",
+                        "..service.metrics..",
+                        "..service.logging..",
+                        "..service.faults..")
+                .layer("log")
+                .definedBy("..service.log..", "..service.stats..")
+                .layer("problems")
+                .definedBy("..service.errors..")
+                .layer("stages")
+                .definedBy(
+                        "..service.accept..",
+                        "..service.controls..",
+                        "..service.projection..",
+                        "..service.publish..",
+                        "..service.send..",
+                        "..service.timers..",
+                        "..service.receipts..",
+                        "..service.reconcile..",
+                        "..service.webhooks..")
+                .layer("surface")
+                .definedBy(
+                        "dev.sendlog.service",
+                        "..service.api..",
+                        "..service.auth..",
+                        "..service.http..",
+                        "..service.resources..",
+                        "..service.health..",
+                        "..service.overview..",
+                        "..service.tasks..",
+                        "..service.cli..",
+                        "..service.lifecycle..")
+                .whereLayer("surface")
+                .mayNotBeAccessedByAnyLayer()
+                .whereLayer("stages")
+                .mayOnlyBeAccessedByLayers("surface")
+                .whereLayer("problems")
+                .mayOnlyBeAccessedByLayers("stages", "surface")
+                .whereLayer("log")
+                .mayOnlyBeAccessedByLayers("problems", "stages", "surface")
+                .whereLayer("infrastructure")
+                .mayOnlyBeAccessedByLayers("log", "problems", "stages", "surface")
                 .check(SERVICE);
     }
 

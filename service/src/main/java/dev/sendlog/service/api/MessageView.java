@@ -3,8 +3,8 @@ package dev.sendlog.service.api;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import dev.sendlog.events.Lanes;
 import dev.sendlog.events.Priority;
-import dev.sendlog.service.core.MessageDetails;
-import dev.sendlog.service.core.Segments;
+import dev.sendlog.service.log.MessageDetails;
+import dev.sendlog.service.log.Segments;
 import java.time.Instant;
 import java.util.UUID;
 

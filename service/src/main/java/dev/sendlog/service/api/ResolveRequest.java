@@ -2,9 +2,9 @@ package dev.sendlog.service.api;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.sendlog.events.Resolved;
-import dev.sendlog.service.db.StorableText;
 import dev.sendlog.service.errors.ApiProblem;
 import dev.sendlog.service.errors.FieldError;
+import dev.sendlog.service.log.StorableText;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;

@@ -3,7 +3,7 @@ package dev.sendlog.service.cli;
 import dev.sendlog.service.config.SendlogConfiguration;
 import dev.sendlog.service.db.DatabaseTarget;
 import dev.sendlog.service.db.LocalInfrastructure;
-import dev.sendlog.service.dispatch.FeedSlot;
+import dev.sendlog.service.publish.FeedSlot;
 import io.dropwizard.core.cli.ConfiguredCommand;
 import io.dropwizard.core.setup.Bootstrap;
 import net.sourceforge.argparse4j.impl.Arguments;

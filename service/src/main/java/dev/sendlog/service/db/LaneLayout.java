@@ -23,6 +23,9 @@ import org.jooq.impl.DSL;
  * </ul>
  */
 public final class LaneLayout {
+    /** The channel an accept holding a high message notifies (NOTIFY), for the high lane's pollers (LISTEN). */
+    public static final String HIGH_WORK_CHANNEL = "sendlog_high_work";
+
     private static final String NORMAL = "normal";
     private static final String HIGH = "high";
 

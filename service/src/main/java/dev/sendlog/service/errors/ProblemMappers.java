@@ -4,7 +4,7 @@ import com.codahale.metrics.Counter;
 import com.codahale.metrics.MetricRegistry;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
-import dev.sendlog.service.db.SqlFailures;
+import dev.sendlog.service.log.SqlFailures;
 import io.dropwizard.jersey.setup.JerseyEnvironment;
 import jakarta.ws.rs.WebApplicationException;
 import jakarta.ws.rs.core.Response;

@@ -3,7 +3,7 @@ package dev.sendlog.service.health;
 import com.codahale.metrics.CachedGauge;
 import com.codahale.metrics.MetricRegistry;
 import com.codahale.metrics.health.HealthCheck;
-import dev.sendlog.service.dispatch.FeedSlot;
+import dev.sendlog.service.publish.FeedSlot;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 

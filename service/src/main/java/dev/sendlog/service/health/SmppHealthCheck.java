@@ -1,7 +1,7 @@
 package dev.sendlog.service.health;
 
 import com.codahale.metrics.health.HealthCheck;
-import dev.sendlog.service.provider.smpp.SmppGateway;
+import dev.sendlog.service.send.provider.smpp.SmppGateway;
 
 /**
  * One SMPP gateway's binds as this process holds them, on {@code /healthcheck} without ever failing it (as

@@ -1,8 +1,8 @@
 package dev.sendlog.service.lifecycle;
 
-import dev.sendlog.service.dispatch.SendWorker;
-import dev.sendlog.service.dispatch.ShardOwner;
+import dev.sendlog.service.publish.ShardOwner;
 import dev.sendlog.service.queue.StreamConsumer;
+import dev.sendlog.service.send.SendWorker;
 import io.dropwizard.lifecycle.Managed;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -1,6 +1,6 @@
 package dev.sendlog.service.receipts;
 
-import dev.sendlog.service.db.NewEvent;
+import dev.sendlog.service.log.NewEvent;
 import java.util.UUID;
 
 /** What the callback worker decided for one inbox row. Each is recorded with the row's outcome in one transaction. */

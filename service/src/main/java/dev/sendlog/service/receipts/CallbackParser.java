@@ -5,7 +5,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.sendlog.events.JsonMappers;
 import dev.sendlog.events.ReceiptKind;
-import dev.sendlog.service.db.StorableText;
+import dev.sendlog.service.log.StorableText;
 import java.io.IOException;
 import java.time.Instant;
 import java.util.List;

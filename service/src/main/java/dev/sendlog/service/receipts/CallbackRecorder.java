@@ -1,10 +1,10 @@
 package dev.sendlog.service.receipts;
 
 import com.codahale.metrics.MetricRegistry;
-import dev.sendlog.service.core.GroupCommit;
-import dev.sendlog.service.db.AppendKey;
-import dev.sendlog.service.db.EventStore;
-import dev.sendlog.service.db.NewEvent;
+import dev.sendlog.service.log.AppendKey;
+import dev.sendlog.service.log.EventStore;
+import dev.sendlog.service.log.GroupCommit;
+import dev.sendlog.service.log.NewEvent;
 import dev.sendlog.service.stats.Tallies;
 import io.dropwizard.lifecycle.Managed;
 import java.sql.PreparedStatement;

@@ -2,7 +2,7 @@ package dev.sendlog.service.receipts;
 
 import com.codahale.metrics.Counter;
 import com.codahale.metrics.MetricRegistry;
-import dev.sendlog.service.core.GroupCommit;
+import dev.sendlog.service.log.GroupCommit;
 import dev.sendlog.service.queue.JobStream;
 import io.dropwizard.lifecycle.Managed;
 import java.sql.PreparedStatement;

@@ -1,6 +1,6 @@
 package dev.sendlog.service.receipts;
 
-import dev.sendlog.service.core.GroupCommit;
+import dev.sendlog.service.log.GroupCommit;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.List;

@@ -2,10 +2,10 @@ package dev.sendlog.service.resources;
 
 import dev.sendlog.projections.MessageStatus;
 import dev.sendlog.service.auth.Caller;
-import dev.sendlog.service.core.SearchQuery;
-import dev.sendlog.service.db.StorableText;
 import dev.sendlog.service.errors.ApiProblem;
 import dev.sendlog.service.errors.FieldError;
+import dev.sendlog.service.log.SearchQuery;
+import dev.sendlog.service.log.StorableText;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;

@@ -2,8 +2,8 @@ package dev.sendlog.service.resources;
 
 import dev.sendlog.service.auth.Caller;
 import dev.sendlog.service.auth.Role;
-import dev.sendlog.service.db.StorableText;
 import dev.sendlog.service.errors.FieldError;
+import dev.sendlog.service.log.StorableText;
 import java.util.List;
 import java.util.function.Predicate;
 

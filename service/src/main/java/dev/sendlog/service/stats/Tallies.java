@@ -5,7 +5,6 @@ import com.codahale.metrics.MetricRegistry;
 import com.codahale.metrics.Snapshot;
 import com.codahale.metrics.Timer;
 import dev.sendlog.projections.MessageStatus;
-import dev.sendlog.service.db.NewEvent;
 import dev.sendlog.service.queue.QueueConnection;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
@@ -147,12 +146,21 @@ public final class Tallies {
         adder.add(n);
     }
 
+    /** A committed event as the counts see it: the status it moved its message to (null: none), gateway and tenant. */
+    public interface Change {
+        MessageStatus statusAfter();
+
+        String gateway();
+
+        String tenant();
+    }
+
     /** The status changes among committed events: each counted once, with its message's gateway and tenant. */
-    public void committed(Collection<NewEvent> events) {
+    public void committed(Collection<? extends Change> events) {
         if (redis == null) {
             return;
         }
-        for (NewEvent e : events) {
+        for (Change e : events) {
             if (e.statusAfter() != null) {
                 Kind kind = Kind.of(e.statusAfter());
                 if (kind != null) {

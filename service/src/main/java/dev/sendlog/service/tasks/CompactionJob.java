@@ -3,7 +3,7 @@ package dev.sendlog.service.tasks;
 import com.codahale.metrics.MetricRegistry;
 import com.codahale.metrics.Timer;
 import dev.sendlog.compactor.Compactor;
-import dev.sendlog.service.core.Metrics;
+import dev.sendlog.service.metrics.Metrics;
 import java.time.InstantSource;
 import java.time.LocalDate;
 import java.time.ZoneOffset;

@@ -1,6 +1,6 @@
 package dev.sendlog.service.webhooks;
 
-import dev.sendlog.service.provider.HttpProvider;
+import dev.sendlog.service.send.provider.HttpProvider;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.SocketTimeoutException;

@@ -7,7 +7,7 @@ import com.codahale.metrics.Timer;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sendlog.events.JsonMappers;
-import dev.sendlog.service.core.Metrics;
+import dev.sendlog.service.metrics.Metrics;
 import dev.sendlog.service.queue.StreamConsumer;
 import dev.sendlog.service.queue.StreamEntry;
 import java.time.Duration;

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.sendlog.service.api.SubmitParser;
-import dev.sendlog.service.db.StorableText;
+import dev.sendlog.service.log.StorableText;
 import dev.sendlog.service.support.ApiResponse;
 import dev.sendlog.service.support.ServiceHarness;
 import java.nio.charset.StandardCharsets;

@@ -3,7 +3,7 @@ package dev.sendlog.service.reconcile;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.sendlog.service.core.FaultPoint;
+import dev.sendlog.service.faults.FaultPoint;
 import dev.sendlog.service.support.Messages;
 import dev.sendlog.service.support.ServiceHarness;
 import dev.sendlog.simulator.ReceiptMode;

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.sendlog.service.core.EffectKeys;
+import dev.sendlog.service.log.EffectKeys;
 import dev.sendlog.service.receipts.CallbackSignature;
 import dev.sendlog.service.support.ApiResponse;
 import dev.sendlog.service.support.Messages;

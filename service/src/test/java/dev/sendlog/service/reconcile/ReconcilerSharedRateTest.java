@@ -3,8 +3,8 @@ package dev.sendlog.service.reconcile;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.codahale.metrics.MetricRegistry;
-import dev.sendlog.service.provider.GatewayRate;
 import dev.sendlog.service.queue.RedisConnections;
+import dev.sendlog.service.send.provider.GatewayRate;
 import dev.sendlog.service.support.Messages;
 import dev.sendlog.service.support.ServiceHarness;
 import dev.sendlog.simulator.ReceiptMode;

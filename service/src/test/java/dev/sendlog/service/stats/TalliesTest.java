@@ -7,7 +7,7 @@ import com.codahale.metrics.MetricRegistry;
 import dev.sendlog.events.Claimed;
 import dev.sendlog.events.Dead;
 import dev.sendlog.projections.MessageStatus;
-import dev.sendlog.service.db.NewEvent;
+import dev.sendlog.service.log.NewEvent;
 import dev.sendlog.service.queue.QueueConnection;
 import dev.sendlog.service.queue.RedisConnections;
 import dev.sendlog.testkit.PrivateRedis;

@@ -6,7 +6,7 @@ import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import dev.sendlog.infra.RedisEndpoint;
 import dev.sendlog.service.SendlogApplication;
 import dev.sendlog.service.config.SendlogConfiguration;
-import dev.sendlog.service.core.Faults;
+import dev.sendlog.service.faults.Faults;
 import dev.sendlog.simulator.ProviderSimulator;
 import dev.sendlog.simulator.ReceiptMode;
 import dev.sendlog.simulator.SimulatorConfig;

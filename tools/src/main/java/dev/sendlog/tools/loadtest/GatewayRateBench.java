@@ -89,7 +89,7 @@ public final class GatewayRateBench {
                 new Case(
                         "the same, each take its own Redis swap",
                         rate,
-                        List.of("-D" + dev.sendlog.service.provider.GatewayRate.UNBATCHED_PROPERTY + "=true")),
+                        List.of("-D" + dev.sendlog.service.send.provider.GatewayRate.UNBATCHED_PROPERTY + "=true")),
                 new Case("maxPerSecond = 1.5 x the provider's rate", rate * 3 / 2),
                 new Case("no maxPerSecond (429s answered by pauses)", 0));
         try (BenchServers servers = BenchServers.start(jar, dir, Map.of("max_connections", "200"), 5)) {

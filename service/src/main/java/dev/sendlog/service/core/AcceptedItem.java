@@ -1,7 +1,0 @@
-package dev.sendlog.service.core;
-
-import java.time.Instant;
-import java.util.UUID;
-
-/** One accepted message as the client learns of it. {@code replayed}: an earlier request with the same key made it. */
-public record AcceptedItem(UUID id, Instant acceptedAt, boolean replayed) {}

@@ -1,8 +1,0 @@
-package dev.sendlog.service.dispatch;
-
-/** Nothing of an append was written (the database failed); the caller may try again. */
-public final class AppendFailedException extends RuntimeException {
-    public AppendFailedException(String message, Throwable cause) {
-        super(message, cause);
-    }
-}

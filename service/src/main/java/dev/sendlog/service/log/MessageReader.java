@@ -1,0 +1,326 @@
+package dev.sendlog.service.log;
+
+import static dev.sendlog.schema.jooq.Tables.MESSAGES;
+
+import dev.sendlog.events.FinalStatus;
+import dev.sendlog.events.MessageIds;
+import dev.sendlog.events.StoredEvent;
+import dev.sendlog.log.LogRows;
+import dev.sendlog.log.LoggedRow;
+import dev.sendlog.projections.MessageFold;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import org.jooq.Condition;
+import org.jooq.DSLContext;
+import org.jooq.impl.DSL;
+
+/**
+ * Reads messages back: the row, the history (the row as ACCEPTED, the event rows, publications as PUBLISHED) and the
+ * state folded from it. Status is always derived; nothing stores it except the event that made a message final, which
+ * carries its final status for search.
+ */
+public final class MessageReader {
+    /**
+     * Messages and their histories in one round trip (the send worker's and the timers' hottest read). The ids are given
+     * to both sides of the join so PostgreSQL prunes both tables to the partitions of their days.
+     */
+    private static final String FIND_SQL = """
+            SELECT m.id, m.tenant, m.recipient, m.reference, m.gateway, m.body, m.accepted_at, %s,
+                   (SELECT array_agg(r.id) FROM publications r WHERE r.id = ANY(?)) AS recorded, m.sender,
+                   m.valid_until, m.send_at, m.shard, m.routed IS TRUE
+            FROM messages m
+            LEFT JOIN message_events e ON e.message_id = m.id AND e.message_id = ANY(?)
+            %s
+            WHERE m.id = ANY(?)
+            ORDER BY m.id, e.seq""".formatted(LogRows.COLUMNS, LogRows.JOIN_PUBLICATION);
+
+    /** Messages examined at most for one page of a search by a status in flight (each is folded). */
+    static final int IN_FLIGHT_SCAN_MAX = 2_000;
+
+    private static final int SCAN_CHUNK = 250;
+
+    private final DSLContext dsl;
+    private final EventStore events;
+
+    public MessageReader(DSLContext dsl, EventStore events) {
+        this.dsl = dsl;
+        this.events = events;
+    }
+
+    public EventStore events() {
+        return events;
+    }
+
+    public DSLContext dsl() {
+        return dsl;
+    }
+
+    public Optional<MessageDetails> find(UUID id) {
+        return Optional.ofNullable(findMany(List.of(id)).get(id));
+    }
+
+    /** The messages that exist among {@code ids}, with their histories and folded states. */
+    public Map<UUID, MessageDetails> findMany(Collection<UUID> ids) {
+        return findMany(ids, List.of()).messages();
+    }
+
+    /** Messages and which of some publications are recorded (committed): the send worker's claim read, one round trip. */
+    public record Found(Map<UUID, MessageDetails> messages, java.util.Set<Long> recordedPublications) {}
+
+    /** As {@link #findMany(Collection)}, and which of {@code publications} are recorded, in the same round trip. */
+    public Found findMany(Collection<UUID> ids, Collection<Long> publications) {
+        Map<UUID, MessageDetails> found = new HashMap<>();
+        java.util.Set<Long> recorded = new java.util.HashSet<>();
+        if (ids.isEmpty()) {
+            return new Found(found, recorded);
+        }
+        UUID[] array = ids.toArray(UUID[]::new);
+        Long[] publicationIds = publications.stream().distinct().toArray(Long[]::new);
+        dsl.connection(c -> {
+            try (PreparedStatement ps = c.prepareStatement(FIND_SQL)) {
+                ps.setArray(1, c.createArrayOf("int8", publicationIds));
+                ps.setArray(2, c.createArrayOf("uuid", array));
+                ps.setArray(3, c.createArrayOf("uuid", array));
+                try (ResultSet rs = ps.executeQuery()) {
+                    boolean first = true;
+                    MessageRow row = null;
+                    List<LoggedRow> rows = new ArrayList<>();
+                    while (rs.next()) {
+                        UUID id = rs.getObject(1, UUID.class);
+                        if (row == null || !row.id().equals(id)) {
+                            if (row != null) {
+                                found.put(row.id(), details(row, rows));
+                            }
+                            row = new MessageRow(
+                                    id,
+                                    rs.getString(2),
+                                    rs.getString(3),
+                                    rs.getString(4),
+                                    rs.getString(5),
+                                    rs.getString(6),
+                                    rs.getObject(7, OffsetDateTime.class).toInstant(),
+                                    rs.getString(9 + LogRows.COUNT),
+                                    instant(rs.getObject(10 + LogRows.COUNT, OffsetDateTime.class)),
+                                    instant(rs.getObject(11 + LogRows.COUNT, OffsetDateTime.class)),
+                                    rs.getShort(12 + LogRows.COUNT),
+                                    rs.getBoolean(13 + LogRows.COUNT));
+                            rows = new ArrayList<>();
+                        }
+                        if (first) {
+                            java.sql.Array r = rs.getArray(8 + LogRows.COUNT);
+                            if (r != null) {
+                                recorded.addAll(List.of((Long[]) r.getArray()));
+                            }
+                            first = false;
+                        }
+                        LoggedRow event = LogRows.read(rs, 8, events.actors());
+                        if (event != null) {
+                            rows.add(event);
+                        }
+                    }
+                    if (row != null) {
+                        found.put(row.id(), details(row, rows));
+                    }
+                }
+            }
+        });
+        return new Found(found, recorded);
+    }
+
+    private static java.time.Instant instant(OffsetDateTime at) {
+        return at == null ? null : at.toInstant();
+    }
+
+    private MessageDetails details(MessageRow row, List<LoggedRow> rows) {
+        List<StoredEvent> history = events.histories()
+                .assemble(row.id(), row.tenant(), row.gateway(), row.acceptedAt(), row.sendAt(), rows);
+        return new MessageDetails(row, history, MessageFold.fold(history));
+    }
+
+    /** One page of a search, newest first. */
+    public SearchResult search(SearchQuery q) {
+        if (q.status() == null) {
+            return byMessages(q);
+        }
+        FinalStatus finalStatus = FinalStatus.ofName(q.status().name());
+        return finalStatus != null ? byFinalStatus(q, finalStatus) : inFlight(q);
+    }
+
+    /** The message rows' own filters, newest first. */
+    private Condition messageFilters(SearchQuery q, UUID before) {
+        Condition where = DSL.trueCondition();
+        if (q.tenant() != null) {
+            where = where.and(MESSAGES.TENANT.eq(q.tenant()));
+        }
+        if (q.recipient() != null) {
+            where = where.and(MESSAGES.RECIPIENT.eq(q.recipient()));
+        }
+        if (q.reference() != null) {
+            where = where.and(MESSAGES.REFERENCE.eq(q.reference()));
+        }
+        if (q.since() != null) {
+            where = where.and(MESSAGES.ID.ge(MessageIds.lowerBound(q.since())));
+        }
+        if (q.until() != null) {
+            where = where.and(MESSAGES.ID.lt(MessageIds.lowerBound(q.until())));
+        }
+        if (before != null) {
+            where = where.and(MESSAGES.ID.lt(before));
+        }
+        return where;
+    }
+
+    private SearchResult byMessages(SearchQuery q) {
+        List<UUID> ids = dsl.select(MESSAGES.ID)
+                .from(MESSAGES)
+                .where(messageFilters(q, q.before()))
+                .orderBy(MESSAGES.ID.desc())
+                .limit(q.limit() + 1)
+                .fetch(MESSAGES.ID);
+        return page(ids, findMany(ids), q.limit(), null);
+    }
+
+    /**
+     * A final status: the entries of the final index, newest first, each checked against the folded history (an entry
+     * goes stale when a late receipt overrides UNKNOWN, or support re-drives a DEAD message).
+     */
+    private SearchResult byFinalStatus(SearchQuery q, FinalStatus status) {
+        List<MessageDetails> items = new ArrayList<>();
+        UUID before = q.before();
+        for (int round = 0; round < 20; round++) {
+            List<UUID> candidates = finalCandidates(q, status, before, q.limit() + 1);
+            if (candidates.isEmpty()) {
+                return new SearchResult(items, null);
+            }
+            Map<UUID, MessageDetails> found = findMany(candidates);
+            for (UUID id : candidates) {
+                MessageDetails d = found.get(id);
+                if (d != null && d.state().status() == q.status()) {
+                    if (items.size() == q.limit()) {
+                        return new SearchResult(items, items.getLast().row().id());
+                    }
+                    items.add(d);
+                }
+            }
+            if (candidates.size() <= q.limit()) {
+                return new SearchResult(items, null);
+            }
+            before = candidates.getLast();
+        }
+        return new SearchResult(items, before);
+    }
+
+    /** Ids of messages with an entry of {@code status} in the final index, newest first, distinct. */
+    private List<UUID> finalCandidates(SearchQuery q, FinalStatus status, UUID before, int limit) {
+        List<Object> args = new ArrayList<>();
+        StringBuilder where = new StringBuilder("e.status = ?");
+        args.add(status.code());
+        boolean join = q.recipient() != null || q.reference() != null;
+        if (q.recipient() != null) {
+            where.append(" AND m.recipient = ?");
+            args.add(q.recipient());
+        }
+        if (q.reference() != null) {
+            where.append(" AND m.reference = ?");
+            args.add(q.reference());
+        }
+        if (q.since() != null) {
+            where.append(" AND e.message_id >= ?");
+            args.add(MessageIds.lowerBound(q.since()));
+        }
+        if (q.until() != null) {
+            where.append(" AND e.message_id < ?");
+            args.add(MessageIds.lowerBound(q.until()));
+        }
+        if (before != null) {
+            where.append(" AND e.message_id < ?");
+            args.add(before);
+        }
+        String from = "message_events e" + (join ? " JOIN messages m ON m.id = e.message_id" : "");
+        String sql;
+        if (q.tenant() != null) {
+            sql = "SELECT e.message_id FROM " + from + " WHERE e.tenant = ? AND " + where
+                    + " ORDER BY e.message_id DESC LIMIT " + limit;
+            args.addFirst(q.tenant());
+        } else {
+            // Every tenant: the index leads with the tenant, so walk its tenants (a loose index scan) and merge their
+            // newest entries, rather than read the whole status across tenants.
+            sql = """
+                    WITH RECURSIVE t(tenant) AS (
+                        SELECT min(tenant) FROM message_events WHERE status IS NOT NULL
+                        UNION ALL
+                        SELECT (SELECT min(x.tenant) FROM message_events x WHERE x.status IS NOT NULL AND x.tenant > t.tenant)
+                        FROM t WHERE t.tenant IS NOT NULL)
+                    SELECT c.message_id FROM t CROSS JOIN LATERAL (
+                        SELECT e.message_id FROM %s WHERE e.tenant = t.tenant AND %s ORDER BY e.message_id DESC LIMIT %d) c
+                    WHERE t.tenant IS NOT NULL
+                    ORDER BY c.message_id DESC LIMIT %d""".formatted(from, where, limit, limit);
+        }
+        Set<UUID> ids = new LinkedHashSet<>();
+        dsl.resultQuery(sql, args.toArray()).forEach(r -> ids.add(r.get(0, UUID.class)));
+        return new ArrayList<>(ids);
+    }
+
+    /**
+     * A status in flight (ACCEPTED, SENDING, RETRYING, SENT, IN_TRANSIT): no index holds it, since keeping one would
+     * update an indexed column at every step. The messages that match the other filters are read newest first and
+     * folded, at most {@link #IN_FLIGHT_SCAN_MAX} per page; a page that stops there says where the next one starts.
+     */
+    private SearchResult inFlight(SearchQuery q) {
+        List<MessageDetails> items = new ArrayList<>();
+        UUID before = q.before();
+        int examined = 0;
+        while (examined < IN_FLIGHT_SCAN_MAX) {
+            List<UUID> ids = dsl.select(MESSAGES.ID)
+                    .from(MESSAGES)
+                    .where(messageFilters(q, before))
+                    .orderBy(MESSAGES.ID.desc())
+                    .limit(SCAN_CHUNK)
+                    .fetch(MESSAGES.ID);
+            if (ids.isEmpty()) {
+                return new SearchResult(items, null);
+            }
+            Map<UUID, MessageDetails> found = findMany(ids);
+            for (UUID id : ids) {
+                examined++;
+                MessageDetails d = found.get(id);
+                if (d != null && d.state().status() == q.status()) {
+                    if (items.size() == q.limit()) {
+                        return new SearchResult(items, items.getLast().row().id());
+                    }
+                    items.add(d);
+                }
+                before = id;
+            }
+            if (ids.size() < SCAN_CHUNK) {
+                return new SearchResult(items, null);
+            }
+        }
+        return new SearchResult(items, before);
+    }
+
+    private static SearchResult page(List<UUID> ids, Map<UUID, MessageDetails> found, int limit, UUID fallbackNext) {
+        List<MessageDetails> items = new ArrayList<>(Math.min(ids.size(), limit));
+        for (UUID id : ids) {
+            MessageDetails d = found.get(id);
+            if (d == null) {
+                continue;
+            }
+            if (items.size() == limit) {
+                return new SearchResult(items, items.getLast().row().id());
+            }
+            items.add(d);
+        }
+        return new SearchResult(items, fallbackNext);
+    }
+}
