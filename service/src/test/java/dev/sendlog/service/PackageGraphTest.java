@@ -7,6 +7,7 @@ import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.sli
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -22,6 +23,20 @@ class PackageGraphTest {
             .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
             .importPackages("dev.sendlog.service");
 
+    /** The stages of a message's life. */
+    private static final String[] STAGES = packages(
+            "accept", "controls", "projection", "publish", "send", "timers", "receipts", "reconcile", "webhooks");
+    /** The log: its store, appends and reads, and the counts of what was committed. */
+    private static final String[] LOG = packages("log", "stats");
+
+    private static String[] packages(String... names) {
+        return Stream.of(names).map(n -> "..service." + n + "..").toArray(String[]::new);
+    }
+
+    private static String[] all(String[]... groups) {
+        return Stream.of(groups).flatMap(Stream::of).toArray(String[]::new);
+    }
+
     @Test
     void noTwoPackagesOfTheServiceDependOnEachOther() {
         slices().matching("dev.sendlog.service.(*)..").should().beFreeOfCycles().check(SERVICE);
@@ -31,20 +46,7 @@ class PackageGraphTest {
     void thePipelineBelowTheApiKnowsNothingOfHttpServing() {
         noClasses()
                 .that()
-                .resideInAnyPackage(
-                        "..service.db..",
-                        "..service.queue..",
-                        "..service.log..",
-                        "..service.stats..",
-                        "..service.accept..",
-                        "..service.controls..",
-                        "..service.projection..",
-                        "..service.publish..",
-                        "..service.send..",
-                        "..service.timers..",
-                        "..service.receipts..",
-                        "..service.reconcile..",
-                        "..service.webhooks..")
+                .resideInAnyPackage(all(packages("db", "queue"), LOG, STAGES))
                 .should()
                 .dependOnClassesThat()
                 .resideInAnyPackage(
@@ -71,40 +73,18 @@ class PackageGraphTest {
         layeredArchitecture()
                 .consideringOnlyDependenciesInLayers()
                 .layer("infrastructure")
-                .definedBy(
-                        "..service.config..",
-                        "..service.db..",
-                        "..service.queue..",
-                        "..service.metrics..",
-                        "..service.logging..",
-                        "..service.faults..")
+                .definedBy(packages("config", "db", "queue", "metrics", "logging", "faults"))
                 .layer("log")
-                .definedBy("..service.log..", "..service.stats..")
+                .definedBy(LOG)
                 .layer("problems")
-                .definedBy("..service.errors..")
+                .definedBy(packages("errors"))
                 .layer("stages")
-                .definedBy(
-                        "..service.accept..",
-                        "..service.controls..",
-                        "..service.projection..",
-                        "..service.publish..",
-                        "..service.send..",
-                        "..service.timers..",
-                        "..service.receipts..",
-                        "..service.reconcile..",
-                        "..service.webhooks..")
+                .definedBy(STAGES)
                 .layer("surface")
-                .definedBy(
-                        "dev.sendlog.service",
-                        "..service.api..",
-                        "..service.auth..",
-                        "..service.http..",
-                        "..service.resources..",
-                        "..service.health..",
-                        "..service.overview..",
-                        "..service.tasks..",
-                        "..service.cli..",
-                        "..service.lifecycle..")
+                .definedBy(all(
+                        new String[] {"dev.sendlog.service"},
+                        packages(
+                                "api", "auth", "http", "resources", "health", "overview", "tasks", "cli", "lifecycle")))
                 .whereLayer("surface")
                 .mayNotBeAccessedByAnyLayer()
                 .whereLayer("stages")
