@@ -12,7 +12,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * One sendlog process of the chaos fleet (an API, a poller, a worker...), started from the same jar as the harness,
+ * One process of the chaos fleet (an API, a poller, a worker... from sendlog.jar; a simulator from the tools jar),
  * killed with SIGKILL and started again on the same ports, as an operator's supervisor would.
  */
 public final class ServiceProcess {

@@ -24,7 +24,7 @@ import java.util.Map;
 /**
  * What a multi-process benchmark runs on: a PostgreSQL, a Redis and the provider simulator of its own (so no other
  * work on the machine's shared servers skews it), a fresh {@code sendlog} database per cell, and sendlog processes
- * started from the service jar with their admin tasks.
+ * started from sendlog.jar with their admin tasks (the simulator from the tools jar).
  */
 final class BenchServers implements AutoCloseable {
     /** Tasks on the admin port need an admin key (API.md, "Admin port"). */
