@@ -311,7 +311,7 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
         // Registered last, so stopped first: the work is handed over before any component stops on its own.
         env.lifecycle().manage(shutdown.handOverOnStop());
         if (ownProcess) {
-            Sigterm.handOverFirst(shutdown);
+            Sigterm.handOverFirst(shutdown, Duration.ofMillis(config.http.readinessDrain.toMilliseconds()));
         }
     }
 

@@ -13,6 +13,8 @@ import jakarta.validation.constraints.NotNull;
  * <p>Not the connector's own {@code minRequestDataPerSecond}: Jetty checks that in the servlet's reads, counted from
  * the first byte read and without grace, so a small body read across a short pause (a GC, a busy machine) was refused
  * 408 although it had long arrived (a 40-byte body allows 39 ms at 1 KiB/s).
+ *
+ * <p>And how the application port is left at shutdown ({@code readinessDrain}).
  */
 public class HttpSettings {
     /** 0 for no rate (then only the connector's idleTimeout ends a stalled body). */
@@ -23,4 +25,14 @@ public class HttpSettings {
     @NotNull
     @JsonProperty
     public Duration bodyGrace = Duration.seconds(5);
+
+    /**
+     * After SIGTERM, how long {@code GET /ready} answers 503 (and API requests 503 with Retry-After) before the server
+     * stops listening, counted from the moment intake closed and running alongside the hand-over: a load balancer that
+     * polls /ready every second or two sees the process leave before its port closes, so clients meet a 503 that says
+     * come back rather than a refused connection. 0: the port closes as soon as the work is handed over.
+     */
+    @NotNull
+    @JsonProperty
+    public Duration readinessDrain = Duration.seconds(2);
 }

@@ -115,6 +115,21 @@ public final class ShutdownSequence {
         LOG.info("shutdown: work handed over in {} ms", elapsedMs(startedNanos));
     }
 
+    /**
+     * After {@link #handOver()}: waits until {@code drain} has passed since intake closed, so load balancers polling
+     * {@code GET /ready} see the 503 before the port closes. Returns at once when the hand-over took longer.
+     */
+    public void drainReadiness(Duration drain) {
+        long left = startedNanos + drain.toNanos() - System.nanoTime();
+        if (left <= 0) {
+            return;
+        }
+        stage("readiness drained", () -> {
+            Thread.sleep(Duration.ofNanos(left)); // a wall-clock wait by design: the load balancers' polling period
+            return "/ready answered 503 for " + drain.toMillis() + " ms before the port closes";
+        });
+    }
+
     private String finishInFlight() throws InterruptedException {
         long deadline = System.nanoTime() + grace.toNanos();
         int calls = 0;

@@ -1,5 +1,6 @@
 package dev.sendlog.service.lifecycle;
 
+import java.time.Duration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import sun.misc.Signal;
@@ -17,13 +18,17 @@ public final class Sigterm {
 
     private Sigterm() {}
 
-    /** Only for a process of its own (the server commands), never in a test's JVM. */
-    public static void handOverFirst(ShutdownSequence sequence) {
+    /**
+     * Only for a process of its own (the server commands), never in a test's JVM. {@code readinessDrain}: how long, from
+     * intake closed, the process keeps answering 503 before the JVM's stop closes its ports.
+     */
+    public static void handOverFirst(ShutdownSequence sequence, Duration readinessDrain) {
         Signal term = new Signal("TERM");
         SignalHandler[] previous = new SignalHandler[1];
         previous[0] = Signal.handle(term, signal -> {
             LOG.info("SIGTERM: handing work over before stopping");
             sequence.handOver(); // a second SIGTERM during the hand-over finds it begun and goes on to stop
+            sequence.drainReadiness(readinessDrain);
             SignalHandler jvm = previous[0];
             if (jvm == SignalHandler.SIG_DFL || jvm == SignalHandler.SIG_IGN || jvm == null) {
                 System.exit(EXIT_ON_SIGTERM);

@@ -37,6 +37,9 @@ class ShutdownHandOverTest {
 
     private static final Duration CLAIM_TIMEOUT = Duration.ofSeconds(40);
     private static final Duration HAND_OVER_BOUND = Duration.ofSeconds(2);
+    /** How long the stopped process keeps answering 503 before its ports close (http.readinessDrain). */
+    private static final Duration READINESS_DRAIN = Duration.ofSeconds(1);
+
     private static final Duration STARTUP = Duration.ofMinutes(3);
     private static final short CLAIM_TIMEOUT_CODE = 3;
     private static final short PUBLISH_TIMEOUT_CODE = 2;
@@ -54,7 +57,9 @@ class ShutdownHandOverTest {
             "pipeline.sendWorker.concurrency",
             "8",
             "pipeline.sendWorker.jobsPerCallSlot",
-            "4");
+            "4",
+            "http.readinessDrain",
+            READINESS_DRAIN.toMillis() + "ms");
 
     @RegisterExtension
     static final ServiceHarness SERVICE = new ServiceHarness(withComponents("API"))
@@ -108,9 +113,10 @@ class ShutdownHandOverTest {
             HttpResponse<String> refused = null;
             HttpResponse<String> notReady = null;
             long probeUntil = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-            // Both asked at once each round: the two servers stop listening together, and on a busy machine a request
-            // to one may land just before that moment while a second, sent after it, would find nothing listening.
-            while ((refused == null || notReady == null) && System.nanoTime() < probeUntil) {
+            // Both asked at once each round, until nothing listens: the process keeps answering 503 for the readiness
+            // drain (counted from intake closed) before its ports close.
+            long closedAt = 0;
+            while (System.nanoTime() < probeUntil) {
                 var api = http.sendAsync(
                         HttpRequest.newBuilder(URI.create(stopped.apiUrl() + "/v1/messages/" + someId))
                                 .header("Authorization", "Bearer client-a")
@@ -129,7 +135,8 @@ class ShutdownHandOverTest {
                     notReady = r;
                 }
                 if (a == null && r == null) {
-                    break; // nothing listens any more
+                    closedAt = System.nanoTime(); // nothing listens any more
+                    break;
                 }
             }
             await().atMost(Duration.ofSeconds(10))
@@ -149,6 +156,11 @@ class ShutdownHandOverTest {
             assertThat(refused).as("a request during the hand-over").isNotNull();
             assertThat(refused.headers().firstValue("Retry-After")).isPresent();
             assertThat(notReady).as("GET /ready during the hand-over").isNotNull();
+            assertThat(closedAt).as("the ports closed within the probe").isPositive();
+            assertThat(Duration.ofNanos(closedAt - signalled))
+                    .as("503s answered for the readiness drain before the ports closed")
+                    .isGreaterThanOrEqualTo(READINESS_DRAIN);
+            assertThat(log).contains("shutdown stage \"readiness drained\"");
             assertThat(refused.headers().firstValue("Content-Type"))
                     .hasValueSatisfying(t -> assertThat(t).startsWith("application/problem+json"));
             assertThat(log)
