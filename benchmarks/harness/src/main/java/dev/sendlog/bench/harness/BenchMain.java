@@ -37,6 +37,7 @@ public final class BenchMain {
                 args,
                 Map.ofEntries(
                         Map.entry("sendlog-jar", "service/target/sendlog.jar"),
+                        Map.entry("tools-jar", "tools/target/sendlog-tools.jar"),
                         Map.entry("config", "config.yml"),
                         Map.entry("mutable-jar", "benchmarks/mutable-outbox/target/bench-mutable-outbox.jar"),
                         Map.entry(
@@ -110,7 +111,7 @@ public final class BenchMain {
         int warmupLatencyMs = o.number("warmup-latency-ms");
         Postgres postgres = new Postgres(o.text("pg-host"), o.number("pg-port"), o.text("pg-user"));
 
-        Process simulatorProcess = startSimulator(sendlogJar, work);
+        Process simulatorProcess = startSimulator(Path.of(o.text("tools-jar")).toAbsolutePath(), work);
         List<RunResult> runs = new ArrayList<>();
         List<Double> loads = new ArrayList<>();
         List<OpenStep> openSteps = new ArrayList<>();
@@ -273,18 +274,19 @@ public final class BenchMain {
         return readme.substring(0, begin + README_BEGIN.length()) + "\n" + section + readme.substring(end);
     }
 
-    private static Process startSimulator(Path sendlogJar, Path work) throws IOException {
+    /** The provider simulator is a tool (the tools jar's {@code simulator} command), not part of the product jar. */
+    static Process startSimulator(Path toolsJar, Path work) throws IOException {
         Path config = work.resolve("simulator.json");
         Files.writeString(config, Simulator.configuration(Runner.MEASURED_LATENCY_MS));
         String java = ProcessHandle.current().info().command().orElse("java");
         return new ProcessBuilder(
-                        java, "-jar", sendlogJar.toString(), "simulator", "--port", "0", "--config", config.toString())
+                        java, "-jar", toolsJar.toString(), "simulator", "--port", "0", "--config", config.toString())
                 .redirectError(work.resolve("simulator.log").toFile())
                 .start();
     }
 
     /** The simulator prints "simulator listening on {base URL}" once it listens. */
-    private static String readSimulatorUrl(Process simulator) throws IOException {
+    static String readSimulatorUrl(Process simulator) throws IOException {
         BufferedReader out =
                 new BufferedReader(new InputStreamReader(simulator.getInputStream(), StandardCharsets.UTF_8));
         for (String line = out.readLine(); line != null; line = out.readLine()) {
