@@ -9,7 +9,8 @@ import java.util.Objects;
  * @param from           the sender id the client asked for, or null (the tenant's default then applies)
  * @param metadataJson   the metadata object as JSON text, or null
  * @param idempotencyKey the client's key, or null
- * @param requestHash    hash of the request's content, to tell a replay from a different request with the same key
+ * @param requestHash    hash of the request's content, to tell a replay from a different request with the same key; null
+ *                       without a key (nothing compares it)
  * @param validUntil     when the message must no longer leave sendlog (its validUntil, or now + ttlSeconds), or null
  * @param sendAt         when the client asked it to be sent (its sendAt), or null; one not after the acceptance means now
  * @param priority       its lane: it picks the message's shard at acceptance ({@code normal} when the client named none)

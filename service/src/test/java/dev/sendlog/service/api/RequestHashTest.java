@@ -70,6 +70,13 @@ class RequestHashTest {
     }
 
     @Test
+    void onlyAKeyedRequestIsHashedForNothingComparesAnUnkeyedOne() throws Exception {
+        String body = "{\"to\":\"+4915112345678\",\"body\":\"Hello\"}";
+        assertThat(hash(body, null)).isNull();
+        assertThat(hash(body, "key")).hasSize(32);
+    }
+
+    @Test
     void aRequestHashesToTheSameBytesAsInTheFirstVersion() throws Exception {
         for (Vector v : VECTORS) {
             assertThat(HexFormat.of().formatHex(hash(v.body(), "key")))
