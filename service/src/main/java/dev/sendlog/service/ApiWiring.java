@@ -129,7 +129,8 @@ final class ApiWiring {
                 clock,
                 lanes,
                 Duration.ofMillis(config.accept.idempotencyTtl.toMilliseconds()),
-                tallies);
+                tallies,
+                parts.localWork()::committed);
         GroupCommit<Submission> groupCommitter = null;
         if (config.accept.groupCommit) {
             groupCommitter = new GroupCommit<>(

@@ -30,8 +30,8 @@ class HighWorkSignalTest {
 
     @Test
     void aHighMessageWakesItsPollerAtCommit() throws Exception {
-        await().atMost(Duration.ofSeconds(30)).until(() -> gauge("poller.high.listening") == 1);
-        long wokenBefore = counter("poller.high.woken");
+        await().atMost(Duration.ofSeconds(30)).until(() -> SERVICE.gauge("poller.high.listening") == 1);
+        long wokenBefore = SERVICE.counter("poller.high.woken");
         RedisClient client = SERVICE.redisClient();
         try (StatefulRedisConnection<String, String> redis = SERVICE.redisConnection(client)) {
             String highKey = StreamKeys.sendHigh(SERVICE.redisPrefix());
@@ -47,29 +47,9 @@ class HighWorkSignalTest {
                 // Far below the minute between the poller's own reads: only the notification can have woken it.
                 await().atMost(Duration.ofSeconds(15)).until(() -> redis.sync().xlen(highKey) == published);
             }
-            assertThat(counter("poller.high.woken") - wokenBefore).isGreaterThanOrEqualTo(3);
+            assertThat(SERVICE.counter("poller.high.woken") - wokenBefore).isGreaterThanOrEqualTo(3);
         } finally {
             client.shutdown();
         }
-    }
-
-    private static long gauge(String name) {
-        return SERVICE.admin()
-                .get("/metrics", null)
-                .json()
-                .path("gauges")
-                .path(name)
-                .path("value")
-                .asLong();
-    }
-
-    private static long counter(String name) {
-        return SERVICE.admin()
-                .get("/metrics", null)
-                .json()
-                .path("counters")
-                .path(name)
-                .path("count")
-                .asLong();
     }
 }

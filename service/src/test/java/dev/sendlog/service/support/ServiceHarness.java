@@ -381,6 +381,16 @@ public class ServiceHarness implements BeforeAllCallback, AfterAllCallback {
                 .asLong();
     }
 
+    /** A gauge of the application's metrics registry as the admin port shows it (0 when it has none yet). */
+    public long gauge(String name) {
+        return admin().get("/metrics", null)
+                .json()
+                .path("gauges")
+                .path(name)
+                .path("value")
+                .asLong();
+    }
+
     public String healthMessage(String check) {
         return admin().get("/healthcheck", null)
                 .json()

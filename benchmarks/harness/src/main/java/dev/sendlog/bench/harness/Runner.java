@@ -117,7 +117,7 @@ final class Runner {
             long wal1 = postgres.walPosition();
             Map<Long, Long> cpu1 = ProcCpu.snapshot(ownPids);
             Map<String, Long> threads1 = ProcCpu.threadGroups(process.pid());
-            progress.step(ProcCpu.topGroups(threads0, threads1, 8));
+            progress.step(ProcCpu.topGroups(threads0, threads1, 16));
             Map<Long, Long> pg1 = ProcCpu.snapshot(postgres.backendPids(database));
             long bytesAfter = postgres.databaseSize(database);
             progress.step("largest relations: " + postgres.largestRelations(database, 10));
