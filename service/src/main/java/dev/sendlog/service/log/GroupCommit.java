@@ -181,13 +181,14 @@ public final class GroupCommit<T extends GroupCommit.Item> implements Managed {
                 // One transaction at a time: wait for the one in flight; what arrives meanwhile joins this batch.
                 turn.acquire();
                 turnHeld = true;
-                if (pollHeld) {
-                    pollPermit.release();
-                    pollHeld = false;
-                }
                 slots.acquire();
                 try {
                     batch = nextBatch(first, deferred);
+                    if (pollHeld) {
+                        // Only now may another writer take an item: the queue's items up to here are in this batch.
+                        pollPermit.release();
+                        pollHeld = false;
+                    }
                     if (queuedUnits.get() >= maxBatchSize) {
                         // A full batch waits behind this one: another writer may take it while this one writes.
                         turn.release();
