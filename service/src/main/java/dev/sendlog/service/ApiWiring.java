@@ -129,8 +129,7 @@ final class ApiWiring {
                 clock,
                 lanes,
                 Duration.ofMillis(config.accept.idempotencyTtl.toMilliseconds()),
-                tallies,
-                parts.localWork()::committed);
+                tallies);
         GroupCommit<Submission> groupCommitter = null;
         if (config.accept.groupCommit) {
             groupCommitter = new GroupCommit<>(

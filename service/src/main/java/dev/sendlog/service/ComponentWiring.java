@@ -7,7 +7,6 @@ import dev.sendlog.service.faults.Faults;
 import dev.sendlog.service.health.QueueHealthCheck;
 import dev.sendlog.service.health.RedisHealthCheck;
 import dev.sendlog.service.lifecycle.ShutdownSequence;
-import dev.sendlog.service.publish.LocalWork;
 import dev.sendlog.service.queue.JobStream;
 import dev.sendlog.service.queue.RedisConnections;
 import dev.sendlog.service.stats.Tallies;
@@ -42,7 +41,6 @@ abstract class ComponentWiring {
     protected final ShutdownSequence shutdown;
     protected final Lanes lanes;
     protected final Tallies tallies;
-    protected final LocalWork localWork;
     protected final Map<String, Pausable> pausables;
 
     ComponentWiring(Parts parts) {
@@ -51,7 +49,6 @@ abstract class ComponentWiring {
         this.shutdown = parts.shutdown();
         this.lanes = parts.lanes();
         this.tallies = parts.tallies();
-        this.localWork = parts.localWork();
         this.pausables = parts.pausables();
     }
 

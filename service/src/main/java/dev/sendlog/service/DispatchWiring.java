@@ -106,14 +106,8 @@ final class DispatchWiring extends ComponentWiring {
                             instance));
         }
         SendStreams streams = new SendStreams(lanes, laneStreams);
-        EventAppender appender = new EventAppender(
-                pools.dsl(PoolRole.PIPELINE),
-                events,
-                p.appendWriters,
-                metrics,
-                "append",
-                tallies,
-                localWork::committed);
+        EventAppender appender =
+                new EventAppender(pools.dsl(PoolRole.PIPELINE), events, p.appendWriters, metrics, "append", tallies);
         env.lifecycle().manage(appender);
         // The high lane's claims and results have a group-commit writer of their own: behind the normal lane's queue at
         // full rate, a high message's claim would wait for the commits of hundreds of normal ones ahead of it.
@@ -157,11 +151,6 @@ final class DispatchWiring extends ComponentWiring {
                         faults,
                         metrics,
                         lane.equals(lanes.high()) ? highWork : null,
-                        // Woken by this process's own accepts and redrives when it runs the API too; a poller-only
-                        // process reads every idlePollMs (its work is committed elsewhere).
-                        !lane.equals(lanes.high()) && config.components.contains(Components.API)
-                                ? localWork.waiter()
-                                : null,
                         tallies));
             }
             CdcFeed cdcFeed = null;
@@ -335,13 +324,7 @@ final class DispatchWiring extends ComponentWiring {
      */
     private EventAppender laneAppender(Environment env, Pools pools, EventStore events, Lanes.Lane lane) {
         EventAppender appender = new EventAppender(
-                pools.dsl(PoolRole.PIPELINE),
-                events,
-                1,
-                env.metrics(),
-                "append-" + lane.name(),
-                tallies,
-                localWork::committed);
+                pools.dsl(PoolRole.PIPELINE), events, 1, env.metrics(), "append-" + lane.name(), tallies);
         env.lifecycle().manage(appender);
         return appender;
     }

@@ -8,7 +8,6 @@ import dev.sendlog.service.db.Pools;
 import dev.sendlog.service.faults.Faults;
 import dev.sendlog.service.lifecycle.ShutdownSequence;
 import dev.sendlog.service.log.EventStore;
-import dev.sendlog.service.publish.LocalWork;
 import dev.sendlog.service.stats.Tallies;
 import io.dropwizard.core.setup.Environment;
 import java.time.InstantSource;
@@ -17,8 +16,7 @@ import java.util.Map;
 /**
  * What the wiring of every component shares, made once by {@link SendlogApplication#run} before any component is
  * wired: the configuration, the pools, the log's store, the clock and faults (tests pass their own), the shutdown
- * sequence each component registers with, the lanes' layout, the per-minute tallies, the wake of this process's pollers
- * by its own commits of new work, this process's name, and the components an
+ * sequence each component registers with, the lanes' layout, the per-minute tallies, this process's name, and the components an
  * operator may pause and resume (admin tasks {@code pause} and {@code resume}), which each component adds itself to.
  */
 record Parts(
@@ -32,7 +30,6 @@ record Parts(
         ShutdownSequence shutdown,
         Lanes lanes,
         Tallies tallies,
-        LocalWork localWork,
         String instance,
         Map<String, Pausable> pausables) {
     MetricRegistry metrics() {

@@ -36,7 +36,6 @@ import dev.sendlog.service.health.FailureRates;
 import dev.sendlog.service.lifecycle.ShutdownSequence;
 import dev.sendlog.service.lifecycle.Sigterm;
 import dev.sendlog.service.log.EventStore;
-import dev.sendlog.service.publish.LocalWork;
 import dev.sendlog.service.queue.RedisConnections;
 import dev.sendlog.service.receipts.Inbox;
 import dev.sendlog.service.stats.Tallies;
@@ -243,19 +242,7 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
         partitionJob.ensure();
 
         Parts parts = new Parts(
-                config,
-                env,
-                pools,
-                events,
-                codec,
-                clock,
-                faults,
-                shutdown,
-                lanes,
-                tallies,
-                new LocalWork(metrics),
-                instance,
-                pausables);
+                config, env, pools, events, codec, clock, faults, shutdown, lanes, tallies, instance, pausables);
         failureRates = HealthWiring.wire(parts, partitionManager);
 
         if (config.components.contains(Components.MAINTENANCE)) {

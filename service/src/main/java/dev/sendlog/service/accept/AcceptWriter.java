@@ -52,7 +52,6 @@ public final class AcceptWriter {
     private final Lanes lanes;
     private final Duration idempotencyTtl;
     private final Tallies tallies;
-    private final Runnable newWork;
 
     public AcceptWriter(DSLContext dsl, MessageIds ids, InstantSource clock, Lanes lanes, Duration idempotencyTtl) {
         this(dsl, ids, clock, lanes, idempotencyTtl, Tallies.DISABLED);
@@ -66,19 +65,6 @@ public final class AcceptWriter {
             Lanes lanes,
             Duration idempotencyTtl,
             Tallies tallies) {
-        this(dsl, ids, clock, lanes, idempotencyTtl, tallies, () -> {});
-    }
-
-    /** {@code newWork} runs after each commit that wrote a message: it wakes this process's pollers. */
-    public AcceptWriter(
-            DSLContext dsl,
-            MessageIds ids,
-            InstantSource clock,
-            Lanes lanes,
-            Duration idempotencyTtl,
-            Tallies tallies,
-            Runnable newWork) {
-        this.newWork = newWork;
         this.tallies = tallies;
         this.dsl = dsl;
         this.ids = ids;
@@ -98,20 +84,12 @@ public final class AcceptWriter {
         }
     }
 
-    private static boolean wroteMessages(SubmissionOutcome outcome) {
-        return outcome instanceof SubmissionOutcome.Committed c
-                && c.items().stream().anyMatch(i -> !i.replayed());
-    }
-
     /** Writes the submissions together; on an unexpected failure of several, retries each alone. */
     public void write(List<Submission> submissions) {
         for (int attempt = 1; ; attempt++) {
             try {
                 Map<Submission, SubmissionOutcome> outcomes =
                         dsl.transactionResult(cfg -> writeInTransaction(cfg.dsl(), submissions));
-                if (outcomes.values().stream().anyMatch(AcceptWriter::wroteMessages)) {
-                    newWork.run();
-                }
                 outcomes.forEach((s, o) -> s.outcome().complete(o));
                 outcomes.forEach(this::tally);
                 return;

@@ -68,16 +68,6 @@ public class PipelineSettings {
     public int idlePollMs = 20;
 
     /**
-     * How long a poller waits after finding its tail empty when its process also runs the API: this process's commits
-     * of new work wake it at once (publish.LocalWork), so this bounds only work committed by other processes. Set it to
-     * {@code idlePollMs} when several API processes accept for shards one poller owns.
-     */
-    @Min(1)
-    @Max(60_000)
-    @JsonProperty
-    public int localIdlePollMs = 100;
-
-    /**
      * How long the high lane's poller waits after finding its tail empty while it listens for the accepts' notifications
      * (dispatch.HighWorkSignal): a high message wakes it at once; this bounds only the work no accept announces (a
      * retry, a scheduled send come due). Without the listener it waits {@code idlePollMs}.

@@ -3,7 +3,6 @@ package dev.sendlog.service.log;
 import com.codahale.metrics.Counter;
 import com.codahale.metrics.MetricRegistry;
 import dev.sendlog.events.ProviderAccepted;
-import dev.sendlog.events.Redriven;
 import dev.sendlog.service.stats.Tallies;
 import io.dropwizard.lifecycle.Managed;
 import java.sql.PreparedStatement;
@@ -54,7 +53,6 @@ public final class EventAppender implements Managed {
     private final Counter duplicateCharges;
     private final Counter rewrites;
     private final Tallies tallies;
-    private final Runnable newWork;
 
     public EventAppender(DSLContext dsl, EventStore store, int writers, MetricRegistry metrics, String name) {
         this(dsl, store, writers, metrics, name, Tallies.DISABLED);
@@ -63,19 +61,6 @@ public final class EventAppender implements Managed {
     /** {@code tallies} counts the status changes committed (the console's pipeline view). */
     public EventAppender(
             DSLContext dsl, EventStore store, int writers, MetricRegistry metrics, String name, Tallies tallies) {
-        this(dsl, store, writers, metrics, name, tallies, () -> {});
-    }
-
-    /** {@code newWork} runs after each commit that wrote a REDRIVEN event (new work): it wakes this process's pollers. */
-    public EventAppender(
-            DSLContext dsl,
-            EventStore store,
-            int writers,
-            MetricRegistry metrics,
-            String name,
-            Tallies tallies,
-            Runnable newWork) {
-        this.newWork = newWork;
         this.tallies = tallies;
         this.dsl = dsl;
         this.store = store;
@@ -123,9 +108,6 @@ public final class EventAppender implements Managed {
                 boolean newOnly = chargeNewOnly;
                 Map<AppendRequest, Set<AppendKey>> results =
                         dsl.transactionResult(cfg -> writeInTransaction(cfg.dsl(), batch, skip, newOnly));
-                if (batch.stream().anyMatch(r -> r.events().stream().anyMatch(e -> e.event() instanceof Redriven))) {
-                    newWork.run(); // a REDRIVEN that lost its seq costs one more read of the tail, nothing else
-                }
                 results.forEach((r, keys) -> r.result().complete(keys));
                 if (tallies.enabled()) {
                     List<NewEvent> won = new ArrayList<>();

@@ -55,8 +55,6 @@ public final class Poller {
     private final boolean readAhead;
 
     private final HighWorkSignal signal;
-    /** Local commits of new work (when this process also accepts messages); null: none are announced here. */
-    private final LocalWork.Waiter localWork;
     /**
      * The work (message/seq) published ahead of the fence, and its shard: skipped when read again, forgotten once the
      * cursor has passed it (or the shard has moved). Another poller taking the shard may publish it again: a second
@@ -68,9 +66,7 @@ public final class Poller {
      * @param polled  the lanes whose work this poller publishes (one each, on a thread of its own): with the
      *                change-data-capture feed every lane but the normal one, whose work the slot publishes (its slot is
      *                one ordered stream that a full normal stream holds back; {@link #follow} keeps the normal cursors)
-     * @param signal    what wakes this poller when its tail is empty (the high lane's notifications); null: it reads
-     *                  again after {@code idlePollMs}, or after {@code localIdlePollMs} when {@code localWork} is given
-     * @param localWork this process's commits of new work (when it runs the API too), or null
+     * @param signal  what wakes this poller when its tail is empty; null: it reads again after {@code idlePollMs}
      * @param tallies counts the messages published (the console's pipeline view)
      */
     public Poller(
@@ -86,10 +82,8 @@ public final class Poller {
             Faults faults,
             MetricRegistry metrics,
             HighWorkSignal signal,
-            LocalWork.Waiter localWork,
             Tallies tallies) {
         this.signal = signal;
-        this.localWork = localWork;
         this.leases = leases;
         this.tail = tail;
         this.lanes = streams.lanes();
@@ -108,15 +102,10 @@ public final class Poller {
         this.droppedRows = metrics.counter("poller.rows.read.for.a.full.stream");
     }
 
-    /**
-     * Waits, after a batch found nothing, until work may be there: a notification, a local commit of new work, or
-     * {@code idlePollMs} ({@code localIdlePollMs} when local commits wake this poller).
-     */
+    /** Waits, after a batch found nothing, until work may be there: a notification, or {@code idlePollMs}. */
     public void awaitWork() throws InterruptedException {
         if (signal != null) {
             signal.await();
-        } else if (localWork != null) {
-            localWork.await(settings.localIdlePollMs);
         } else {
             Thread.sleep(settings.idlePollMs);
         }
