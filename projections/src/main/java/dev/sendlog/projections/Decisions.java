@@ -1,5 +1,6 @@
 package dev.sendlog.projections;
 
+import dev.sendlog.events.Accepted;
 import dev.sendlog.events.AttemptFailed;
 import dev.sendlog.events.Cancelled;
 import dev.sendlog.events.Claimed;
@@ -8,12 +9,15 @@ import dev.sendlog.events.Expired;
 import dev.sendlog.events.FinalStatus;
 import dev.sendlog.events.MessageEvent;
 import dev.sendlog.events.OutcomeUnknown;
+import dev.sendlog.events.ProviderAccepted;
 import dev.sendlog.events.Receipt;
 import dev.sendlog.events.RedriveReason;
 import dev.sendlog.events.Redriven;
 import dev.sendlog.events.StoredEvent;
 import java.time.Instant;
+import java.util.List;
 import java.util.Optional;
+import java.util.OptionalInt;
 
 /**
  * What happens next, as pure functions of a message's state. Every writer (poller, worker, timer,
@@ -47,6 +51,30 @@ public final class Decisions {
             return Optional.empty();
         }
         return Optional.ofNullable(FinalStatus.ofName(status.name()));
+    }
+
+    /**
+     * The work (the seq of the acceptance or of a REDRIVEN) whose claim the provider's acceptance completed, when the
+     * message had moved on to newer work before that acceptance was recorded: the claim outlived its deadline, a timer
+     * re-drove the message, and the worker's call had been taken after all. The newer work is then no longer owed (the
+     * poller passes over it, something came after it), so no publication of its own ever watches the message; the
+     * publication of the claimed work must. Empty for every other history, the usual one included (accepted under the
+     * claim of its current work).
+     */
+    public static OptionalInt lateAcceptanceWork(List<StoredEvent> history) {
+        int work = 0;
+        int claimedWork = 0;
+        int acceptedWork = 0;
+        for (StoredEvent e : history) {
+            switch (e.event()) {
+                case Accepted a -> work = e.seq();
+                case Redriven r -> work = e.seq();
+                case Claimed c -> claimedWork = work;
+                case ProviderAccepted pa when pa.part() == 1 -> acceptedWork = claimedWork;
+                default -> {}
+            }
+        }
+        return acceptedWork != 0 && acceptedWork != work ? OptionalInt.of(acceptedWork) : OptionalInt.empty();
     }
 
     /** After a transient provider failure of the claimed attempt: another try later, or DEAD at the limit. */

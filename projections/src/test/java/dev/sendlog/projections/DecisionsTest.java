@@ -94,6 +94,10 @@ class DecisionsTest {
         MessageState state() {
             return state;
         }
+
+        List<StoredEvent> events() {
+            return List.copyOf(events);
+        }
     }
 
     @Nested
@@ -432,6 +436,44 @@ class DecisionsTest {
             StoredEvent enroute = new StoredEvent(
                     ID, g.state().nextSeq(), T0, "callbacks", g.receiptOf(ReceiptKind.INTERMEDIATE, "ENROUTE"));
             assertThat(Decisions.finalStatusAfter(g.state(), enroute)).isEmpty();
+        }
+    }
+
+    @Nested
+    class LateAcceptanceWork {
+        @Test
+        void givenAnAcceptanceUnderTheClaimOfTheCurrentWorkThenNone() {
+            assertThat(Decisions.lateAcceptanceWork(
+                            Given.accepted().publishedAndClaimed().sent().events()))
+                    .isEmpty();
+            Given retried = Given.accepted()
+                    .publishedAndClaimed()
+                    .failedOnce()
+                    .then(new Redriven(2, RedriveReason.RETRY_DUE))
+                    .publishedAndClaimed()
+                    .sent();
+            assertThat(Decisions.lateAcceptanceWork(retried.events())).isEmpty();
+        }
+
+        @Test
+        void givenAClaimRedrivenBeforeItsAcceptanceWasRecordedThenTheClaimedWork() {
+            // seq 1 the acceptance (the work of attempt 1), 2 published, 3 claimed, 4 re-driven at the claim's deadline
+            Given late = Given.accepted()
+                    .publishedAndClaimed()
+                    .then(new Redriven(2, RedriveReason.CLAIM_TIMEOUT))
+                    .then(new ProviderAccepted(1, "sim", "p-1", 1, 1));
+            assertThat(late.state().workSeq()).isEqualTo(4);
+            assertThat(Decisions.lateAcceptanceWork(late.events())).hasValue(1);
+        }
+
+        @Test
+        void givenTheRedrivenWorkClaimedAndAcceptedInTurnThenNone() {
+            Given again = Given.accepted()
+                    .publishedAndClaimed()
+                    .then(new Redriven(2, RedriveReason.CLAIM_TIMEOUT))
+                    .publishedAndClaimed()
+                    .sent();
+            assertThat(Decisions.lateAcceptanceWork(again.events())).isEmpty();
         }
     }
 }

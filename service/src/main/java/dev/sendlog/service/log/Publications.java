@@ -7,6 +7,7 @@ import java.sql.ResultSet;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
@@ -25,7 +26,9 @@ public final class Publications {
                            FOR UPDATE SKIP LOCKED)
             RETURNING p.id, p.published_at, p.confirm_by, p.actor, p.message_ids, p.seqs, p.epochs""";
     private static final String SET_CHECK_SQL = """
-            UPDATE publications p SET check_at = c.at::timestamptz
+            UPDATE publications p
+            SET check_at = CASE WHEN p.check_at = ?::timestamptz THEN c.at::timestamptz
+                                ELSE LEAST(p.check_at, c.at::timestamptz) END
             FROM unnest(?::int8[], ?::text[]) AS c(id, at) WHERE p.id = c.id""";
 
     private static final String INSERT_SQL = """
@@ -130,7 +133,7 @@ public final class Publications {
         List<Publication> due = new ArrayList<>();
         dsl.connection(c -> {
             try (PreparedStatement ps = c.prepareStatement(TAKE_DUE_SQL)) {
-                ps.setString(1, now.plus(lease).toString());
+                ps.setString(1, leaseEnd(now, lease).toString());
                 ps.setString(2, now.toString());
                 ps.setInt(3, limit);
                 try (ResultSet rs = ps.executeQuery()) {
@@ -154,8 +157,12 @@ public final class Publications {
         return (Object[]) a.getArray();
     }
 
-    /** Sets each publication's next check (null: nothing left to watch). */
-    public void setChecks(Map<Long, Instant> next) {
+    /**
+     * Sets each publication's next check (null: nothing left to watch) after a check that {@link #takeDue} took at
+     * {@code takenAt} for {@code lease}. A wake that came in meanwhile (a worker's write brought the check forward while
+     * the timer was reading the state before it) is kept when it is sooner: the check's answer was decided without it.
+     */
+    public void setChecks(Map<Long, Instant> next, Instant takenAt, Duration lease) {
         if (next.isEmpty()) {
             return;
         }
@@ -167,10 +174,16 @@ public final class Publications {
         }
         dsl.connection(c -> {
             try (PreparedStatement ps = c.prepareStatement(SET_CHECK_SQL)) {
-                ps.setArray(1, c.createArrayOf("int8", ids));
-                ps.setArray(2, c.createArrayOf("text", at));
+                ps.setString(1, leaseEnd(takenAt, lease).toString());
+                ps.setArray(2, c.createArrayOf("int8", ids));
+                ps.setArray(3, c.createArrayOf("text", at));
                 ps.executeUpdate();
             }
         });
+    }
+
+    /** The check a take leaves while the timer works (to the microsecond, as the database keeps it). */
+    private static Instant leaseEnd(Instant takenAt, Duration lease) {
+        return takenAt.plus(lease).truncatedTo(ChronoUnit.MICROS);
     }
 }

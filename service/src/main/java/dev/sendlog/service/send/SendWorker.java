@@ -213,8 +213,8 @@ public final class SendWorker {
     /**
      * As {@link #attach(StreamConsumer, MessageReader, EventAppender, Map, Checks, Backoff, Limits, String,
      * InstantSource, String, Faults, int, MetricRegistry)}, with a test seam: {@code beforeResultAppend} is handed each
-     * result of an attempt (REJECTED, ATTEMPT_FAILED, DEAD, handed back; not the acceptance) just before its append,
-     * after the state it was decided on was read. A test commits a competing event
+     * result of an attempt (REJECTED, ATTEMPT_FAILED, DEAD, handed back) and each acceptance (its first part) just
+     * before its append, after the state it was decided on was read. A test commits a competing event
      * at that seq there, as a concurrent writer would, so the append loses its race for real (a unique violation on the
      * event's key); production passes nothing that acts.
      */
@@ -930,7 +930,14 @@ public final class SendWorker {
             }
             Charge charge =
                     new Charge(job.messageId(), Segments.of(message.row().body()), now);
-            if (!appender.append(events, charge).isEmpty()) {
+            // Landing on anything but this attempt's live claim (a timer re-drove the message, or expired it, while the
+            // call was out): the newer work is no longer owed once this is recorded, so no publication of its own
+            // watches the message. This job's publication must, from now (Timers.check keeps it on the receipt).
+            PublicationWake wake = state.phase() != Phase.CLAIMED || state.attempt() != job.attempt()
+                    ? new PublicationWake(job.publication(), now)
+                    : null;
+            beforeResultAppend.accept(events.getFirst()); // nothing in production; a test's competing writer
+            if (!appender.append(events, charge, wake).isEmpty()) {
                 sent.inc();
                 endToEnd.update(Duration.between(message.row().acceptedAt(), now));
                 return true;

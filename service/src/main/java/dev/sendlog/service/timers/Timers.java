@@ -201,7 +201,7 @@ public final class Timers {
                     next.put(p, earliest(next.get(p), now.plus(LOST_RACE_RECHECK)));
                 }
             }
-            publications.setChecks(next);
+            publications.setChecks(next, now, TAKE_LEASE);
             checked.inc(due.size());
             return new Round(won.size(), due.size() == PUBLICATIONS_PER_ROUND);
         }
@@ -215,8 +215,17 @@ public final class Timers {
     private Check check(Publications.Publication p, int i, MessageDetails d, Instant now) {
         int workSeq = p.seqs().get(i);
         MessageState s = d.state();
-        if (s.workSeq() != workSeq || s.phase().isFinal()) {
-            return Check.DONE; // moved on to newer work (watched by its own publication), or ended
+        if (s.phase().isFinal()) {
+            return Check.DONE;
+        }
+        if (s.workSeq() != workSeq
+                && !(waitingForReceipt(s)
+                        && Decisions.lateAcceptanceWork(d.events()).orElse(0) == workSeq)) {
+            // Moved on to newer work, watched by its own publication. Unless the provider took this publication's claim
+            // after the message had been re-driven (an acceptance recorded late, which woke this check): that newer
+            // work is no longer owed and is never published, so this publication keeps watching the message's
+            // receipt.
+            return Check.DONE;
         }
         try {
             boolean viaPublication = false;
