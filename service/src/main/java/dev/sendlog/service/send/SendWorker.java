@@ -354,7 +354,7 @@ public final class SendWorker {
             Set<Long> recorded = new java.util.HashSet<>(read.recordedPublications());
             Set<Long> unseen = new java.util.HashSet<>();
             jobsOf.values().forEach(j -> {
-                if (!recorded.contains(j.publication())) {
+                if (!recorded.contains(j.publication()) && !publicationWaitOver(j)) {
                     unseen.add(j.publication());
                 }
             });
@@ -376,6 +376,15 @@ public final class SendWorker {
                     continue;
                 }
                 if (!recorded.contains(job.publication())) {
+                    if (publicationWaitOver(job)) {
+                        // Published longer ago than a publication takes to commit, and still not recorded: its
+                        // transaction rolled back (a commit that failed in a failover). Dropped now, without a wait of
+                        // its own: behind a backlog of such jobs, a wait each held the lane's permits and its pool
+                        // until every job read was stale (HA chaos seed 15714999387188).
+                        droppedUnpublished(job);
+                        finished.add(e.getKey());
+                        continue;
+                    }
                     // The poller's transaction commits a moment after the job reached the stream: claim once it has, so
                     // every claim names a publication the history can show.
                     notYetRecorded.add(e.getKey());
@@ -829,15 +838,34 @@ public final class SendWorker {
         return claimAlone(job, awaitPublication, false);
     }
 
+    /**
+     * How much longer a job may wait for its publication to be recorded: {@link #PUBLICATION_WAIT} from its publication
+     * (the poller's clock, in the job), not from when it was read, so a job read late waits little or not at all. A
+     * worker clock ahead of the poller's drops a job early; its work, if its publication did commit, comes back at the
+     * publication's confirm deadline: later, never lost.
+     */
+    private Duration publicationWaitLeft(SendJob job) {
+        long left = PUBLICATION_WAIT.toMillis() - (clock.millis() - job.publishedAtMs());
+        return Duration.ofMillis(Math.clamp(left, 0, PUBLICATION_WAIT.toMillis()));
+    }
+
+    private boolean publicationWaitOver(SendJob job) {
+        return publicationWaitLeft(job).isZero();
+    }
+
+    private void droppedUnpublished(SendJob job) {
+        unpublished.inc();
+        stale.inc();
+        LOG.info(
+                "send job of a publication that was never recorded is dropped message_id={} publication={}",
+                job.messageId(),
+                job.publication());
+    }
+
     /** @param rateTaken whether the gateway's rate was taken for the first call already */
     private Optional<ClaimResult> claimAlone(SendJob job, boolean awaitPublication, boolean rateTaken) {
-        if (awaitPublication && !publications.awaitRecorded(job.publication(), PUBLICATION_WAIT)) {
-            unpublished.inc();
-            stale.inc();
-            LOG.info(
-                    "send job of a publication that was never recorded is dropped message_id={} publication={}",
-                    job.messageId(),
-                    job.publication());
+        if (awaitPublication && !publications.awaitRecorded(job.publication(), publicationWaitLeft(job))) {
+            droppedUnpublished(job);
             return Optional.empty();
         }
         for (int i = 0; i < MAX_DECISIONS; i++) {

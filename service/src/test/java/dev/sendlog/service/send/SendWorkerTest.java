@@ -206,6 +206,45 @@ class SendWorkerTest {
         assertThat(readerFailures()).isEmpty();
     }
 
+    /**
+     * Jobs whose publication never committed (the poller's transaction failed at commit after its jobs reached the
+     * stream, as in a failover) and that were published long ago are dropped at once, without a wait each. Before the
+     * fix each such job waited five seconds for its publication on a permit of its own, whatever its age: behind a
+     * backlog of them a lane claimed nothing until every job it read was stale (HA chaos seed 15714999387188: 3,848
+     * messages of one lane re-driven again and again, never claimed). Here 40 of them, a minute old, lie ahead of a
+     * real job on a consumer of 4 permits: with the waits, the real job is reached after 50 s.
+     */
+    @Test
+    void jobsOfPublicationsThatNeverCommittedAreDroppedWithoutHoldingTheLane() throws Exception {
+        List<UUID> orphans = new ArrayList<>();
+        List<Map<String, String>> jobs = new ArrayList<>();
+        long aMinuteAgo = System.currentTimeMillis() - 60_000;
+        for (int i = 0; i < 40; i++) {
+            UUID orphan = message();
+            orphans.add(orphan);
+            jobs.add(new dev.sendlog.service.queue.SendJob(
+                            orphan, 1, Shards.of(orphan, SHARDS), 1, aMinuteAgo, 1, 9_000_000L + i)
+                    .toFields());
+        }
+        stream.publish(jobs);
+        UUID id = message();
+        MetricRegistry metrics = new MetricRegistry();
+        StreamConsumer consumer = consumer(Duration.ofSeconds(60), metrics);
+        attach(consumer, metrics, event -> {});
+        consumer.start();
+        publish(id);
+
+        await().atMost(Duration.ofSeconds(15)).until(() -> types(id).contains("REJECTED"));
+        await().atMost(Duration.ofSeconds(15))
+                .until(() ->
+                        metrics.counter("send.jobs.publication.not.recorded").getCount() == 40);
+        for (UUID orphan : orphans) {
+            assertThat(types(orphan))
+                    .as("not claimed: its work stays owed, and the timers re-drive it")
+                    .isEmpty();
+        }
+    }
+
     private List<String> readerFailures() {
         return logged.lines().stream()
                 .filter(l -> l.contains("reading the send stream failed"))
