@@ -68,6 +68,20 @@ public class PipelineSettings {
     public int idlePollMs = 20;
 
     /**
+     * How long a poller without notifications (the normal and tenant lanes') waits after an empty read once it has found
+     * nothing for {@link #QUIET_AFTER_MS}: an idle process reads its tail a few times a second instead of fifty. The first
+     * work after a quiet spell waits up to this long longer to be published; once a read finds work, the poller reads
+     * every {@link #idlePollMs} again. At most {@code idlePollMs}: no quiet cadence.
+     */
+    @Min(1)
+    @Max(10_000)
+    @JsonProperty
+    public int quietPollMs = 100;
+
+    /** How long a poller finds nothing before it reads every {@link #quietPollMs}. */
+    public static final long QUIET_AFTER_MS = 1_000;
+
+    /**
      * How long the high lane's poller waits after finding its tail empty while it listens for the accepts' notifications
      * (dispatch.HighWorkSignal): a high message wakes it at once; this bounds only the work no accept announces (a
      * retry, a scheduled send come due). Without the listener it waits {@code idlePollMs}.
