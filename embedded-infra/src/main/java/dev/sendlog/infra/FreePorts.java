@@ -5,6 +5,8 @@ import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -18,6 +20,13 @@ public final class FreePorts {
     static final int LOWEST = 10_000;
 
     /**
+     * Every port this JVM has handed out, never handed out again: a port is free when it is picked and taken only when
+     * the server binds it, seconds later for a process still starting, and a second pick in between saw it free too (a
+     * poller process of ShardFailoverTest failed to bind the port another server of the same test had been given).
+     */
+    private static final Set<Integer> HANDED_OUT = ConcurrentHashMap.newKeySet();
+
+    /**
      * A port nobody listens on right now, below the kernel's ephemeral range when there is room there. A port the
      * kernel hands out for "port 0" comes from the ephemeral range, and so does the local port of every outgoing
      * connection: a test that picks such a port and starts a server on it a moment later can find it taken by a client
@@ -28,15 +37,21 @@ public final class FreePorts {
         int below = ephemeralLow();
         for (int i = 0; i < 50 && below > LOWEST; i++) {
             int port = java.util.concurrent.ThreadLocalRandom.current().nextInt(LOWEST, below);
-            if (isFree(port)) {
+            if (!HANDED_OUT.contains(port) && isFree(port) && HANDED_OUT.add(port)) {
                 return port;
             }
         }
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return socket.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException("could not find a free TCP port", e);
+        for (int i = 0; i < 50; i++) {
+            try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+                int port = socket.getLocalPort();
+                if (HANDED_OUT.add(port)) {
+                    return port;
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException("could not find a free TCP port", e);
+            }
         }
+        throw new IllegalStateException("no free TCP port that this JVM has not handed out already");
     }
 
     /** The first port of the ephemeral range (Linux's {@code ip_local_port_range}; 32768, its default, elsewhere). */

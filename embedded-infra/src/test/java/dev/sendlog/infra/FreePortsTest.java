@@ -32,4 +32,18 @@ class FreePortsTest {
         }
         assertThat(seen).as("picked at random, not one fixed port").hasSizeGreaterThan(1);
     }
+
+    /**
+     * A port is taken only when its server binds it, which for a process still starting is seconds after the pick: no
+     * second pick of this JVM may get it meanwhile. Two thousand picks at random among the ports below the ephemeral
+     * range would repeat one about eighty times.
+     */
+    @Test
+    void noPortIsHandedOutTwice() {
+        Set<Integer> seen = new HashSet<>();
+        for (int i = 0; i < 2_000; i++) {
+            int port = FreePorts.free();
+            assertThat(seen.add(port)).as("port %d handed out twice", port).isTrue();
+        }
+    }
 }
