@@ -36,7 +36,7 @@ class FreePortsTest {
     /**
      * A port is taken only when its server binds it, which for a process still starting is seconds after the pick: no
      * second pick of this JVM may get it meanwhile. Two thousand picks at random among the ports below the ephemeral
-     * range would repeat one about eighty times.
+     * range would repeat one close to ninety times.
      */
     @Test
     void noPortIsHandedOutTwice() {

@@ -381,6 +381,16 @@ public class ServiceHarness implements BeforeAllCallback, AfterAllCallback {
                 .asLong();
     }
 
+    /** How many times a timer of the application's metrics registry has run, as the admin port shows it (0: none yet). */
+    public long timerCount(String name) {
+        return admin().get("/metrics", null)
+                .json()
+                .path("timers")
+                .path(name)
+                .path("count")
+                .asLong();
+    }
+
     /** A gauge of the application's metrics registry as the admin port shows it (0 when it has none yet). */
     public long gauge(String name) {
         return admin().get("/metrics", null)
