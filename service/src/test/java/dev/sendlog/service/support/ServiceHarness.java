@@ -373,31 +373,25 @@ public class ServiceHarness implements BeforeAllCallback, AfterAllCallback {
 
     /** A counter of the application's metrics registry as the admin port shows it (0 when it has none yet). */
     public long counter(String name) {
-        return admin().get("/metrics", null)
-                .json()
-                .path("counters")
-                .path(name)
-                .path("count")
-                .asLong();
+        return metric("counters", name, "count");
     }
 
     /** How many times a timer of the application's metrics registry has run, as the admin port shows it (0: none yet). */
     public long timerCount(String name) {
-        return admin().get("/metrics", null)
-                .json()
-                .path("timers")
-                .path(name)
-                .path("count")
-                .asLong();
+        return metric("timers", name, "count");
     }
 
     /** A gauge of the application's metrics registry as the admin port shows it (0 when it has none yet). */
     public long gauge(String name) {
+        return metric("gauges", name, "value");
+    }
+
+    private long metric(String kind, String name, String field) {
         return admin().get("/metrics", null)
                 .json()
-                .path("gauges")
+                .path(kind)
                 .path(name)
-                .path("value")
+                .path(field)
                 .asLong();
     }
 
