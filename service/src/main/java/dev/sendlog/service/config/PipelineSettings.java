@@ -71,7 +71,7 @@ public class PipelineSettings {
      * How long a poller without notifications (the normal and tenant lanes') waits after an empty read once it has found
      * nothing for {@link #QUIET_AFTER_MS}: an idle process reads its tail a few times a second instead of fifty. The first
      * work after a quiet spell waits up to this long longer to be published; once a read finds work, the poller reads
-     * every {@link #idlePollMs} again. At most {@code idlePollMs}: no quiet cadence.
+     * every {@link #idlePollMs} again. A value at most {@code idlePollMs} turns the quiet cadence off.
      */
     @Min(1)
     @Max(10_000)
