@@ -135,4 +135,52 @@ public final class ProcCpu {
             return null;
         }
     }
+
+    /**
+     * Ticks of every process on the machine, summed by a label: a PostgreSQL process by its title without its client
+     * address and state ("postgres: postgres sendlog", "postgres: walwriter"), a Java process as "java" and its pid,
+     * anything else by its command name. Shows which process took the machine's cores, the database's included.
+     */
+    public static Map<String, Long> machineByProcess() {
+        Map<String, Long> ticks = new HashMap<>();
+        try (Stream<Path> procs = Files.list(Path.of("/proc"))) {
+            for (Path proc : (Iterable<Path>) procs::iterator) {
+                String pid = proc.getFileName().toString();
+                if (!pid.chars().allMatch(Character::isDigit)) {
+                    continue;
+                }
+                try {
+                    String stat = Files.readString(proc.resolve("stat"));
+                    String comm = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+                    ticks.merge(
+                            processLabel(pid, comm, Files.readAllBytes(proc.resolve("cmdline"))),
+                            parseTicks(stat),
+                            Long::sum);
+                } catch (IOException | RuntimeException e) {
+                    // the process ended between the listing and the read
+                }
+            }
+        } catch (IOException e) {
+            return Map.of();
+        }
+        return ticks;
+    }
+
+    static String processLabel(String pid, String comm, byte[] cmdline) {
+        if (comm.equals("java")) {
+            return "java " + pid;
+        }
+        String title = new String(cmdline, java.nio.charset.StandardCharsets.UTF_8)
+                .replace('\0', ' ')
+                .strip();
+        if (!title.startsWith("postgres:")) {
+            return comm;
+        }
+        // "postgres: postgres sendlog 127.0.0.1(40112) idle": keep the user and the database, drop the rest.
+        String[] words = title.split("\\s+");
+        if (words.length >= 4 && words[3].contains("(")) {
+            return words[0] + " " + words[1] + " " + words[2];
+        }
+        return words.length >= 2 ? words[0] + " " + words[1] : title;
+    }
 }

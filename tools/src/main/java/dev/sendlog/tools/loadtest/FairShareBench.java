@@ -2,6 +2,7 @@ package dev.sendlog.tools.loadtest;
 
 import dev.sendlog.tools.chaos.ServiceProcess;
 import dev.sendlog.tools.cpu.CpuWaits;
+import dev.sendlog.tools.cpu.CpuWindow;
 import dev.sendlog.tools.loadtest.ProbeMessages.Latency;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -55,7 +56,21 @@ public final class FairShareBench {
     }
 
     public void run(PrintStream out) throws Exception {
-        try (BenchServers started = BenchServers.start(jar, dir, Map.of("max_connections", "300"), 20)) {
+        Map<String, String> postgresSettings = new java.util.HashMap<>(Map.of("max_connections", "300"));
+        if (STATEMENTS) {
+            postgresSettings.put("shared_preload_libraries", "pg_stat_statements");
+            postgresSettings.put("pg_stat_statements.track_planning", "on");
+        }
+        // PG_SETTINGS=name=value,name=value: server settings for an experiment (plan_cache_mode, say).
+        String extra = System.getenv("PG_SETTINGS");
+        if (extra != null && !extra.isBlank()) {
+            for (String setting : extra.split(",")) {
+                postgresSettings.put(
+                        setting.substring(0, setting.indexOf('=')).trim(),
+                        setting.substring(setting.indexOf('=') + 1).trim());
+            }
+        }
+        try (BenchServers started = BenchServers.start(jar, dir, postgresSettings, 20)) {
             servers = started;
             // No re-drives while the flood waits on the stream with its workers paused.
             BenchServers.Server server = servers.server("fair", serverOptions(), withTenantB(dir, weightB));
@@ -76,13 +91,20 @@ public final class FairShareBench {
                         weightB > 0 ? Integer.toString(weightB) : "none (one lane for both)",
                         Instant.now());
                 E2eLoad loadA = new E2eLoad(api, admin, admin, KEY_A);
-                loadA.run("warm-up", Math.min(2_000, gatewayRate * 10), Duration.ofMinutes(5));
+                // WARMUP=n: a longer warm-up (at the gateway's rate) leaves less of the JIT's compiling to the windows.
+                String warmupSetting = System.getenv("WARMUP");
+                int warmup = warmupSetting == null || warmupSetting.isBlank()
+                        ? Math.min(2_000, gatewayRate * 10)
+                        : Integer.parseInt(warmupSetting.trim());
+                loadA.run("warm-up", warmup, Duration.ofSeconds(Math.max(300, 3L * warmup / gatewayRate)));
 
                 ProbeMessages probes = new ProbeMessages(api, 4918000000000L);
                 ProbeMessages.Probe aloneB = ProbeMessages.Probe.of(KEY_B, "normal");
                 CpuWaits.Sample idleFrom = CpuWaits.take(service.pid(), pollerB);
+                CpuWindow idleUse = CpuWindow.take(service.pid());
                 probes.paced(rate, Duration.ofSeconds(seconds), List.of(aloneB));
-                String idleCpu = CpuWaits.between(idleFrom, CpuWaits.take(service.pid(), pollerB), "B's poller");
+                String idleCpu = CpuWaits.between(idleFrom, CpuWaits.take(service.pid(), pollerB), "B's poller") + "; "
+                        + idleUse.until(CpuWindow.take(service.pid()), 8);
                 Latency alone = ProbeMessages.latency(servers, aloneB.ids(), Duration.ofMinutes(2));
 
                 BenchServers.task(adminPort, "pause", "send-worker");
@@ -93,9 +115,13 @@ public final class FairShareBench {
                 Instant windowFrom = Instant.now();
                 ProbeMessages.Probe floodedB = ProbeMessages.Probe.of(KEY_B, "normal");
                 CpuWaits.Sample floodFrom = CpuWaits.take(service.pid(), pollerB);
+                resetStatements();
+                CpuWindow floodUse = CpuWindow.take(service.pid());
                 probes.paced(rate, Duration.ofSeconds(seconds), List.of(floodedB));
-                String floodCpu = CpuWaits.between(floodFrom, CpuWaits.take(service.pid(), pollerB), "B's poller");
+                String floodCpu = CpuWaits.between(floodFrom, CpuWaits.take(service.pid(), pollerB), "B's poller")
+                        + "; " + floodUse.until(CpuWindow.take(service.pid()), 8);
                 Instant windowTo = Instant.now();
+                String statements = topStatements(8);
                 // B's messages within what a user would still call a delay: twice the flood's drain time at the
                 // gateway's rate is the most any of them can take behind it.
                 Duration patience = Duration.ofSeconds(Math.max(60, 2L * flood / gatewayRate));
@@ -116,6 +142,7 @@ public final class FairShareBench {
                         "B's stages, ms p50/p99, A's flood queued: " + ProbeMessages.stages(servers, floodedB.ids()));
                 out.println("CPU while B sent, A idle: " + idleCpu);
                 out.println("CPU while B sent, A's flood queued: " + floodCpu);
+                out.print(statements);
                 out.printf(
                         Locale.ROOT,
                         "%nwhile B sent (%.1f s): the gateway accepted A %.1f/s and B %.1f/s of %d/s%n",
@@ -139,6 +166,47 @@ public final class FairShareBench {
                 service.stop();
             }
         }
+    }
+
+    /** With STATEMENTS=true, the database records its statements (pg_stat_statements) for the flooded window. */
+    private static final boolean STATEMENTS = Boolean.parseBoolean(System.getenv("STATEMENTS"));
+
+    private void resetStatements() throws SQLException {
+        if (STATEMENTS) {
+            try (Connection c = servers.postgres().endpoint().connect("sendlog");
+                    java.sql.Statement st = c.createStatement()) {
+                st.execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements");
+                st.execute("SELECT pg_stat_statements_reset()");
+            }
+        }
+    }
+
+    /** The statements that took the database's time while B sent with A flooding, or nothing without STATEMENTS. */
+    private String topStatements(int top) throws SQLException {
+        if (!STATEMENTS) {
+            return "";
+        }
+        StringBuilder text = new StringBuilder("\nThe database's busiest statements while B sent, A's flood queued:\n");
+        try (Connection c = servers.postgres().endpoint().connect("sendlog");
+                PreparedStatement st = c.prepareStatement("""
+                        SELECT round(total_exec_time)::bigint, round(total_plan_time)::bigint, calls, rows, shared_blks_hit, left(regexp_replace(query, '\\s+', ' ', 'g'), 160)
+                        FROM pg_stat_statements ORDER BY total_exec_time + total_plan_time DESC LIMIT ?""")) {
+            st.setInt(1, top);
+            try (ResultSet rs = st.executeQuery()) {
+                while (rs.next()) {
+                    text.append(String.format(
+                            Locale.ROOT,
+                            "  %6d ms run %6d ms planned %7d calls %8d rows %9d buffers  %s%n",
+                            rs.getLong(1),
+                            rs.getLong(2),
+                            rs.getLong(3),
+                            rs.getLong(4),
+                            rs.getLong(5),
+                            rs.getString(6)));
+                }
+            }
+        }
+        return text.toString();
     }
 
     /** The server's JVM options; {@code SERVER_OPTS} (space-separated) adds to them, for an experiment. */

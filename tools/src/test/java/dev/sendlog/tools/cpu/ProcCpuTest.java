@@ -51,4 +51,42 @@ class ProcCpuTest {
             assertThat(later[0]).isGreaterThanOrEqualTo(first[0]).isLessThanOrEqualTo(later[1]);
         });
     }
+
+    @Test
+    void aWindowCountsTheCpuThisProcessBurnsInIt() {
+        Assumptions.assumeTrue(Files.isReadable(Path.of("/proc/stat")), "only where /proc exists (Linux)");
+        long pid = ProcessHandle.current().pid();
+        CpuWindow from = CpuWindow.take(pid);
+        java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
+        long cpuFrom = threads.getCurrentThreadCpuTime();
+        long spins = 0;
+        // Burn 300 ms of this thread's CPU: the window must see at least most of it (the kernel counts in 10 ms ticks).
+        while (threads.getCurrentThreadCpuTime() - cpuFrom < 300_000_000L) {
+            spins++;
+        }
+        CpuWindow to = CpuWindow.take(pid);
+        double seconds = (to.nanos() - from.nanos()) / 1e9;
+        assertThat(spins).isPositive();
+        assertThat(from.cores(to) * seconds).as("CPU seconds in the window").isGreaterThanOrEqualTo(0.25);
+        assertThat(from.until(to, 3))
+                .startsWith("the service used ")
+                .contains("CPU s by thread group:")
+                .contains("CPU s by process: java " + pid);
+        assertThat(new CpuWindow(to.nanos(), pid, -1, Map.of(), null, Map.of()).until(to, 3))
+                .isEqualTo("CPU not readable on this system");
+    }
+
+    @Test
+    void processesAreLabelledSoThatDatabaseBackendsAddUpByDatabase() {
+        byte[] backend = "postgres: postgres sendlog 127.0.0.1(40112) idle\0\0".getBytes();
+        assertThat(ProcCpu.processLabel("12", "postgres", backend)).isEqualTo("postgres: postgres sendlog");
+        assertThat(ProcCpu.processLabel("13", "postgres", "postgres: walwriter \0".getBytes()))
+                .isEqualTo("postgres: walwriter");
+        assertThat(ProcCpu.processLabel("14", "postgres", "/usr/lib/postgresql/15/bin/postgres\0-D\0/x\0".getBytes()))
+                .isEqualTo("postgres");
+        assertThat(ProcCpu.processLabel("15", "java", "java\0-jar\0x.jar\0".getBytes()))
+                .isEqualTo("java 15");
+        assertThat(ProcCpu.processLabel("16", "redis-server", "redis-server *:6379\0".getBytes()))
+                .isEqualTo("redis-server");
+    }
 }
