@@ -145,6 +145,51 @@ class LogTailTest {
                 .containsExactly(past, none);
     }
 
+    /**
+     * The tail's read is planned once per connection (a generic plan), with the statistics of that moment: every day
+     * partition, tomorrow's analyzed while still empty included, must be read through its index in (xid, position)
+     * order, never scanned whole, or a partition that fills after its plan was made would be read whole at every poll
+     * until its next ANALYZE.
+     */
+    @Test
+    void theCachedPlanReadsEveryPartitionThroughItsIndexWhateverItsStatistics() throws Exception {
+        String plan;
+        int partitions;
+        try (Connection c = DB.dataSource().getConnection();
+                java.sql.Statement st = c.createStatement()) {
+            st.execute("ANALYZE messages");
+            st.execute("ANALYZE message_events");
+            c.setAutoCommit(false);
+            st.execute(LogTail.PLAN_SETTINGS);
+            String sql = LogTail.WORK_SQL;
+            for (int n = 1; sql.contains("?"); n++) {
+                sql = sql.replaceFirst("\\?", "\\$" + n);
+            }
+            st.execute("PREPARE tail_read(int2[], int8[], int8[], int, int, int) AS " + sql);
+            StringBuilder text = new StringBuilder();
+            try (java.sql.ResultSet rs =
+                    st.executeQuery("EXPLAIN EXECUTE tail_read('{1,2}', '{0,0}', '{0,0}', 500, 500, 500)")) {
+                while (rs.next()) {
+                    text.append(rs.getString(1)).append('\n');
+                }
+            }
+            plan = text.toString();
+            try (java.sql.ResultSet rs = st.executeQuery("SELECT count(*) FROM pg_inherits WHERE inhparent IN"
+                    + " ('messages'::regclass, 'message_events'::regclass)")) {
+                rs.next();
+                partitions = rs.getInt(1);
+            }
+            c.rollback();
+        }
+        assertThat(partitions)
+                .as("today's and tomorrow's partitions of both tables")
+                .isGreaterThanOrEqualTo(4);
+        assertThat(plan).doesNotContain("Seq Scan").doesNotContain("Bitmap");
+        assertThat(plan.lines().filter(l -> l.contains("Index Scan using")).count())
+                .as("an index scan per partition of both tables:%n%s", plan)
+                .isEqualTo(partitions);
+    }
+
     private static void event(Connection c, UUID id, int seq, int type, Short attempt) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement("""
                 INSERT INTO message_events (message_id, seq, at, type, actor, attempt, shard, xid, position)
