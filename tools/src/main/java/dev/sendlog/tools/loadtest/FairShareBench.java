@@ -91,10 +91,14 @@ public final class FairShareBench {
                         weightB > 0 ? Integer.toString(weightB) : "none (one lane for both)",
                         Instant.now());
                 E2eLoad loadA = new E2eLoad(api, admin, admin, KEY_A);
-                // WARMUP=n: a longer warm-up (at the gateway's rate) leaves less of the JIT's compiling to the windows.
+                // A minute of the gateway's rate by default (WARMUP=n to change it): with 2,000 messages the JIT
+                // compilers
+                // still used a quarter of a core in the flooded window, which a server that has run for a while no
+                // longer
+                // pays.
                 String warmupSetting = System.getenv("WARMUP");
                 int warmup = warmupSetting == null || warmupSetting.isBlank()
-                        ? Math.min(2_000, gatewayRate * 10)
+                        ? gatewayRate * 60
                         : Integer.parseInt(warmupSetting.trim());
                 loadA.run("warm-up", warmup, Duration.ofSeconds(Math.max(300, 3L * warmup / gatewayRate)));
 
