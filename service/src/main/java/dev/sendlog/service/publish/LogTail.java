@@ -97,19 +97,17 @@ public final class LogTail {
             return new Ahead(rows, xmin);
         }
         try (Connection c = dataSource.getConnection()) {
-            // One transaction of two statements, so that the settings below hold for this read only. It takes no xid:
-            // it
-            // writes nothing.
+            // One transaction of two statements, so that the settings below hold for this read only. It writes
+            // nothing, so it takes no xid.
             c.setAutoCommit(false);
             try (Statement st = c.createStatement()) {
                 // The read cannot prune a partition (it reads by shard and xid, not by id), so a custom plan buys
-                // nothing
-                // over the connection's cached generic one and costs a planning at every read: 2.3 ms planned against
-                // 0.37 ms run under scripts/bench-fair's flood (pg_stat_statements), 0.11 ms planned when generic. The
+                // nothing over the connection's cached generic one, and costs a planning at every read: 2.3 ms planned
+                // against 0.37 ms run under scripts/bench-fair's flood (pg_stat_statements), 0.11 ms when generic. The
                 // generic plan is made once, with the statistics of that moment: with sequential and bitmap scans off,
-                // every partition is read through its index in (xid, position) order whatever its statistics said then
-                // (a partition analyzed empty and filled since would otherwise be scanned whole at every read until its
-                // next ANALYZE).
+                // every partition is read through its index in (xid, position) order, whatever its statistics said
+                // then (a partition analyzed empty and filled since would otherwise be scanned whole at every read
+                // until its next ANALYZE).
                 st.execute(PLAN_SETTINGS);
             }
             try (PreparedStatement ps = c.prepareStatement(sql)) {

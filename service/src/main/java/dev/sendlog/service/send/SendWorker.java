@@ -346,11 +346,10 @@ public final class SendWorker {
         List<StreamEntry> lost = new ArrayList<>();
         List<StreamEntry> notYetRecorded = new ArrayList<>();
         List<StreamEntry> waitingForRate = new ArrayList<>();
-        // What the batch's read found, for the jobs that claim on their own thread later (waiting for the gateway's
-        // rate
-        // or for their publication): they claim from it first, and read again only when another writer moved the
-        // message on meanwhile (their append's expected seq lost), not once or twice each (the fair-share benchmark's
-        // flood: two reads per message, their planning 0.3 cores of the database).
+        // What the batch's read found, for the jobs that claim on a thread of their own later (waiting for the
+        // gateway's rate or for their publication): they claim from it first, and read again only when another writer
+        // moved the message on meanwhile (their append's expected seq lost), not once or twice each (the fair-share
+        // benchmark's flood: two reads per message, whose planning took 0.3 of a core of the database).
         Map<UUID, MessageDetails> readInBatch = new HashMap<>();
         try (Timer.Context ignored = claimTimer.time()) {
             MessageReader.Found read = reader.findMany(
@@ -809,14 +808,12 @@ public final class SendWorker {
 
     /**
      * A job whose gateway had no tokens for it when its batch was read ({@code read}, what that read found of its
-     * message): waits for them (in the bucket's order, up to
-     * RATE_WAIT_FOR_CLAIM), then claims alone. Not granted in time, or stopped while waiting: false, and the entry stays
-     * pending (read again after the consumer's reclaim idle time, or published again at its publication's confirm
-     * deadline), nothing written.
+     * message): waits for them (in the bucket's order, up to RATE_WAIT_FOR_CLAIM), then claims alone. Not granted in
+     * time, or stopped while waiting: false, and the entry stays pending (read again after the consumer's reclaim idle
+     * time, or published again at its publication's confirm deadline), nothing written.
      */
     private boolean waitForRateThenClaim(SendJob job, MessageDetails read) {
-        // The batch's read found the message and decided a claim (not stale, not expired): no read again before the
-        // wait.
+        // The batch's read found the message and decided a claim (not stale, not expired): no read before the wait.
         SendRate rate = rates.get(read.state().gateway());
         try {
             if (!rate.acquire(Segments.of(read.row().body()), RATE_WAIT_FOR_CLAIM)) {
@@ -831,9 +828,8 @@ public final class SendWorker {
             Thread.currentThread().interrupt();
             return false;
         }
-        // Claimed from the batch's read: the append names the seq that read expects, so a message moved on while the
-        // job
-        // waited (a cancel, a timer) loses the append and is read again and decided again.
+        // Claimed from the batch's read: the append names the seq that read expects, so a message moved on during the
+        // wait (a cancel, a timer) loses the append and is read again and decided again.
         return claimAlone(job, false, true, read)
                 .map(r -> finishClaimed(job, r))
                 .orElse(true);
@@ -884,8 +880,7 @@ public final class SendWorker {
             return Optional.empty();
         }
         for (int i = 0; i < MAX_DECISIONS; i++) {
-            // The first decision may be from a read already made (the seq it expects guards it); every later one after
-            // a
+            // The first decision may come from a read already made (the seq it expects guards it); each one after a
             // lost race reads again.
             Optional<MessageDetails> found =
                     i == 0 && alreadyRead != null ? Optional.of(alreadyRead) : reader.find(job.messageId());

@@ -92,10 +92,8 @@ public final class FairShareBench {
                         Instant.now());
                 E2eLoad loadA = new E2eLoad(api, admin, admin, KEY_A);
                 // A minute of the gateway's rate by default (WARMUP=n to change it): with 2,000 messages the JIT
-                // compilers
-                // still used a quarter of a core in the flooded window, which a server that has run for a while no
-                // longer
-                // pays.
+                // compilers still used a quarter of a core in the flooded window, which a server that has run for a
+                // while no longer pays.
                 String warmupSetting = System.getenv("WARMUP");
                 int warmup = warmupSetting == null || warmupSetting.isBlank()
                         ? gatewayRate * 60
