@@ -24,13 +24,14 @@ import java.util.Set;
  * The admin port's door (API.md, "Admin port"). A browser sends a "simple" cross-origin POST without asking first, and
  * a page whose name was rebound to 127.0.0.1 reaches a port bound there, so: a request with an {@code Origin} header
  * (only browsers send one) or with a Host that is not the admin host is refused with 403, whatever it asks for. Past
- * that, health, alarms, ping and metrics are open (load balancers and scrapers have no key); everything else (the tasks, which
- * pause components and run maintenance, thread dumps) needs an admin key, taken as the API takes keys.
+ * that, health, readiness, alarms, ping and metrics are open (load balancers and scrapers have no key); everything else
+ * (the tasks, which pause components and run maintenance, thread dumps) needs an admin key, taken as the API takes
+ * keys.
  */
 public final class AdminPortGuard implements Filter {
     /** What a monitor reads; decoded paths, as the servlets are matched. */
     private static final Set<String> OPEN =
-            Set.of("/healthcheck", "/alarms", "/ping", "/metrics", "/metrics/prometheus");
+            Set.of("/healthcheck", "/ready", "/alarms", "/ping", "/metrics", "/metrics/prometheus");
 
     private static final Set<String> LOOPBACK = Set.of("localhost", "127.0.0.1", "[::1]");
 

@@ -88,7 +88,8 @@ class AdminPortTest {
 
     @Test
     void aRequestWithAnOriginIsRefusedOnEveryPathHealthIncluded() {
-        for (String path : List.of("/healthcheck", "/alarms", "/ping", "/metrics", "/metrics/prometheus", "/threads")) {
+        for (String path :
+                List.of("/healthcheck", "/ready", "/alarms", "/ping", "/metrics", "/metrics/prometheus", "/threads")) {
             ApiResponse r = SERVICE.admin()
                     .send(SERVICE.admin()
                             .builder(path, null, "Origin", "http://evil.example")
@@ -201,11 +202,15 @@ class AdminPortTest {
     }
 
     @Test
-    void healthPingAndMetricsAreReadableWithoutAKey() {
+    void healthReadinessPingAndMetricsAreReadableWithoutAKey() {
         ApiResponse health = SERVICE.admin().get("/healthcheck", null);
         assertThat(health.status()).as(health.raw()).isIn(200, 500);
         assertThat(health.json().has("database")).as(health.raw()).isTrue();
         assertThat(SERVICE.admin().get("/ping", null).raw()).contains("pong");
+        // What a load balancer polls (it has no key): ready until SIGTERM begins the hand-over (ShutdownHandOverTest).
+        ApiResponse ready = SERVICE.admin().get("/ready", null);
+        assertThat(ready.status()).as(ready.raw()).isEqualTo(200);
+        assertThat(ready.raw()).isEqualTo("ready\n");
         ApiResponse alarms = SERVICE.admin().get("/alarms", null);
         assertThat(alarms.status()).as(alarms.raw()).isEqualTo(200);
         assertThat(alarms.json().get("alarms").has("parked")).isTrue();
