@@ -71,7 +71,11 @@ class ProcCpuTest {
         assertThat(from.until(to, 3))
                 .startsWith("the service used ")
                 .contains("CPU s by thread group:")
-                .contains("CPU s by process: java " + pid);
+                .contains("CPU s by process: ");
+        // On two cores no more than a handful of processes can have used more than this one in the window.
+        assertThat(from.until(to, 50))
+                .as("this process among the machine's busiest, in whatever place the others leave it")
+                .contains(" java " + pid + " ");
         assertThat(new CpuWindow(to.nanos(), pid, -1, Map.of(), null, Map.of()).until(to, 3))
                 .isEqualTo("CPU not readable on this system");
     }
