@@ -844,10 +844,6 @@ public final class SendWorker {
         return claimAlone(job, awaitPublication, false, null);
     }
 
-    private Optional<ClaimResult> claimAlone(SendJob job, boolean awaitPublication, boolean rateTaken) {
-        return claimAlone(job, awaitPublication, rateTaken, null);
-    }
-
     /**
      * How much longer a job may wait for its publication to be recorded: {@link #PUBLICATION_WAIT} from its publication
      * (the poller's clock, in the job), not from when it was read, so a job read late waits little or not at all. A
