@@ -14,6 +14,7 @@ import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -22,6 +23,7 @@ import java.util.Set;
 import java.util.UUID;
 import org.jooq.Condition;
 import org.jooq.DSLContext;
+import org.jooq.Field;
 import org.jooq.impl.DSL;
 
 /**
@@ -44,10 +46,24 @@ public final class MessageReader {
             WHERE m.id = ANY(?)
             ORDER BY m.id, e.seq""".formatted(LogRows.COLUMNS, LogRows.JOIN_PUBLICATION);
 
-    /** Messages examined at most for one page of a search by a status in flight (each is folded). */
+    /**
+     * Messages examined at most for one page of a search by a status in flight: each is read with the final status of
+     * its newest row, and only those still open are folded.
+     */
     static final int IN_FLIGHT_SCAN_MAX = 2_000;
 
+    /** Messages folded together (read with their histories in one round trip). */
     private static final int SCAN_CHUNK = 250;
+
+    /**
+     * The final status on a message's newest row, null when that row made nothing final or the message has no row yet.
+     * A row carries a final status only when its event made the message final (or, for a compacted history, when the
+     * snapshot's state was final), so a message whose newest row carries one is final now; one whose newest row carries
+     * none may still be anywhere, and is folded.
+     */
+    private static final Field<Short> NEWEST_ROW_FINAL = DSL.field(
+            "(SELECT e.status FROM message_events e WHERE e.message_id = {0} ORDER BY e.seq DESC LIMIT 1)",
+            Short.class, MESSAGES.ID);
 
     private final DSLContext dsl;
     private final EventStore events;
@@ -273,40 +289,46 @@ public final class MessageReader {
 
     /**
      * A status in flight (ACCEPTED, SENDING, RETRYING, SENT, IN_TRANSIT): no index holds it, since keeping one would
-     * update an indexed column at every step. The messages that match the other filters are read newest first and
-     * folded, at most {@link #IN_FLIGHT_SCAN_MAX} per page; a page that stops there says where the next one starts.
+     * update an indexed column at every step. The messages that match the other filters are read newest first, at most
+     * {@link #IN_FLIGHT_SCAN_MAX} per page, each with the final status of its newest row: a message that is final now is
+     * passed over there, and only the others are folded. A page that stops at the bound says where the next one starts.
      */
     private SearchResult inFlight(SearchQuery q) {
-        List<MessageDetails> items = new ArrayList<>();
-        UUID before = q.before();
-        int examined = 0;
-        while (examined < IN_FLIGHT_SCAN_MAX) {
-            List<UUID> ids = dsl.select(MESSAGES.ID)
-                    .from(MESSAGES)
-                    .where(messageFilters(q, before))
-                    .orderBy(MESSAGES.ID.desc())
-                    .limit(SCAN_CHUNK)
-                    .fetch(MESSAGES.ID);
-            if (ids.isEmpty()) {
-                return new SearchResult(items, null);
-            }
-            Map<UUID, MessageDetails> found = findMany(ids);
-            for (UUID id : ids) {
-                examined++;
-                MessageDetails d = found.get(id);
-                if (d != null && d.state().status() == q.status()) {
-                    if (items.size() == q.limit()) {
-                        return new SearchResult(items, items.getLast().row().id());
+        List<UUID> ids = new ArrayList<>(IN_FLIGHT_SCAN_MAX);
+        Set<UUID> open = new HashSet<>();
+        dsl.select(MESSAGES.ID, NEWEST_ROW_FINAL)
+                .from(MESSAGES)
+                .where(messageFilters(q, q.before()))
+                .orderBy(MESSAGES.ID.desc())
+                .limit(IN_FLIGHT_SCAN_MAX)
+                .forEach(r -> {
+                    ids.add(r.value1());
+                    if (r.value2() == null) {
+                        open.add(r.value1());
                     }
-                    items.add(d);
-                }
-                before = id;
+                });
+        List<MessageDetails> items = new ArrayList<>();
+        Map<UUID, MessageDetails> found = Map.of();
+        int folded = 0; // ids[0, folded) were read; the open ones among the next SCAN_CHUNK are read together
+        for (int i = 0; i < ids.size(); i++) {
+            UUID id = ids.get(i);
+            if (!open.contains(id)) {
+                continue;
             }
-            if (ids.size() < SCAN_CHUNK) {
-                return new SearchResult(items, null);
+            if (i >= folded) {
+                folded = Math.min(ids.size(), i + SCAN_CHUNK);
+                found = findMany(
+                        ids.subList(i, folded).stream().filter(open::contains).toList());
+            }
+            MessageDetails d = found.get(id);
+            if (d != null && d.state().status() == q.status()) {
+                if (items.size() == q.limit()) {
+                    return new SearchResult(items, items.getLast().row().id());
+                }
+                items.add(d);
             }
         }
-        return new SearchResult(items, before);
+        return new SearchResult(items, ids.size() < IN_FLIGHT_SCAN_MAX ? null : ids.getLast());
     }
 
     private static SearchResult page(List<UUID> ids, Map<UUID, MessageDetails> found, int limit, UUID fallbackNext) {
