@@ -17,6 +17,7 @@ import dev.sendlog.events.Shards;
 import dev.sendlog.projections.MessageFold;
 import dev.sendlog.projections.MessageState;
 import dev.sendlog.projections.MessageStatus;
+import dev.sendlog.service.support.Messages;
 import dev.sendlog.testkit.TestDatabaseExtension;
 import java.time.Duration;
 import java.time.Instant;
@@ -148,12 +149,7 @@ class InFlightSearchTest {
 
     private UUID message() {
         UUID id = ids.next();
-        dsl.execute(
-                "INSERT INTO messages (id, tenant, shard, recipient, body, gateway, accepted_at) VALUES (?, ?, ?, "
-                        + "'+4915100000001', 'hi', 'sim', now())",
-                id,
-                tenant,
-                Shards.of(id, 16));
+        Messages.insertRow(dsl, id, tenant, 16);
         return id;
     }
 

@@ -8,6 +8,7 @@ import dev.sendlog.events.Claimed;
 import dev.sendlog.events.MessageIds;
 import dev.sendlog.events.Shards;
 import dev.sendlog.projections.MessageState;
+import dev.sendlog.service.support.Messages;
 import dev.sendlog.testkit.TestDatabaseExtension;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -47,11 +48,7 @@ class MessageReadPlanTest {
             for (int i = 0; i < 8; i++) {
                 UUID id = messageIds.next();
                 ids.add(id);
-                dsl.execute(
-                        "INSERT INTO messages (id, tenant, shard, recipient, body, gateway, accepted_at) VALUES (?, "
-                                + "'acme', ?, '+4915100000001', 'hi', 'sim', now())",
-                        id,
-                        Shards.of(id, 16));
+                Messages.insertRow(dsl, id, "acme", 16);
             }
             MessageReader reader = new MessageReader(dsl, store);
             for (int round = 0; round < 6; round++) {

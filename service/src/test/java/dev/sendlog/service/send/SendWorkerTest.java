@@ -29,6 +29,7 @@ import dev.sendlog.service.queue.JobStream;
 import dev.sendlog.service.queue.RedisConnections;
 import dev.sendlog.service.queue.StreamConsumer;
 import dev.sendlog.service.queue.StreamKeys;
+import dev.sendlog.service.support.Messages;
 import dev.sendlog.testkit.TestDatabaseExtension;
 import dev.sendlog.testkit.TestRedis;
 import java.time.Duration;
@@ -283,12 +284,7 @@ class SendWorkerTest {
     /** An accepted message of the blocked tenant (the lean log: its row is the ACCEPTED event, seq 1). */
     private UUID message() {
         UUID id = ids.next();
-        dsl.execute(
-                "INSERT INTO messages (id, tenant, shard, recipient, body, gateway, accepted_at) VALUES (?, ?, ?, "
-                        + "'+4915100000001', 'hi', 'sim', now())",
-                id,
-                BLOCKED_TENANT,
-                Shards.of(id, SHARDS));
+        Messages.insertRow(dsl, id, BLOCKED_TENANT, SHARDS);
         return id;
     }
 

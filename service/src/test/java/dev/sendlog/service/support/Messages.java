@@ -5,11 +5,14 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.sendlog.events.EventType;
+import dev.sendlog.events.Shards;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import java.util.concurrent.atomic.AtomicLong;
+import org.jooq.DSLContext;
 
 /** Submitting messages through the real API and waiting for what the log says about them. */
 public final class Messages {
@@ -50,6 +53,20 @@ public final class Messages {
         ApiResponse r = service.api().post("/v1/messages", "client-a", "{\"to\":\"" + to + "\",\"body\":\"hello\"}");
         assertThat(r.status()).as(r.raw()).isEqualTo(202);
         return r.json().get("id").asText();
+    }
+
+    /**
+     * A message row as the accept path leaves it (the lean log: the row is its ACCEPTED event, seq 1), written directly
+     * for a test below the API: tenant {@code tenant}, one of {@code shards} shards, recipient +4915100000001, body "hi",
+     * gateway "sim".
+     */
+    public static void insertRow(DSLContext dsl, UUID id, String tenant, int shards) {
+        dsl.execute(
+                "INSERT INTO messages (id, tenant, shard, recipient, body, gateway, accepted_at) VALUES (?, ?, ?, "
+                        + "'+4915100000001', 'hi', 'sim', now())",
+                id,
+                tenant,
+                Shards.of(id, shards));
     }
 
     /** Waits until {@code sql} (a count) returns {@code expected}. */
