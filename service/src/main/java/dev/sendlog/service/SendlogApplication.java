@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.sendlog.compactor.PartitionManager;
 import dev.sendlog.events.EventCodec;
+import dev.sendlog.events.JsonMappers;
 import dev.sendlog.events.Lanes;
 import dev.sendlog.events.RowCodec;
 import dev.sendlog.log.Actors;
@@ -50,6 +51,7 @@ import io.dropwizard.core.Application;
 import io.dropwizard.core.server.DefaultServerFactory;
 import io.dropwizard.core.setup.Bootstrap;
 import io.dropwizard.core.setup.Environment;
+import io.dropwizard.jackson.Jackson;
 import io.dropwizard.jetty.HttpConnectorFactory;
 import jakarta.servlet.DispatcherType;
 import java.time.Duration;
@@ -126,6 +128,9 @@ public class SendlogApplication extends Application<SendlogConfiguration> {
     public void initialize(Bootstrap<SendlogConfiguration> bootstrap) {
         bootstrap.setConfigurationSourceProvider(new SubstitutingSourceProvider(
                 bootstrap.getConfigurationSourceProvider(), new EnvironmentVariableSubstitutor(false)));
+        // The mapper of Jersey and the direct paths: requests run on virtual threads, which never reuse a per-thread
+        // buffer pool (JsonMappers).
+        bootstrap.setObjectMapper(Jackson.newObjectMapper(JsonMappers.pooledFactory()));
         bootstrap
                 .getObjectMapper()
                 .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION)

@@ -49,6 +49,19 @@ class ConfigFileTest {
         assertThat(config.receipts.storeTimeout.toSeconds()).isEqualTo(30);
     }
 
+    /**
+     * Issue 23 (CPU per message): requests run on virtual threads, so one waiting for the group commit parks without a
+     * platform thread, and the thread is not renamed at every request.
+     */
+    @Test
+    void requestsRunOnVirtualThreadsWithoutRenaming() throws Exception {
+        DefaultServerFactory server = (DefaultServerFactory)
+                load(new EnvironmentVariableSubstitutor(false)).getServerFactory();
+        assertThat(server.isEnableVirtualThreads()).isTrue();
+        assertThat(server.getEnableThreadNameFilter()).isFalse();
+        assertThat(server.getMaxThreads()).isGreaterThanOrEqualTo(256);
+    }
+
     private static String bindHost(java.util.List<io.dropwizard.jetty.ConnectorFactory> connectors) {
         return ((HttpConnectorFactory) connectors.getFirst()).getBindHost();
     }

@@ -3,10 +3,11 @@ package dev.sendlog.service.accept;
 import dev.sendlog.service.errors.ApiProblem;
 import dev.sendlog.service.faults.FaultPoint;
 import dev.sendlog.service.faults.Faults;
+import dev.sendlog.service.log.BoundedWait;
 import dev.sendlog.service.log.GroupCommit;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
@@ -49,7 +50,7 @@ public final class AcceptService {
         }
         SubmissionOutcome outcome;
         try {
-            outcome = submission.outcome().get(waitMs, TimeUnit.MILLISECONDS);
+            outcome = BoundedWait.get(submission.outcome(), Duration.ofMillis(waitMs));
         } catch (TimeoutException e) {
             // The write may still commit later; a retry with the same Idempotency-Key returns that message.
             throw ApiProblem.unavailable(

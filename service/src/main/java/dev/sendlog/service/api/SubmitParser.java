@@ -10,6 +10,7 @@ import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.cfg.JsonNodeFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
+import dev.sendlog.events.JsonMappers;
 import dev.sendlog.events.Priority;
 import dev.sendlog.service.accept.MessageDraft;
 import dev.sendlog.service.accept.SenderIds;
@@ -83,7 +84,7 @@ public final class SubmitParser {
      * Reads request bodies: a duplicated key or anything after the JSON value is an error, and every number that is
      * not an integer is read as its exact decimal (never a double, which rounds and overflows to Infinity).
      */
-    private static final ObjectReader READER = JsonMapper.builder()
+    private static final ObjectReader READER = JsonMapper.builder(JsonMappers.pooledFactory())
             .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
             .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
             .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
@@ -96,7 +97,7 @@ public final class SubmitParser {
     private final InstantSource clock;
     private static final MessageDigest SHA_256 = lookUpSha256();
 
-    private final ObjectMapper canonical = new ObjectMapper()
+    private final ObjectMapper canonical = JsonMappers.pooled()
             .enable(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS)
             .disable(SerializationFeature.FLUSH_AFTER_WRITE_VALUE);
 

@@ -2,6 +2,7 @@ package dev.sendlog.service.errors;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.sendlog.events.JsonMappers;
 import io.dropwizard.core.setup.Environment;
 import java.nio.ByteBuffer;
 import org.eclipse.jetty.http.HttpField;
@@ -22,7 +23,7 @@ import org.eclipse.jetty.util.component.LifeCycle;
  * POST no body at all. A 5xx says nothing about its cause.
  */
 public final class ProblemErrorHandler extends ErrorHandler {
-    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final ObjectMapper JSON = JsonMappers.pooled();
     private static final HttpField CONTENT_TYPE = new HttpField(HttpHeader.CONTENT_TYPE, Problem.MEDIA_TYPE);
 
     /** Serves Jetty's own errors on the server (unparseable requests) and in the application context (sendError). */

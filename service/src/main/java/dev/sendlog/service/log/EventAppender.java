@@ -6,6 +6,7 @@ import dev.sendlog.events.ProviderAccepted;
 import dev.sendlog.service.stats.Tallies;
 import io.dropwizard.lifecycle.Managed;
 import java.sql.PreparedStatement;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -14,7 +15,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.jooq.DSLContext;
 import org.postgresql.util.PSQLException;
@@ -81,7 +81,7 @@ public final class EventAppender implements Managed {
             throw new AppendFailedException("the append queue is full or stopped", null);
         }
         try {
-            return request.result().get(WAIT_MS, TimeUnit.MILLISECONDS);
+            return BoundedWait.get(request.result(), Duration.ofMillis(WAIT_MS));
         } catch (ExecutionException e) {
             throw e.getCause() instanceof AppendFailedException a
                     ? a

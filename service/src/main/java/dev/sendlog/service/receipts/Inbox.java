@@ -2,6 +2,7 @@ package dev.sendlog.service.receipts;
 
 import com.codahale.metrics.Counter;
 import com.codahale.metrics.MetricRegistry;
+import dev.sendlog.service.log.BoundedWait;
 import dev.sendlog.service.log.GroupCommit;
 import dev.sendlog.service.queue.JobStream;
 import io.dropwizard.lifecycle.Managed;
@@ -13,7 +14,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.jooq.DSLContext;
 import org.slf4j.Logger;
@@ -94,7 +94,7 @@ public final class Inbox implements Managed {
             throw new NotStored("the inbox queue is full", null);
         }
         try {
-            return item.id().get(storeTimeout.toNanos(), TimeUnit.NANOSECONDS);
+            return BoundedWait.get(item.id(), storeTimeout);
         } catch (TimeoutException e) {
             // The commit may still land; the provider's next try is then answered with the row that holds the body.
             unavailable.inc();

@@ -50,7 +50,25 @@ public final class HttpProvider implements Provider, AutoCloseable {
     private final String authorization;
     private final Duration requestTimeout;
     private final CloseableHttpClient http;
+    private static final int SMALL_ANSWER_BYTES = 64 * 1024;
     private final ObjectMapper json = JsonMappers.pooled();
+
+    /**
+     * An answer's bytes. One whose length is given is read into an array of that size: EntityUtils takes a 4 KB
+     * buffer for every answer, and a provider's answers are a few dozen bytes.
+     */
+    private static byte[] answerBytes(org.apache.hc.core5.http.HttpEntity entity) throws IOException {
+        if (entity == null) {
+            return new byte[0];
+        }
+        long length = entity.getContentLength();
+        if (length < 0 || length > SMALL_ANSWER_BYTES) {
+            return EntityUtils.toByteArray(entity);
+        }
+        try (java.io.InputStream in = entity.getContent()) {
+            return in == null ? new byte[0] : in.readNBytes((int) length);
+        }
+    }
 
     /** @param maxConnections connections to this gateway at most (the send workers' concurrency) */
     public HttpProvider(String gateway, GatewaySettings settings, int maxConnections) {
@@ -106,8 +124,7 @@ public final class HttpProvider implements Provider, AutoCloseable {
             post.setEntity(new ByteArrayEntity(json.writeValueAsBytes(body), ContentType.APPLICATION_JSON));
             return http.execute(post, response -> {
                 int status = response.getCode();
-                byte[] answer =
-                        response.getEntity() == null ? new byte[0] : EntityUtils.toByteArray(response.getEntity());
+                byte[] answer = answerBytes(response.getEntity());
                 if (status == 200 || status == 201) {
                     String id = providerId(answer);
                     return id != null
@@ -169,8 +186,7 @@ public final class HttpProvider implements Provider, AutoCloseable {
         try {
             return http.execute(get, response -> {
                 int status = response.getCode();
-                byte[] answer =
-                        response.getEntity() == null ? new byte[0] : EntityUtils.toByteArray(response.getEntity());
+                byte[] answer = answerBytes(response.getEntity());
                 if (status == 200) {
                     String id = providerId(answer);
                     return id != null
