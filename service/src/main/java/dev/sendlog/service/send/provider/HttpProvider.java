@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sendlog.events.JsonMappers;
 import dev.sendlog.service.config.GatewaySettings;
 import java.io.IOException;
+import java.io.InputStream;
 import java.net.ConnectException;
 import java.net.SocketTimeoutException;
 import java.net.URI;
@@ -26,6 +27,7 @@ import org.apache.hc.client5.http.impl.io.PoolingHttpClientConnectionManagerBuil
 import org.apache.hc.core5.http.ConnectionRequestTimeoutException;
 import org.apache.hc.core5.http.ContentType;
 import org.apache.hc.core5.http.Header;
+import org.apache.hc.core5.http.HttpEntity;
 import org.apache.hc.core5.http.io.entity.ByteArrayEntity;
 import org.apache.hc.core5.http.io.entity.EntityUtils;
 import org.apache.hc.core5.pool.PoolConcurrencyPolicy;
@@ -40,6 +42,8 @@ import org.apache.hc.core5.util.Timeout;
  */
 public final class HttpProvider implements Provider, AutoCloseable {
     private static final int MAX_TEXT = 500;
+    /** Answers up to this size with a given length are read into an array of that length. */
+    private static final int SMALL_ANSWER_BYTES = 64 * 1024;
     /** Answers that refuse a submit before its acceptance: the provider certainly does not have the message. */
     private static final java.util.Set<Integer> REFUSED_BEFORE_ACCEPTANCE = java.util.Set.of(401, 403, 503);
 
@@ -50,14 +54,13 @@ public final class HttpProvider implements Provider, AutoCloseable {
     private final String authorization;
     private final Duration requestTimeout;
     private final CloseableHttpClient http;
-    private static final int SMALL_ANSWER_BYTES = 64 * 1024;
     private final ObjectMapper json = JsonMappers.pooled();
 
     /**
      * An answer's bytes. One whose length is given is read into an array of that size: EntityUtils takes a 4 KB
      * buffer for every answer, and a provider's answers are a few dozen bytes.
      */
-    private static byte[] answerBytes(org.apache.hc.core5.http.HttpEntity entity) throws IOException {
+    private static byte[] answerBytes(HttpEntity entity) throws IOException {
         if (entity == null) {
             return new byte[0];
         }
@@ -65,7 +68,7 @@ public final class HttpProvider implements Provider, AutoCloseable {
         if (length < 0 || length > SMALL_ANSWER_BYTES) {
             return EntityUtils.toByteArray(entity);
         }
-        try (java.io.InputStream in = entity.getContent()) {
+        try (InputStream in = entity.getContent()) {
             return in == null ? new byte[0] : in.readNBytes((int) length);
         }
     }
